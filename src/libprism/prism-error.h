@@ -1,0 +1,37 @@
+/* prism-error.h — the engine's GError domain
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define PRISM_ERROR (prism_error_quark ())
+
+/**
+ * PrismErrorCode:
+ * @PRISM_ERROR_INVALID_GRAPH: a graph violates a rule of the IR (shape, arity, map, cycle…)
+ * @PRISM_ERROR_PARSE: a file is not well-formed or not in a format we read
+ * @PRISM_ERROR_VERSION: a file has a format version we do not read
+ * @PRISM_ERROR_UNSUPPORTED: the request is valid but not supported (e.g. symbolic sizes where
+ *   concrete ones are needed)
+ * @PRISM_ERROR_LIMIT: a resource limit (memory, nodes, time) was hit
+ * @PRISM_ERROR_NO_GPU: no usable CUDA driver or device
+ * @PRISM_ERROR_FAILED: anything else
+ */
+typedef enum
+{
+  PRISM_ERROR_INVALID_GRAPH,
+  PRISM_ERROR_PARSE,
+  PRISM_ERROR_VERSION,
+  PRISM_ERROR_UNSUPPORTED,
+  PRISM_ERROR_LIMIT,
+  PRISM_ERROR_NO_GPU,
+  PRISM_ERROR_FAILED,
+} PrismErrorCode;
+
+GQuark prism_error_quark (void);
+
+G_END_DECLS
