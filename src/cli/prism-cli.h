@@ -1,0 +1,46 @@
+/* prism-cli.h — shared helpers of the `prism` command line
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "prism-graph.h"
+
+G_BEGIN_DECLS
+
+/* Exit codes of every subcommand. */
+enum
+{
+  PRISM_EXIT_OK = 0,
+  PRISM_EXIT_FAILED = 1,     /* the check ran and said no */
+  PRISM_EXIT_BAD_INPUT = 2,  /* bad input file, unknown workload, bad usage */
+};
+
+typedef int (*PrismCliCommand) (int argc, char **argv);
+
+/* Loads a program: a built-in workload name (optionally "name:key=value,…")
+ * or a prism-graph JSON file. */
+PrismGraph *prism_cli_open_program (const char *arg,
+                                    GError    **error);
+
+/* Prints "prism CMD: MESSAGE" to stderr and returns PRISM_EXIT_BAD_INPUT. */
+int         prism_cli_fail         (const char *command,
+                                    const char *message);
+
+/* Parses @entries from argv with GOptionContext; on failure prints the error
+ * and returns FALSE (the caller exits with PRISM_EXIT_BAD_INPUT). */
+gboolean    prism_cli_parse        (const char   *command,
+                                    const char   *parameter_string,
+                                    const char   *summary,
+                                    GOptionEntry *entries,
+                                    int          *argc,
+                                    char       ***argv);
+
+/* Subcommands, one file each (prism-cmd-NAME.c). */
+int prism_cmd_workloads (int argc, char **argv);
+int prism_cmd_check     (int argc, char **argv);
+int prism_cmd_run       (int argc, char **argv);
+
+G_END_DECLS

@@ -1,0 +1,89 @@
+/* prism-verifier.h — proves candidates equivalent to the reference program
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "prism-graph.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  PRISM_VERDICT_EQUIVALENT,     /* proved formally, and the randomized test agrees */
+  PRISM_VERDICT_NOT_EQUIVALENT, /* the randomized test found a difference, or shapes differ */
+  PRISM_VERDICT_UNKNOWN,        /* not proved (limit hit) and no difference found */
+  PRISM_VERDICT_VERIFIER_BUG,   /* proved, but the randomized test disagrees: reported loudly */
+} PrismVerdictKind;
+
+/**
+ * PrismVerdict:
+ *
+ * A verdict and its evidence.
+ */
+typedef struct
+{
+  PrismVerdictKind kind;
+  /* formal */
+  gboolean formal_ran;
+  gboolean proved;
+  const char *stop_reason;   /* static string: "saturated", "node limit", … */
+  guint proof_length;        /* rewrite steps in the explanation */
+  GPtrArray *rules_used;     /* char*, names of the rules in the proof, in order */
+  double formal_seconds;
+  /* randomized */
+  gboolean random_ran;
+  gboolean random_ok;
+  GArray *seeds;             /* guint64 */
+  double max_error;          /* worst max relative error over seeds */
+  double random_seconds;
+  char *message;             /* one sentence for users */
+} PrismVerdict;
+
+void          prism_verdict_free        (PrismVerdict *verdict);
+const char   *prism_verdict_kind_to_string (PrismVerdictKind kind);
+/* (transfer full) an object with "verdict", "methods", "formal", "random". */
+JsonNode     *prism_verdict_to_json     (const PrismVerdict *verdict);
+
+typedef struct
+{
+  guint n_seeds;         /* randomized test seeds (default 3) */
+  guint64 first_seed;
+  guint max_nodes;       /* e-graph limits for the proof */
+  guint max_iterations;
+  double time_limit_s;
+  gboolean skip_random;  /* formal only */
+} PrismVerifierOptions;
+
+void          prism_verifier_options_init (PrismVerifierOptions *options);
+
+typedef struct _PrismVerifier PrismVerifier;
+
+/* Takes what it needs from @reference (which must be concrete). */
+PrismVerifier *prism_verifier_new       (const PrismGraph *reference,
+                                         const PrismVerifierOptions *options,
+                                         GError          **error);
+void           prism_verifier_free      (PrismVerifier   *verifier);
+
+/**
+ * prism_verifier_check:
+ * @verifier: a verifier
+ * @candidate: a kernel graph with concrete maps; sizes (grid, loop) may be symbolic
+ *
+ * Proves @candidate equivalent to the reference by e-graph rewriting with
+ * partition/replicate/combine/reduce operators (sizes stay symbolic), and
+ * independently runs it (instantiated with valid sizes) against the
+ * reference on random inputs.  Safe to call from several threads at once.
+ *
+ * Returns: (transfer full) (nullable): the verdict, or %NULL with @error on bad input
+ */
+PrismVerdict  *prism_verifier_check     (PrismVerifier   *verifier,
+                                         const PrismGraph *candidate,
+                                         GError          **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismVerdict, prism_verdict_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismVerifier, prism_verifier_free)
+
+G_END_DECLS
