@@ -18,16 +18,14 @@ typedef struct
 
 /* One line per subcommand; keep docs/cli.md in step. */
 static const Command commands[] = {
-  { "workloads", prism_cmd_workloads, N_("List the built-in workloads") },
-  { "check", prism_cmd_check, N_("Validate a program and print it") },
-  { "run", prism_cmd_run, N_("Execute a program on the CPU interpreter") },
+  { NULL, NULL, NULL }, /* placeholder until the first subcommand lands; remove then */
 };
 
 static void
 print_usage (FILE *out)
 {
   fprintf (out, "%s\n\n%s\n", _("Usage: prism COMMAND [OPTIONS…]"), _("Commands:"));
-  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (commands) && commands[i].name; i++)
     fprintf (out, "  %-12s %s\n", commands[i].name, _(commands[i].summary));
   fprintf (out, "\n%s\n", _("Run “prism COMMAND --help” for the options of a command."));
 }
@@ -51,7 +49,7 @@ main (int argc, char **argv)
       printf ("prism %s\n", PACKAGE_VERSION);
       return PRISM_EXIT_OK;
     }
-  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (commands) && commands[i].name; i++)
     if (g_str_equal (argv[1], commands[i].name))
       return commands[i].func (argc - 1, argv + 1);
 
