@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <locale.h>
+#include <stdio.h>
 #include <glib/gi18n.h>
 
 #include "prism-cli.h"
