@@ -349,9 +349,8 @@ check_dim_attr (PrismGraph *g, PrismOpKind kind, int dim, guint ndims, GError **
 /* Output shape of an accumulator; also checks its block-level rules. */
 static gboolean
 accum_shape (PrismGraph *g, PrismOpKind kind, const PrismTensor *x, const PrismTensor *s,
-             const PrismOpAttrs *attrs, PrismDim **out, GError **error)
+             const PrismOpAttrs *attrs, PrismDim *one, PrismDim **out, GError **error)
 {
-  g_autoptr(PrismDim) one = prism_dim_const (1);
   guint last = x->ndims - 1;
 
   if (x->after_accum || (s != NULL && s->after_accum))
@@ -407,6 +406,7 @@ prism_graph_add_op (PrismGraph *g, PrismOpKind kind, const guint *inputs, guint 
   PrismOpAttrs attrs;
   PrismDim *out[PRISM_MAX_DIMS] = { NULL, };
   g_autoptr(PrismDim) tmp = NULL;
+  g_autoptr(PrismDim) one = NULL;  /* outlives accum_shape(): out[] points at it until commit_op() */
   const PrismTensor *a, *b = NULL;
   gboolean after = FALSE;
   guint ndims;
@@ -498,7 +498,8 @@ prism_graph_add_op (PrismGraph *g, PrismOpKind kind, const guint *inputs, guint 
     }
   else if (prism_op_kind_is_accum (kind))
     {
-      if (!accum_shape (g, kind, a, b, &attrs, out, error))
+      one = prism_dim_const (1);
+      if (!accum_shape (g, kind, a, b, &attrs, one, out, error))
         return -1;
       if (out[ndims - 1] == NULL)
         out[ndims - 1] = tmp = prism_dim_const (attrs.dimx);
