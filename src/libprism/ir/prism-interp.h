@@ -6,37 +6,28 @@
 
 #include <glib.h>
 
+#include "prism-buffer.h"
 #include "prism-graph.h"
 
 G_BEGIN_DECLS
 
-/**
- * PrismBuffer:
+/*
+ * Numerical conventions (the generated CUDA code follows the same ones):
  *
- * A dense row-major tensor of doubles (values are rounded to float after
- * every op when the interpreter runs in f32).
+ * - gelu is the exact form 0.5 · x · (1 + erf(x / √2)), not the tanh
+ *   approximation.
+ * - rms_norm is x / sqrt(mean(x²)) with no epsilon (an all-zero row gives NaN).
+ * - silu is x / (1 + exp(-x)); relu(NaN) is 0.
+ * - In PRISM_PRECISION_F32 values are stored as doubles but rounded to float
+ *   after every elementwise op, after every reduction (matmul, sum, rms_norm
+ *   and the per-iteration reduction of accum_sum/…) and after every
+ *   accumulator step, so results behave like f32 arithmetic with exact
+ *   accumulation inside one op.  Graph inputs are rounded to float on entry.
+ *   PRISM_PRECISION_F64 rounds nothing.
+ * - Every sum runs in a fixed order (reduced index ascending; blocks summed
+ *   through omap -1 in grid order, x fastest), so results do not depend on
+ *   the number of threads.
  */
-typedef struct
-{
-  guint ndims;
-  gint64 dims[PRISM_MAX_DIMS];
-  gint64 numel;
-  double *data;   /* owned, numel elements */
-} PrismBuffer;
-
-PrismBuffer *prism_buffer_new            (guint              ndims,
-                                          const gint64      *dims);
-PrismBuffer *prism_buffer_copy           (const PrismBuffer *buffer);
-void         prism_buffer_free           (PrismBuffer       *buffer);
-/* Uniform values in [-1, 1) from a seeded generator (same seed, same values). */
-void         prism_buffer_fill_random    (PrismBuffer       *buffer,
-                                          guint64            seed);
-/* max |a - b| / max(max |b|, 1e-30): the normwise error used by every check. */
-double       prism_buffer_max_rel_error  (const PrismBuffer *a,
-                                          const PrismBuffer *b);
-/* A stable checksum and the L2 norm, printed by `prism run`. */
-double       prism_buffer_checksum       (const PrismBuffer *buffer);
-double       prism_buffer_norm           (const PrismBuffer *buffer);
 
 typedef enum
 {
@@ -50,7 +41,9 @@ typedef struct
   guint n_threads;     /* 0 = number of processors */
 } PrismInterpOptions;
 
-/* One random buffer per graph input, input k seeded with seed + k. (transfer full) */
+/* One random buffer per graph input, input k seeded with seed + k, values
+ * uniform in [-1, 1) rounded to the input's dtype (so they are exactly what
+ * a GPU run of the same graph is given). (transfer full) */
 GPtrArray   *prism_interp_make_inputs    (const PrismGraph  *graph,
                                           guint64            seed);
 
@@ -62,7 +55,9 @@ GPtrArray   *prism_interp_make_inputs    (const PrismGraph  *graph,
  *
  * Executes predefined ops directly and custom kernels block by block,
  * iteration by iteration, with the accumulator and epilogue semantics of the
- * IR.
+ * IR.  @inputs are not modified.  Fails with %PRISM_ERROR_UNSUPPORTED for a
+ * graph that is not concrete and %PRISM_ERROR_INVALID_GRAPH when the inputs
+ * do not match the graph's input shapes.
  *
  * Returns: (transfer full) (element-type PrismBuffer): one buffer per graph
  *   output in output order, or %NULL with @error set
@@ -72,7 +67,5 @@ GPtrArray   *prism_interp_run            (const PrismGraph  *graph,
                                           guint              n_inputs,
                                           const PrismInterpOptions *options,
                                           GError           **error);
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismBuffer, prism_buffer_free)
 
 G_END_DECLS
