@@ -19,7 +19,8 @@ typedef struct
 
 /* One line per subcommand; keep docs/cli.md in step. */
 static const Command commands[] = {
-  { NULL, NULL, NULL }, /* placeholder until the first subcommand lands; remove then */
+  { "workloads", prism_cmd_workloads, N_("List the built-in workloads") },
+  { "run", prism_cmd_run, N_("Run a program on the CPU interpreter") },
 };
 
 static void

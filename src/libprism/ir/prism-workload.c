@@ -60,8 +60,7 @@ new_graph (const Params *p, gboolean reference)
   g_autofree char *desc = NULL;
 
   if (reference)
-    desc = g_strdup_printf ("Hand-written fused graph of %s (%s)", p->info->name,
-                            p->info->description);
+    desc = g_strdup_printf ("Hand-written fused graph. %s", p->info->description);
   prism_graph_set_name (g, p->info->name, reference ? desc : p->info->description);
   return g;
 }
