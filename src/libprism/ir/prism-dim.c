@@ -20,7 +20,9 @@ dim_alloc (PrismDimKind kind, gint64 value, PrismDim *a, PrismDim *b)
   d->value = value;
   d->a = a;
   d->b = b;
-  d->hash = (guint) kind * 2654435761u ^ (guint) (value * 40503) ^ (guint) (value >> 32);
+  /* Unsigned arithmetic: a large constant must not overflow a signed product. */
+  d->hash = (guint) kind * 2654435761u ^ (guint) ((guint64) value * 40503u) ^
+            (guint) ((guint64) value >> 32);
   if (a != NULL)
     d->hash = d->hash * 31 + a->hash;
   if (b != NULL)
@@ -185,6 +187,18 @@ monomial_add_atom (Monomial *m, const PrismDim *atom, int exp)
   g_array_append_val (m->factors, ((Factor) { atom, exp }));
 }
 
+/* Products saturate instead of overflowing (undefined behaviour): a dim that
+ * large is out of range anyway and every reader rejects it. */
+static gint64
+mul_saturate (gint64 a, gint64 b)
+{
+  gint64 r;
+
+  if (__builtin_mul_overflow (a, b, &r))
+    return (a < 0) != (b < 0) ? -G_MAXINT64 : G_MAXINT64;
+  return r;
+}
+
 /* Multiplies @m by @d raised to @sign (±1). */
 static void
 monomial_absorb (Monomial *m, const PrismDim *d, int sign)
@@ -193,9 +207,9 @@ monomial_absorb (Monomial *m, const PrismDim *d, int sign)
     {
     case PRISM_DIM_CONST:
       if (sign > 0)
-        m->num *= d->value;
+        m->num = mul_saturate (m->num, d->value);
       else
-        m->den *= d->value;
+        m->den = mul_saturate (m->den, d->value);
       break;
     case PRISM_DIM_MUL:
       monomial_absorb (m, d->a, sign);
@@ -296,7 +310,12 @@ PrismDim *
 prism_dim_add (const PrismDim *a, const PrismDim *b)
 {
   if (prism_dim_is_const (a) && prism_dim_is_const (b))
-    return prism_dim_const (a->value + b->value);
+    {
+      gint64 sum;
+      if (__builtin_add_overflow (a->value, b->value, &sum))
+        sum = G_MAXINT64;
+      return prism_dim_const (sum);
+    }
   if (prism_dim_is_const (a) && a->value == 0)
     return prism_dim_ref (b);
   if (prism_dim_is_const (b) && b->value == 0)
@@ -361,9 +380,9 @@ prism_dim_eval (const PrismDim *dim, const gint64 *values, guint n_values, gint6
           !prism_dim_eval (dim->b, values, n_values, &b))
         return FALSE;
       if (dim->kind == PRISM_DIM_ADD)
-        *out = a + b;
+        return !__builtin_add_overflow (a, b, out);
       else if (dim->kind == PRISM_DIM_MUL)
-        *out = a * b;
+        return !__builtin_mul_overflow (a, b, out);
       else if (b == 0 || a % b != 0)
         return FALSE;
       else

@@ -87,7 +87,8 @@ PrismDim   *prism_dim_substitute  (const PrismDim *dim,
  * @n_values: length of @values
  * @out: (out): the integer value
  *
- * Returns: %TRUE if every variable is known and every division is exact.
+ * Returns: %TRUE if every variable is known, every division is exact and
+ *   nothing overflows 64 bits.
  */
 gboolean    prism_dim_eval        (const PrismDim *dim,
                                    const gint64   *values,

@@ -13,10 +13,17 @@ G_BEGIN_DECLS
 #define PRISM_GRAPH_FORMAT         "prism-graph"
 #define PRISM_GRAPH_FORMAT_VERSION 1
 
+/* Limits of the reader, so that no input can exhaust the stack or memory. */
+#define PRISM_GRAPH_JSON_MAX_SIZE  (64 * 1024 * 1024) /* bytes of text */
+#define PRISM_GRAPH_JSON_MAX_DEPTH 64                 /* nesting of arrays and objects */
+#define PRISM_GRAPH_JSON_MAX_OPS   65536              /* ops per graph level */
+#define PRISM_GRAPH_JSON_MAX_VARS  1024               /* symbolic variables */
+
 /**
  * prism_graph_to_json:
  * @graph: a kernel graph
- * @provenance: (nullable): an object stored as-is under "provenance"
+ * @provenance: (nullable) (transfer none): an object stored as-is (copied)
+ *   under "provenance"
  *
  * Returns: (transfer full): the document's root node
  */
@@ -25,11 +32,17 @@ JsonNode   *prism_graph_to_json        (const PrismGraph *graph,
 
 /**
  * prism_graph_from_json:
- * @root: a document's root node
- * @provenance: (out) (optional) (transfer full) (nullable): its provenance
+ * @root: (transfer none) (nullable): a document's root node
+ * @provenance: (out) (optional) (transfer full) (nullable): a copy of its
+ *   provenance, %NULL if it has none
  *
- * Validates everything (version, names, ids, cycles, shapes, maps, ranges);
- * the error message names the op and the field.
+ * Validates everything (version, names, ids, cycles, shapes, maps, ranges)
+ * and rebuilds the graph through the builders of prism-graph.h; the error
+ * message names the op (its index in the file's "ops" list and its kind) and
+ * the field.  Error codes: %PRISM_ERROR_VERSION for a wrong or missing
+ * format or version, %PRISM_ERROR_PARSE for malformed JSON, wrong types,
+ * unknown or missing fields and names, %PRISM_ERROR_INVALID_GRAPH for ids,
+ * cycles, shapes, maps and ranges, %PRISM_ERROR_LIMIT for the limits above.
  *
  * Returns: (transfer full) (nullable): the graph
  */
@@ -37,18 +50,24 @@ PrismGraph *prism_graph_from_json      (JsonNode         *root,
                                         JsonNode        **provenance,
                                         GError          **error);
 
+/* Reads a file (a regular file of at most PRISM_GRAPH_JSON_MAX_SIZE bytes);
+ * same contract as prism_graph_from_json().  (transfer full) (nullable) */
 PrismGraph *prism_graph_load           (const char       *path,
                                         JsonNode        **provenance,
                                         GError          **error);
+/* @length: bytes of @data, or -1 if it is NUL-terminated. */
 PrismGraph *prism_graph_load_from_data (const char       *data,
                                         gssize            length,
                                         JsonNode        **provenance,
                                         GError          **error);
-/* Writes atomically (temporary file + rename). */
+/* Writes prism_graph_to_data() atomically (a temporary file in the same
+ * folder, renamed over @path): readers see the old file or the new one. */
 gboolean    prism_graph_save           (const PrismGraph *graph,
                                         JsonNode         *provenance,
                                         const char       *path,
                                         GError          **error);
+/* The canonical text: deterministic, pretty, newline-terminated; reading it
+ * and writing again gives the same text.  (transfer full) */
 char       *prism_graph_to_data        (const PrismGraph *graph,
                                         JsonNode         *provenance);
 
