@@ -21,6 +21,7 @@ typedef struct
 static const Command commands[] = {
   { "workloads", prism_cmd_workloads, N_("List the built-in workloads") },
   { "run", prism_cmd_run, N_("Run a program on the CPU interpreter") },
+  { "check", prism_cmd_check, N_("Validate a program file or workload and print it") },
 };
 
 static void
