@@ -1,0 +1,33 @@
+/* prism-window.h — the explorer's main window
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "prism-application.h"
+#include "prism-graph.h"
+#include "prism-program-view.h"
+
+G_BEGIN_DECLS
+
+#define PRISM_TYPE_WINDOW (prism_window_get_type ())
+
+G_DECLARE_FINAL_TYPE (PrismWindow, prism_window, PRISM, WINDOW, GtkApplicationWindow)
+
+PrismWindow      *prism_window_new              (PrismApplication *application);
+gboolean          prism_window_load_workload    (PrismWindow      *self,
+                                                 const char       *name,
+                                                 const char       *params,
+                                                 GError          **error);
+void              prism_window_open_workload    (PrismWindow      *self,
+                                                 const char       *name,
+                                                 const char       *params);
+void              prism_window_open_file        (PrismWindow      *self,
+                                                 GFile            *file);
+gboolean          prism_window_get_loading      (PrismWindow      *self);
+const PrismGraph *prism_window_get_graph        (PrismWindow      *self);
+PrismProgramView *prism_window_get_program_view (PrismWindow      *self);
+
+G_END_DECLS
