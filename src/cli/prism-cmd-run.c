@@ -33,6 +33,7 @@ prism_cmd_run (int argc, char **argv)
   gint64 seed = 0;
   int threads = 0;
   g_autofree char *dtype = NULL;
+  g_autofree char *seed_text = NULL;
   gboolean reference = FALSE;
   GOptionEntry entries[] = {
     { "seed", 's', 0, G_OPTION_ARG_INT64, &seed,
@@ -84,10 +85,11 @@ prism_cmd_run (int argc, char **argv)
     return prism_cli_fail ("run", error->message);
 
   n_ops = prism_graph_count_kernels (graph);
-  printf (ngettext ("%s: %u op, %s, seed %" G_GINT64_FORMAT "\n",
-                    "%s: %u ops, %s, seed %" G_GINT64_FORMAT "\n", n_ops),
+  /* No format macros inside translatable strings: xgettext cannot see through them. */
+  seed_text = g_strdup_printf ("%" G_GINT64_FORMAT, seed);
+  printf (ngettext ("%s: %u op, %s, seed %s\n", "%s: %u ops, %s, seed %s\n", n_ops),
           graph->name ? graph->name : argv[1], n_ops,
-          options.precision == PRISM_PRECISION_F64 ? "f64" : "f32", seed);
+          options.precision == PRISM_PRECISION_F64 ? "f64" : "f32", seed_text);
   for (guint i = 0; i < graph->ops->len; i++)
     {
       const PrismOp *op = prism_graph_op (graph, i);
