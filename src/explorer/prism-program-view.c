@@ -54,18 +54,19 @@ summarize (const PrismGraph *graph)
         n_inputs++;
       else if (op->kind == PRISM_OP_OUTPUT)
         n_outputs++;
+      else if (op->kind == PRISM_OP_KERNEL)
+        n_kernels++;
       else
         n_ops++;
-      if (op->kind == PRISM_OP_KERNEL)
-        n_kernels++;
       if (op->body != NULL)
         n_block_ops += op->body->ops->len;
     }
 
   g_ptr_array_add (parts, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u input", "%u inputs",
                                                         n_inputs), n_inputs));
-  g_ptr_array_add (parts, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u operator",
-                                                        "%u operators", n_ops), n_ops));
+  if (n_ops > 0 || n_kernels == 0)
+    g_ptr_array_add (parts, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u operator",
+                                                          "%u operators", n_ops), n_ops));
   if (n_kernels > 0)
     {
       g_ptr_array_add (parts, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u custom kernel",

@@ -1,0 +1,447 @@
+/* test-window.c — the explorer's real main window, under Xvfb
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+
+#include "prism-graph-json.h"
+#include "prism-op-row.h"
+#include "prism-window.h"
+#include "prism-workload.h"
+
+/* Bounded wait: spins the main loop until @cond holds, failing the test
+ * (rather than hanging) if it has not after a generous deadline. */
+#define WAIT_UNTIL(cond)                                                       \
+  G_STMT_START {                                                               \
+    gint64 wait_end_ = g_get_monotonic_time () + 15 * G_USEC_PER_SEC;          \
+    while (!(cond))                                                            \
+      {                                                                        \
+        if (g_get_monotonic_time () > wait_end_)                               \
+          g_error ("gave up waiting for: %s", #cond);                          \
+        if (!g_main_context_iteration (NULL, FALSE))                           \
+          g_usleep (1000);                                                     \
+      }                                                                        \
+  } G_STMT_END
+
+static PrismApplication *app;
+
+/*****************************************************************************/
+
+static PrismWindow *
+window_new (void)
+{
+  PrismWindow *window = prism_window_new (app);
+
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  return window;
+}
+
+static void
+window_destroy (PrismWindow *window)
+{
+  gtk_window_destroy (GTK_WINDOW (window));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static char *
+write_temp_file (const char *name, const char *contents)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("prism-ui-XXXXXX", &error);
+  char *path;
+
+  g_assert_no_error (error);
+  path = g_build_filename (dir, name, NULL);
+  g_file_set_contents (path, contents, -1, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
+static void
+remove_temp_file (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* Every kernel-level op of @graph is a row, in order and of the same kind;
+ * every custom kernel's row lists the ops of its block graph. */
+static void
+assert_rows_match (GListModel *rows, const PrismGraph *graph)
+{
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, graph->ops->len);
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      g_autoptr(PrismOpRow) row = g_list_model_get_item (rows, i);
+      const PrismOp *op = prism_graph_op (graph, i);
+      GListModel *children = prism_op_row_get_children (row);
+
+      g_assert_cmpint (prism_op_row_get_kind (row), ==, op->kind);
+      g_assert_cmpstr (prism_op_row_get_operator (row), ==, prism_op_kind_to_string (op->kind));
+      if (op->body != NULL)
+        {
+          g_assert_nonnull (children);
+          g_assert_cmpuint (prism_op_row_get_depth (row), ==, 0);
+          assert_rows_match (children, op->body);
+          for (guint k = 0; k < op->body->ops->len; k++)
+            {
+              g_autoptr(PrismOpRow) child = g_list_model_get_item (children, k);
+              g_assert_cmpuint (prism_op_row_get_depth (child), ==, 1);
+            }
+        }
+      else
+        g_assert_null (children);
+    }
+}
+
+static GtkMessageDialog *
+find_message_dialog (GtkWindow *parent)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();  /* transfer none */
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (GTK_IS_MESSAGE_DIALOG (window) && gtk_window_get_transient_for (window) == parent &&
+          gtk_widget_get_visible (GTK_WIDGET (window)))
+        return GTK_MESSAGE_DIALOG (window);
+    }
+  return NULL;
+}
+
+static GtkWindow *
+find_toplevel_of_type (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();  /* transfer none */
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (window, type) && gtk_widget_get_visible (GTK_WIDGET (window)))
+        return window;
+    }
+  return NULL;
+}
+
+static GtkWidget *
+find_widget (GtkWidget *root, GType type, const char *action_name)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type) &&
+      (action_name == NULL ||
+       (GTK_IS_ACTIONABLE (root) &&
+        g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (root)), action_name) == 0)))
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_widget (child, type, action_name);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+save_screenshot (GtkWidget *widget, const char *path)
+{
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  node = gtk_snapshot_free_to_node (snapshot);
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (widget)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("screenshot: %s (%d×%d)", path, width, height);
+}
+
+static char *
+build_path (const char *name)
+{
+  const char *dir = g_getenv ("G_TEST_BUILDDIR");
+
+  return g_build_filename (dir ? dir : ".", name, NULL);
+}
+
+/*****************************************************************************/
+
+static void
+test_window_workload (void)
+{
+  const PrismWorkloadInfo *infos;
+  guint n_infos = 0;
+  PrismWindow *window = window_new ();
+  g_autoptr(PrismGraph) expected = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkWidget *start;
+
+  /* Nothing is open at first. */
+  g_assert_null (prism_window_get_graph (window));
+  g_assert_cmpuint (g_list_model_get_n_items (prism_program_view_get_ops (prism_window_get_program_view (window))),
+                    ==, 0);
+
+  infos = prism_workload_list (&n_infos);
+  g_assert_cmpuint (n_infos, >, 0);
+  for (guint i = 0; i < n_infos; i++)
+    {
+      g_clear_pointer (&expected, prism_graph_unref);
+      expected = prism_workload_build (infos[i].name, NULL, &error);
+      g_assert_no_error (error);
+
+      g_assert_true (prism_window_load_workload (window, infos[i].name, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_nonnull (prism_window_get_graph (window));
+      assert_rows_match (prism_program_view_get_ops (prism_window_get_program_view (window)),
+                         expected);
+      g_assert_nonnull (strstr (gtk_window_get_title (GTK_WINDOW (window)), expected->name));
+    }
+
+  /* An unknown name fails and leaves the last program in place. */
+  g_assert_false (prism_window_load_workload (window, "no-such-workload", NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  assert_rows_match (prism_program_view_get_ops (prism_window_get_program_view (window)), expected);
+
+  /* The search is not wired up yet: its buttons exist but are insensitive. */
+  start = find_widget (GTK_WIDGET (window), GTK_TYPE_BUTTON, "win.search-start");
+  g_assert_nonnull (start);
+  g_assert_false (gtk_widget_is_sensitive (start));
+  g_assert_nonnull (gtk_widget_get_tooltip_text (start));
+
+  window_destroy (window);
+}
+
+static void
+test_window_dropdown (void)
+{
+  PrismWindow *window = window_new ();
+  GtkDropDown *dropdown = GTK_DROP_DOWN (find_widget (GTK_WIDGET (window), GTK_TYPE_DROP_DOWN, NULL));
+  const PrismWorkloadInfo *infos;
+  guint n_infos = 0;
+
+  infos = prism_workload_list (&n_infos);
+  g_assert_nonnull (dropdown);
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (dropdown)), ==, n_infos);
+  g_assert_cmpuint (gtk_drop_down_get_selected (dropdown), ==, GTK_INVALID_LIST_POSITION);
+
+  /* Choosing in the drop-down opens that workload … */
+  gtk_drop_down_set_selected (dropdown, n_infos - 1);
+  g_assert_nonnull (prism_window_get_graph (window));
+  g_assert_cmpstr (prism_window_get_graph (window)->name, ==, infos[n_infos - 1].name);
+
+  /* … and opening a workload by name moves the drop-down to it. */
+  g_assert_true (prism_window_load_workload (window, infos[0].name, NULL, NULL));
+  g_assert_cmpuint (gtk_drop_down_get_selected (dropdown), ==, 0);
+
+  window_destroy (window);
+}
+
+/* Opens @graph, saved as JSON, through prism_window_open_file(). */
+static void
+open_saved_graph (PrismWindow *window, const PrismGraph *graph)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("prism-ui-XXXXXX", &error);
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+
+  g_assert_no_error (error);
+  path = g_build_filename (dir, "fused.json", NULL);
+  g_assert_true (prism_graph_save (graph, NULL, path, &error));
+  g_assert_no_error (error);
+
+  file = g_file_new_for_path (path);
+  prism_window_open_file (window, file);
+  g_assert_true (prism_window_get_loading (window));
+  WAIT_UNTIL (!prism_window_get_loading (window));
+  g_assert_null (find_message_dialog (GTK_WINDOW (window)));
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static void
+test_window_open_file (void)
+{
+  g_autoptr(GError) error = NULL;
+  PrismWindow *window = window_new ();
+  const PrismWorkloadInfo *infos;
+  guint n_infos = 0;
+  g_autofree char *screenshot = NULL;
+  GtkDropDown *dropdown = GTK_DROP_DOWN (find_widget (GTK_WIDGET (window), GTK_TYPE_DROP_DOWN, NULL));
+  const char *shown = prism_workload_lookup ("rmsnorm_mlp") ? "rmsnorm_mlp" : NULL;
+
+  infos = prism_workload_list (&n_infos);
+  if (shown == NULL)
+    shown = infos[0].name;
+
+  /* Every fused reference graph has custom kernels, whose block ops are
+   * listed under them; the one shown last is the screenshot's. */
+  for (guint i = 0; i <= n_infos; i++)
+    {
+      const char *name = i < n_infos ? infos[i].name : shown;
+      g_autoptr(PrismGraph) fused = NULL;
+      guint n_kernels = 0;
+
+      if (i < n_infos && !infos[i].has_reference)
+        continue;
+      fused = prism_workload_build_reference (name, NULL, &error);
+      g_assert_no_error (error);
+      for (guint k = 0; k < fused->ops->len; k++)
+        n_kernels += prism_graph_op (fused, k)->kind == PRISM_OP_KERNEL;
+      g_assert_cmpuint (n_kernels, >, 0);
+
+      /* Start from the built-in, which the file then replaces. */
+      g_assert_true (prism_window_load_workload (window, name, NULL, NULL));
+      g_assert_cmpuint (gtk_drop_down_get_selected (dropdown), !=, GTK_INVALID_LIST_POSITION);
+      open_saved_graph (window, fused);
+      g_assert_nonnull (prism_window_get_graph (window));
+      assert_rows_match (prism_program_view_get_ops (prism_window_get_program_view (window)), fused);
+      /* A file is not a built-in: the drop-down shows none. */
+      g_assert_cmpuint (gtk_drop_down_get_selected (dropdown), ==, GTK_INVALID_LIST_POSITION);
+    }
+
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  screenshot = build_path ("prism-window.png");
+  save_screenshot (GTK_WIDGET (window), screenshot);
+
+  window_destroy (window);
+}
+
+static void
+check_malformed (PrismWindow *window, const char *contents)
+{
+  g_autofree char *path = write_temp_file ("broken.json", contents);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) expected = NULL;
+  g_autoptr(PrismGraph) graph = NULL;
+  g_autofree char *secondary = NULL;
+  g_autofree char *primary = NULL;
+  const PrismGraph *before = prism_window_get_graph (window);
+  guint n_rows = g_list_model_get_n_items (prism_program_view_get_ops (prism_window_get_program_view (window)));
+  GtkMessageDialog *dialog;
+
+  /* What the reader itself says about the file. */
+  graph = prism_graph_load (path, NULL, &expected);
+  g_assert_null (graph);
+  g_assert_nonnull (expected);
+  g_assert_cmpstr (expected->message, !=, "");
+
+  prism_window_open_file (window, file);
+  WAIT_UNTIL (find_message_dialog (GTK_WINDOW (window)) != NULL);
+  dialog = find_message_dialog (GTK_WINDOW (window));
+  g_object_get (dialog, "text", &primary, "secondary-text", &secondary, NULL);
+  g_assert_nonnull (strstr (primary, "broken.json"));
+  g_assert_cmpstr (secondary, ==, expected->message);
+  g_assert_true (gtk_window_get_modal (GTK_WINDOW (dialog)));
+
+  /* The window keeps the program it showed. */
+  g_assert_false (prism_window_get_loading (window));
+  g_assert_true (prism_window_get_graph (window) == before);
+  g_assert_cmpuint (g_list_model_get_n_items (prism_program_view_get_ops (prism_window_get_program_view (window))),
+                    ==, n_rows);
+
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CLOSE);
+  WAIT_UNTIL (find_message_dialog (GTK_WINDOW (window)) == NULL);
+  remove_temp_file (path);
+}
+
+static void
+test_window_malformed (void)
+{
+  PrismWindow *window = window_new ();
+  const PrismWorkloadInfo *infos;
+  guint n_infos = 0;
+  g_autoptr(PrismGraph) expected = NULL;
+  GtkWindow *chooser;
+
+  infos = prism_workload_list (&n_infos);
+  g_assert_true (prism_window_load_workload (window, infos[0].name, NULL, NULL));
+
+  /* The Open… button's chooser appears; cancelling it changes nothing. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.open", NULL));
+  WAIT_UNTIL (find_toplevel_of_type (GTK_TYPE_FILE_CHOOSER_DIALOG) != NULL);
+  chooser = find_toplevel_of_type (GTK_TYPE_FILE_CHOOSER_DIALOG);
+  g_assert_true (gtk_window_get_transient_for (chooser) == GTK_WINDOW (window));
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
+  WAIT_UNTIL (find_toplevel_of_type (GTK_TYPE_FILE_CHOOSER_DIALOG) == NULL);
+
+  /* Not JSON, JSON of another format, a version we do not read, and a
+   * dangling tensor id: each reports the reader's message. */
+  check_malformed (window, "{ \"format\": \"prism-graph\", \"version\": 1, ");
+  check_malformed (window, "{ \"format\": \"something-else\", \"version\": 1 }");
+  check_malformed (window, "{ \"format\": \"prism-graph\", \"version\": 999 }");
+  check_malformed (window,
+                   "{ \"format\": \"prism-graph\", \"version\": 1, \"name\": \"x\",\n"
+                   "  \"ops\": [ { \"op\": \"exp\", \"inputs\": [ 7 ] } ] }");
+  g_assert_null (find_message_dialog (GTK_WINDOW (window)));
+
+  /* A missing file is reported too. */
+  {
+    g_autoptr(GFile) missing = g_file_new_for_path ("/nonexistent/prism/broken.json");
+    GtkMessageDialog *dialog;
+
+    prism_window_open_file (window, missing);
+    WAIT_UNTIL (find_message_dialog (GTK_WINDOW (window)) != NULL);
+    dialog = find_message_dialog (GTK_WINDOW (window));
+    gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CLOSE);
+    WAIT_UNTIL (find_message_dialog (GTK_WINDOW (window)) == NULL);
+  }
+
+  /* Still usable: another workload opens. */
+  expected = prism_workload_build (infos[n_infos - 1].name, NULL, NULL);
+  g_assert_true (prism_window_load_workload (window, infos[n_infos - 1].name, NULL, NULL));
+  assert_rows_match (prism_program_view_get_ops (prism_window_get_program_view (window)), expected);
+
+  window_destroy (window);
+}
+
+/*****************************************************************************/
+
+int
+main (int argc, char *argv[])
+{
+  g_autoptr(GError) error = NULL;
+  int ret;
+
+  if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
+    {
+      g_printerr ("no display: run the ui suite under xvfb-run\n");
+      return 77;
+    }
+  gtk_test_init (&argc, &argv, NULL);
+
+  /* Pages and popovers appear at once, so what is checked is what is seen. */
+  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
+
+  app = prism_application_new ();
+  /* No session bus is needed or wanted for a test. */
+  g_application_set_flags (G_APPLICATION (app),
+                           g_application_get_flags (G_APPLICATION (app)) | G_APPLICATION_NON_UNIQUE);
+  g_application_register (G_APPLICATION (app), NULL, &error);
+  g_assert_no_error (error);
+
+  g_test_add_func ("/explorer/window/workload", test_window_workload);
+  g_test_add_func ("/explorer/window/dropdown", test_window_dropdown);
+  g_test_add_func ("/explorer/window/open-file", test_window_open_file);
+  g_test_add_func ("/explorer/window/malformed", test_window_malformed);
+
+  ret = g_test_run ();
+  g_clear_object (&app);
+  return ret;
+}
