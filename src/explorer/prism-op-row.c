@@ -149,7 +149,8 @@ op_details (const PrismGraph *graph, const PrismGraph *top, const PrismOp *kerne
   gboolean block = graph->level == PRISM_LEVEL_BLOCK;
 
   if (op->name != NULL)
-    g_ptr_array_add (parts, g_strdup_printf ("“%s”", op->name));
+    /* Translators: the name of a program input or output, quoted. */
+    g_ptr_array_add (parts, g_strdup_printf (_("“%s”"), op->name));
 
   switch (op->kind)
     {
