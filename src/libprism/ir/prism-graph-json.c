@@ -29,7 +29,7 @@
 #define MAX_DIM_TEXT   256
 #define MAX_DIM_NODES  64
 #define MAX_NAME_LENGTH 64
-#define INLINE_WIDTH   100
+#define INLINE_WIDTH   120
 
 /* ------------------------------------------------------------------------ */
 /* Errors */
@@ -1643,8 +1643,9 @@ prism_graph_to_json (const PrismGraph *graph, JsonNode *provenance)
   return json_node_init_object (json_node_alloc (), obj);
 }
 
-/* The text: two-space indentation, and any array or object whose compact
- * form fits in the line written on that line (one op per line, mostly). */
+/* The text: two-space indentation; an array or object whose one-line form
+ * has at most INLINE_WIDTH characters is written on one line (so most ops
+ * take one line each, at both levels). */
 
 static void
 write_string (GString *out, const char *s)
@@ -1773,8 +1774,10 @@ write_compact (GString *out, JsonNode *node, gsize limit)
   return out->len <= limit;
 }
 
+/* @expand: write a container over several lines even if it is short (the
+ * document itself and "ops" lists, so that each op gets its own line). */
 static void
-write_node (GString *out, JsonNode *node, guint indent, gsize column)
+write_node (GString *out, JsonNode *node, guint indent, gboolean expand)
 {
   g_autoptr(GString) line = NULL;
 
@@ -1784,7 +1787,7 @@ write_node (GString *out, JsonNode *node, guint indent, gsize column)
       return;
     }
   line = g_string_new (NULL);
-  if (column < INLINE_WIDTH && write_compact (line, node, INLINE_WIDTH - column))
+  if (!expand && write_compact (line, node, INLINE_WIDTH))
     {
       g_string_append_len (out, line->str, line->len);
       return;
@@ -1792,11 +1795,16 @@ write_node (GString *out, JsonNode *node, guint indent, gsize column)
   if (JSON_NODE_HOLDS_ARRAY (node))
     {
       JsonArray *array = json_node_get_array (node);
+      if (json_array_get_length (array) == 0)
+        {
+          g_string_append (out, "[]");
+          return;
+        }
       g_string_append (out, "[\n");
       for (guint i = 0; i < json_array_get_length (array); i++)
         {
           g_string_append_printf (out, "%s%*s", i > 0 ? ",\n" : "", indent + 2, "");
-          write_node (out, json_array_get_element (array, i), indent + 2, indent + 2);
+          write_node (out, json_array_get_element (array, i), indent + 2, FALSE);
         }
       g_string_append_printf (out, "\n%*s]", indent, "");
     }
@@ -1804,16 +1812,19 @@ write_node (GString *out, JsonNode *node, guint indent, gsize column)
     {
       JsonObject *obj = json_node_get_object (node);
       g_autoptr(GList) members = json_object_get_members (obj);
+      if (members == NULL)
+        {
+          g_string_append (out, "{}");
+          return;
+        }
       g_string_append (out, "{\n");
       for (GList *l = members; l != NULL; l = l->next)
         {
-          gsize before;
           g_string_append_printf (out, "%s%*s", l != members ? ",\n" : "", indent + 2, "");
-          before = out->len;
           write_string (out, l->data);
           g_string_append (out, ": ");
           write_node (out, json_object_get_member (obj, l->data), indent + 2,
-                      indent + 2 + (out->len - before));
+                      g_str_equal (l->data, "ops"));
         }
       g_string_append_printf (out, "\n%*s}", indent, "");
     }
@@ -1825,7 +1836,7 @@ prism_graph_to_data (const PrismGraph *graph, JsonNode *provenance)
   g_autoptr(JsonNode) root = prism_graph_to_json (graph, provenance);
   GString *out = g_string_new (NULL);
 
-  write_node (out, root, 0, 0);
+  write_node (out, root, 0, TRUE);
   g_string_append_c (out, '\n');
   return g_string_free (out, FALSE);
 }
