@@ -10,6 +10,7 @@
 
 #include "prism-error.h"
 #include "prism-graph-json.h"
+#include "prism-workload.h"
 
 /* ------------------------------------------------------------------------ */
 /* Building sample graphs */
@@ -763,6 +764,71 @@ test_mutations (void)
   g_assert_cmpuint (rejected, >, 0);
 }
 
+/* Every built-in workload and its hand-written fused graph survive a round
+ * trip, and so does every file in data/workloads/. */
+static void
+assert_round_trip (const PrismGraph *g)
+{
+  g_autofree char *text = prism_graph_to_data (g, NULL);
+  g_autoptr(PrismGraph) g2 = NULL;
+  g_autofree char *text2 = NULL;
+  GError *error = NULL;
+
+  g2 = prism_graph_load_from_data (text, -1, NULL, &error);
+  g_assert_no_error (error);
+  assert_graphs_equal (g, g2);
+  text2 = prism_graph_to_data (g2, NULL);
+  g_assert_cmpstr (text, ==, text2);
+}
+
+static void
+test_workloads (void)
+{
+  const char *srcdir = g_getenv ("PRISM_SOURCE_DIR");
+  const PrismWorkloadInfo *list;
+  guint n;
+
+  list = prism_workload_list (&n);
+  g_assert_cmpuint (n, >, 0);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(PrismGraph) program = NULL;
+      GError *error = NULL;
+
+      g_test_message ("workload %s", list[i].name);
+      program = prism_workload_build (list[i].name, NULL, &error);
+      g_assert_no_error (error);
+      assert_round_trip (program);
+      if (list[i].has_reference)
+        {
+          g_autoptr(PrismGraph) fused = prism_workload_build_reference (list[i].name, NULL, &error);
+          g_assert_no_error (error);
+          assert_round_trip (fused);
+        }
+    }
+
+  if (srcdir != NULL)
+    {
+      g_autofree char *dir = g_build_filename (srcdir, "data", "workloads", NULL);
+      g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+      const char *name;
+
+      while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *path = g_build_filename (dir, name, NULL);
+          g_autoptr(PrismGraph) g = NULL;
+          GError *error = NULL;
+
+          if (!g_str_has_suffix (name, ".json"))
+            continue;
+          g_test_message ("file %s", path);
+          g = prism_graph_load (path, NULL, &error);
+          g_assert_no_error (error);
+          assert_round_trip (g);
+        }
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 /* docs/format.md: its complete example is a canonical document */
 
@@ -818,6 +884,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/json/limits", test_limits);
   g_test_add_func ("/json/expression-growth", test_expression_growth);
   g_test_add_func ("/json/mutations", test_mutations);
+  g_test_add_func ("/json/workloads", test_workloads);
   g_test_add_func ("/json/docs-example", test_docs_example);
   return g_test_run ();
 }
