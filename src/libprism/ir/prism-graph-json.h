@@ -43,6 +43,8 @@ JsonNode   *prism_graph_to_json        (const PrismGraph *graph,
  * format or version, %PRISM_ERROR_PARSE for malformed JSON, wrong types,
  * unknown or missing fields and names, %PRISM_ERROR_INVALID_GRAPH for ids,
  * cycles, shapes, maps and ranges, %PRISM_ERROR_LIMIT for the limits above.
+ * Prefer prism_graph_load_from_data() for text: it also rejects nesting that
+ * would overflow json-glib's parser and integers json-glib would wrap.
  *
  * Returns: (transfer full) (nullable): the graph
  */
