@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <string.h>
 #include <glib/gi18n.h>
 
 #include "prism-application.h"
@@ -223,9 +224,13 @@ prism_application_handle_local_options (GApplication *application,
     {
       guint n = 0;
       const PrismWorkloadInfo *infos = prism_workload_list (&n);
+      int width = 0;
 
       for (guint i = 0; i < n; i++)
-        g_print ("%-16s %s\n", infos[i].name, infos[i].description ? _(infos[i].description) : "");
+        width = MAX (width, (int) strlen (infos[i].name));
+      for (guint i = 0; i < n; i++)
+        g_print ("%-*s  %s\n", width, infos[i].name,
+                 infos[i].description ? _(infos[i].description) : "");
       return 0;
     }
   return -1;
@@ -308,7 +313,6 @@ static void
 prism_application_init (PrismApplication *self)
 {
   g_application_add_main_option_entries (G_APPLICATION (self), option_entries);
-  g_application_set_option_context_parameter_string (G_APPLICATION (self), _("[FILE…]"));
   g_application_set_option_context_summary (G_APPLICATION (self),
                                             _("Explore faster GPU programs for a tensor program: "
                                               "a built-in workload or a prism-graph JSON file."));

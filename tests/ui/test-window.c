@@ -167,15 +167,14 @@ save_screenshot (GtkWidget *widget, const char *path)
   texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (widget)), node,
                                          &GRAPHENE_RECT_INIT (0, 0, width, height));
   g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("screenshot: %s (%d×%d)", path, width, height);
+  g_test_message ("screenshot: %s (%dx%d)", path, width, height);
 }
 
+/* G_TEST_BUILDDIR under meson, else the folder of the test binary. */
 static char *
 build_path (const char *name)
 {
-  const char *dir = g_getenv ("G_TEST_BUILDDIR");
-
-  return g_build_filename (dir ? dir : ".", name, NULL);
+  return g_build_filename (g_test_get_dir (G_TEST_BUILT), name, NULL);
 }
 
 /*****************************************************************************/
