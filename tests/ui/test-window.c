@@ -410,6 +410,45 @@ test_window_malformed (void)
   window_destroy (window);
 }
 
+static void
+count_notify (GObject *object, GParamSpec *pspec, guint *count)
+{
+  (*count)++;
+}
+
+static void
+test_window_sidebar (void)
+{
+  PrismWindow *window = window_new ();
+  GtkWidget *sidebar = find_widget (GTK_WIDGET (window), GTK_TYPE_STACK_SIDEBAR, NULL);
+  guint notified = 0;
+  gboolean visible;
+
+  g_assert_nonnull (sidebar);
+  g_assert_true (prism_window_load_workload (window, prism_workload_list (NULL)[0].name, NULL, NULL));
+  g_assert_true (gtk_widget_is_visible (sidebar));
+  g_signal_connect (window, "notify::sidebar-visible", G_CALLBACK (count_notify), &notified);
+
+  /* F9 / the header button: the action hides the whole sidebar pane. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.toggle-sidebar", NULL));
+  g_object_get (window, "sidebar-visible", &visible, NULL);
+  g_assert_false (visible);
+  g_assert_false (gtk_widget_is_visible (sidebar));
+  g_assert_cmpuint (notified, ==, 1);
+
+  /* Setting the same value again is not a change. */
+  g_object_set (window, "sidebar-visible", FALSE, NULL);
+  g_assert_cmpuint (notified, ==, 1);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.toggle-sidebar", NULL));
+  g_object_get (window, "sidebar-visible", &visible, NULL);
+  g_assert_true (visible);
+  g_assert_true (gtk_widget_is_visible (sidebar));
+  g_assert_cmpuint (notified, ==, 2);
+
+  window_destroy (window);
+}
+
 /*****************************************************************************/
 
 int
@@ -439,6 +478,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/explorer/window/dropdown", test_window_dropdown);
   g_test_add_func ("/explorer/window/open-file", test_window_open_file);
   g_test_add_func ("/explorer/window/malformed", test_window_malformed);
+  g_test_add_func ("/explorer/window/sidebar", test_window_sidebar);
 
   ret = g_test_run ();
   g_clear_object (&app);
