@@ -1,0 +1,69 @@
+/* prism-host.cuh — launching the generated kernels, on the GPU or the CPU
+ *
+ * The generated launcher uses PRISM_LAUNCH / PRISM_SET_MAX_SMEM so that the
+ * same text launches with <<<…>>> under nvcc and runs the blocks one after
+ * the other under a C++ compiler.  NVRTC never sees this part.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "prism-platform.cuh"
+
+#if PRISM_CUDA
+
+#include <cuda_runtime.h>
+
+#define PRISM_LAUNCH(kernel, grid, block, smem, stream, ...) \
+  kernel<<<(grid), (block), (smem), (stream)>>> (__VA_ARGS__)
+#define PRISM_SET_MAX_SMEM(kernel, bytes) \
+  cudaFuncSetAttribute ((kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, (int) (bytes))
+#define PRISM_LAST_ERROR() ((int) cudaGetLastError ())
+
+#else /* the CPU build */
+
+struct CUstream_st;
+typedef struct CUstream_st *cudaStream_t;
+
+namespace prism { namespace cpu {
+
+/* Runs every block of @grid in order (x fastest) with @smem_bytes of shared
+ * memory.  Shared memory starts as all-ones bytes (NaN as f32) in every block,
+ * so reading what no op wrote shows up in the comparison. */
+template <typename Kernel, typename... Args>
+inline void
+launch (Kernel kernel, dim3 grid, dim3 block, size_t smem_bytes, Args... args)
+{
+  size_t bytes = ((smem_bytes + 127) / 128 + 1) * 128;
+  unsigned char *mem = (unsigned char *) aligned_alloc (128, bytes);
+
+  if (mem == nullptr)
+    {
+      fprintf (stderr, "prism: out of memory for %zu bytes of shared memory\n", bytes);
+      abort ();
+    }
+  (void) block;
+  gridDim = grid;
+  blockDim = dim3 (1, 1, 1);
+  threadIdx = dim3 (0, 0, 0);
+  smem = mem;
+  for (unsigned int z = 0; z < grid.z; z++)
+    for (unsigned int y = 0; y < grid.y; y++)
+      for (unsigned int x = 0; x < grid.x; x++)
+        {
+          memset (mem, 0xff, bytes);
+          blockIdx = dim3 (x, y, z);
+          kernel (args...);
+        }
+  smem = nullptr;
+  free (mem);
+}
+
+} }
+
+#define PRISM_LAUNCH(kernel, grid, block, smem, stream, ...) \
+  prism::cpu::launch ((kernel), (grid), (block), (smem), __VA_ARGS__)
+#define PRISM_SET_MAX_SMEM(kernel, bytes) 0
+#define PRISM_LAST_ERROR() 0
+
+#endif

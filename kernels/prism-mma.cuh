@@ -1,0 +1,234 @@
+/* prism-mma.cuh — tile matmul: tensor cores (WMMA) for f16/bf16, f32 accumulation
+ *
+ * C[B, M, N] = A[B, M, K] · B[B, K, N] on dense row-major shared-memory tiles.
+ * KIND selects the path (the emitter picks it from the tile sizes and the
+ * dtype): MMA_SCALAR works for every size and type; MMA_16x16x16 and
+ * MMA_8x32x16 use nvcuda::wmma with that fragment shape (f16/bf16 operands,
+ * f32 accumulators).  Each warp owns whole output fragments: fragment t goes
+ * to warp t mod W.  MatmulAccum keeps the fragments of a matmul whose only
+ * use is a for-loop accumulator in registers across the loop iterations.
+ *
+ * On the CPU the fragments are emulated by small dense matrices with the
+ * same tiling, so the CPU build walks the same fragment schedule.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "prism-platform.cuh"
+
+namespace prism {
+
+enum
+{
+  MMA_SCALAR = 0,
+  MMA_16x16x16 = 1,
+  MMA_8x32x16 = 2,
+};
+
+template <int KIND> struct MmaShape;
+template <> struct MmaShape<MMA_16x16x16> { static constexpr int m = 16, n = 16, k = 16; };
+template <> struct MmaShape<MMA_8x32x16>  { static constexpr int m = 8, n = 32, k = 16; };
+
+#if PRISM_CUDA
+
+template <int KIND, typename T>
+struct Frags
+{
+  typedef MmaShape<KIND> S;
+  typedef nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, S::m, S::n, S::k, T, nvcuda::wmma::row_major> A;
+  typedef nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, S::m, S::n, S::k, T, nvcuda::wmma::row_major> B;
+  typedef nvcuda::wmma::fragment<nvcuda::wmma::accumulator, S::m, S::n, S::k, float> C;
+
+  static PRISM_DEVICE void zero (C &c) { nvcuda::wmma::fill_fragment (c, 0.0f); }
+  static PRISM_DEVICE void load_a (A &a, const T *p, int ldm) { nvcuda::wmma::load_matrix_sync (a, p, ldm); }
+  static PRISM_DEVICE void load_b (B &b, const T *p, int ldm) { nvcuda::wmma::load_matrix_sync (b, p, ldm); }
+  static PRISM_DEVICE void mma (C &c, const A &a, const B &b) { nvcuda::wmma::mma_sync (c, a, b, c); }
+  static PRISM_DEVICE void store (float *p, const C &c, int ldm)
+  {
+    nvcuda::wmma::store_matrix_sync (p, c, ldm, nvcuda::wmma::mem_row_major);
+  }
+};
+
+#else /* CPU: dense emulation of the fragments */
+
+template <int KIND, typename T>
+struct Frags
+{
+  typedef MmaShape<KIND> S;
+  struct A { float x[S::m * S::k]; };
+  struct B { float x[S::k * S::n]; };
+  struct C { float x[S::m * S::n]; };
+
+  static void zero (C &c)
+  {
+    for (int i = 0; i < S::m * S::n; i++)
+      c.x[i] = 0.0f;
+  }
+  static void load_a (A &a, const T *p, int ldm)
+  {
+    for (int i = 0; i < S::m; i++)
+      for (int k = 0; k < S::k; k++)
+        a.x[i * S::k + k] = to_float (p[i * ldm + k]);
+  }
+  static void load_b (B &b, const T *p, int ldm)
+  {
+    for (int k = 0; k < S::k; k++)
+      for (int j = 0; j < S::n; j++)
+        b.x[k * S::n + j] = to_float (p[k * ldm + j]);
+  }
+  static void mma (C &c, const A &a, const B &b)
+  {
+    for (int i = 0; i < S::m; i++)
+      for (int j = 0; j < S::n; j++)
+        {
+          float s = c.x[i * S::n + j];
+          for (int k = 0; k < S::k; k++)
+            s += a.x[i * S::k + k] * b.x[k * S::n + j];
+          c.x[i * S::n + j] = s;
+        }
+  }
+  static void store (float *p, const C &c, int ldm)
+  {
+    for (int i = 0; i < S::m; i++)
+      for (int j = 0; j < S::n; j++)
+        p[i * ldm + j] = c.x[i * S::n + j];
+  }
+};
+
+#endif
+
+/* Where output fragment t of a [BATCH, M, N] product starts. */
+template <int KIND, int M, int N>
+struct FragTiling
+{
+  typedef MmaShape<KIND> S;
+  static constexpr int tm = M / S::m, tn = N / S::n, per_batch = tm * tn;
+  static_assert (M % S::m == 0 && N % S::n == 0, "the fragment shape divides the tile");
+
+  static PRISM_DEVICE void
+  locate (int t, int &bi, int &row, int &col)
+  {
+    bi = t / per_batch;
+    int r = t % per_batch;
+    row = (r / tn) * S::m;
+    col = (r % tn) * S::n;
+  }
+};
+
+/* c += A · B over the whole K for fragment t (fragment-level inner loop). */
+template <int KIND, int M, int N, int K, typename T>
+PRISM_DEVICE void
+mma_fragment (typename Frags<KIND, T>::C &c, const T *a, const T *b, int bi, int row, int col)
+{
+  typedef Frags<KIND, T> F;
+  typedef MmaShape<KIND> S;
+  static_assert (K % S::k == 0, "the fragment depth divides K");
+  const T *ap = a + (long long) bi * M * K + (long long) row * K;
+  const T *bp = b + (long long) bi * K * N + col;
+
+PRISM_UNROLL_4
+  for (int k = 0; k < K; k += S::k)
+    {
+      typename F::A fa;
+      typename F::B fb;
+      F::load_a (fa, ap + k, K);
+      F::load_b (fb, bp + (long long) k * N, N);
+      F::mma (c, fa, fb);
+    }
+}
+
+/**
+ * matmul: c[BATCH, M, N] (f32, shared) = a[BATCH, M, K] · b[BATCH, K, N].
+ */
+template <int NT, int BATCH, int M, int N, int K, int KIND, typename TA, typename TB>
+PRISM_DEVICE void
+matmul (float *__restrict__ c, const TA *__restrict__ a, const TB *__restrict__ b)
+{
+  if constexpr (KIND == MMA_SCALAR)
+    {
+      for (int i = thread_id (); i < BATCH * M * N; i += Team<NT>::size)
+        {
+          int bi = i / (M * N), r = i % (M * N), row = r / N, col = r % N;
+          const TA *ap = a + (long long) bi * M * K + (long long) row * K;
+          const TB *bp = b + (long long) bi * K * N + col;
+          float s = 0.0f;
+          for (int k = 0; k < K; k++)
+            s += to_float (ap[k]) * to_float (bp[(long long) k * N]);
+          c[i] = s;
+        }
+    }
+  else
+    {
+      static_assert (sizeof (TA) == sizeof (TB), "tensor-core operands share a type");
+      typedef FragTiling<KIND, M, N> Tl;
+      typedef Frags<KIND, TA> F;
+      for (int t = warp_id (); t < BATCH * Tl::per_batch; t += Team<NT>::warps)
+        {
+          int bi, row, col;
+          typename F::C fc;
+          Tl::locate (t, bi, row, col);
+          F::zero (fc);
+          mma_fragment<KIND, M, N, K, TA> (fc, a, (const TA *) b, bi, row, col);
+          F::store (c + (long long) bi * M * N + (long long) row * N + col, fc, N);
+        }
+    }
+}
+
+/**
+ * MatmulAccum: Σ over the loop iterations of a[BATCH, M, K] · b[BATCH, K, N]
+ * kept in registers.  zero() before the loop, step() in every iteration,
+ * store() after the loop writes the f32 sum to shared memory.
+ */
+template <int NT, int BATCH, int M, int N, int K, int KIND, typename T>
+struct MatmulAccum
+{
+  typedef FragTiling<KIND, M, N> Tl;
+  typedef Frags<KIND, T> F;
+  static constexpr int tiles = BATCH * Tl::per_batch;
+  static constexpr int per_warp = (tiles + Team<NT>::warps - 1) / Team<NT>::warps;
+
+  typename F::C c[per_warp];
+
+  PRISM_DEVICE void
+  zero ()
+  {
+PRISM_UNROLL
+    for (int j = 0; j < per_warp; j++)
+      F::zero (c[j]);
+  }
+
+  PRISM_DEVICE void
+  step (const T *__restrict__ a, const T *__restrict__ b)
+  {
+PRISM_UNROLL
+    for (int j = 0; j < per_warp; j++)
+      {
+        int t = warp_id () + j * Team<NT>::warps;
+        if (t < tiles)
+          {
+            int bi, row, col;
+            Tl::locate (t, bi, row, col);
+            mma_fragment<KIND, M, N, K, T> (c[j], a, b, bi, row, col);
+          }
+      }
+  }
+
+  PRISM_DEVICE void
+  store (float *__restrict__ out)
+  {
+PRISM_UNROLL
+    for (int j = 0; j < per_warp; j++)
+      {
+        int t = warp_id () + j * Team<NT>::warps;
+        if (t < tiles)
+          {
+            int bi, row, col;
+            Tl::locate (t, bi, row, col);
+            F::store (out + (long long) bi * M * N + (long long) row * N + col, c[j], N);
+          }
+      }
+  }
+};
+
+} /* namespace prism */

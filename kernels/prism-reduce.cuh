@@ -1,0 +1,189 @@
+/* prism-reduce.cuh — reductions, rms_norm and the for-loop accumulators
+ *
+ * Reductions along the last dim give each row to one warp (lanes stride over
+ * the row, then a shuffle reduction); other reductions give each output
+ * element to one thread.  Accumulators are f32 tiles in shared memory that
+ * live across the loop iterations; they are initialised before the loop and
+ * finalised (mean, rms) after it.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "prism-platform.cuh"
+
+namespace prism {
+
+/* Shape S with dim D replaced by N. */
+template <typename S, int D, int N>
+struct WithDim
+{
+  typedef Shape<D == 0 ? N : S::d0, D == 1 ? N : S::d1, D == 2 ? N : S::d2, D == 3 ? N : S::d3> type;
+};
+
+struct FIdent  { static PRISM_DEVICE float apply (float x) { return x; } };
+struct FSquare { static PRISM_DEVICE float apply (float x) { return x * x; } };
+
+/* Σ_j Fn (x[row, j]) for the rows of a tile whose rows have length L; calls
+ * done (row, sum) on lane 0 of the warp that owns the row. */
+template <int NT, int ROWS, int L, typename Fn, typename T, typename Done>
+PRISM_DEVICE void
+for_each_row_sum (const T *__restrict__ x, Done done)
+{
+  for (int row = warp_id (); row < ROWS; row += Team<NT>::warps)
+    {
+      const T *xr = x + (long long) row * L;
+      float s = 0.0f;
+      for (int j = lane_id (); j < L; j += kWarp)
+        s += Fn::apply (to_float (xr[j]));
+      s = warp_sum (s);
+      if (lane_id () == 0)
+        done (row, s);
+    }
+}
+
+/* out = sum (in, dim DIM), the dim kept with size 1. */
+template <int NT, typename SI, int DIM, typename TO, typename TI>
+PRISM_DEVICE void
+reduce_sum (TO *__restrict__ out, const TI *__restrict__ in)
+{
+  if constexpr (DIM == 3)
+    {
+      for_each_row_sum<NT, SI::rows, SI::d3, FIdent> (in, [&] (int row, float s) {
+        out[row] = from_float<TO> (s);
+      });
+    }
+  else
+    {
+      typedef typename WithDim<SI, DIM, 1>::type SO;
+      constexpr int n = DIM == 0 ? SI::d0 : DIM == 1 ? SI::d1 : SI::d2;
+      constexpr int step = DIM == 0 ? SI::d1 * SI::d2 * SI::d3 : DIM == 1 ? SI::d2 * SI::d3 : SI::d3;
+      for (int i = thread_id (); i < SO::size; i += Team<NT>::size)
+        {
+          int i0, i1, i2, i3;
+          unflatten<SO> (i, i0, i1, i2, i3);
+          const TI *p = in + (((i0 * SI::d1 + i1) * SI::d2 + i2) * SI::d3 + i3);
+          float s = 0.0f;
+          for (int k = 0; k < n; k++)
+            s += to_float (p[k * step]);
+          out[i] = from_float<TO> (s);
+        }
+    }
+}
+
+/* out = x / sqrt (mean (x²)) over rows of length L (the trailing norm dims). */
+template <int NT, typename S, int L, typename TO, typename TI>
+PRISM_DEVICE void
+rms_norm (TO *out, const TI *in)
+{
+  constexpr int rows = S::size / L;
+
+  for (int row = warp_id (); row < rows; row += Team<NT>::warps)
+    {
+      const TI *xr = in + (long long) row * L;
+      TO *yr = out + (long long) row * L;
+      float s = 0.0f;
+      for (int j = lane_id (); j < L; j += kWarp)
+        {
+          float v = to_float (xr[j]);
+          s += v * v;
+        }
+      /* Every lane holds the row's sum after the xor-shuffle reduction. */
+      float d = sqrtf (warp_sum (s) / (float) L);
+      for (int j = lane_id (); j < L; j += kWarp)
+        yr[j] = from_float<TO> (to_float (xr[j]) / d);
+    }
+}
+
+/* accum: acc[S] += x[S]. */
+template <int NT, typename S, typename TX>
+PRISM_DEVICE void
+accum_add (float *__restrict__ acc, const TX *__restrict__ x)
+{
+  for (int i = thread_id (); i < S::size; i += Team<NT>::size)
+    acc[i] += to_float (x[i]);
+}
+
+/* accum_sum / accum_mean (Fn = FIdent), accum_rms (Fn = FSquare):
+ * acc[row] += Σ_last Fn (x[row, :]). */
+template <int NT, typename SX, typename Fn, typename TX>
+PRISM_DEVICE void
+accum_rows (float *__restrict__ acc, const TX *__restrict__ x)
+{
+  for_each_row_sum<NT, SX::rows, SX::d3, Fn> (x, [&] (int row, float s) {
+    acc[row] += s;
+  });
+}
+
+/* accum_sum_todimx: acc[row, j] += Σ_t x[row, j + t·DIMX]. */
+template <int NT, typename SX, int DIMX, typename TX>
+PRISM_DEVICE void
+accum_todimx (float *__restrict__ acc, const TX *__restrict__ x)
+{
+  static_assert (SX::d3 % DIMX == 0, "dimx divides the last dim");
+  for (int i = thread_id (); i < SX::rows * DIMX; i += Team<NT>::size)
+    {
+      int row = i / DIMX, j = i % DIMX;
+      const TX *xr = x + (long long) row * SX::d3;
+      float s = 0.0f;
+      for (int k = j; k < SX::d3; k += DIMX)
+        s += to_float (xr[k]);
+      acc[i] += s;
+    }
+}
+
+/* accum_max: acc[S] = max (acc[S], x[S]). */
+template <int NT, typename S, typename TX>
+PRISM_DEVICE void
+accum_max (float *__restrict__ acc, const TX *__restrict__ x)
+{
+  for (int i = thread_id (); i < S::size; i += Team<NT>::size)
+    acc[i] = fmaxf (acc[i], to_float (x[i]));
+}
+
+/* accum_rescale: acc[S] = acc[S] · s[SS] + x[S], s broadcast. */
+template <int NT, typename S, typename SS, typename TX, typename TS>
+PRISM_DEVICE void
+accum_rescale (float *__restrict__ acc, const TX *__restrict__ x, const TS *__restrict__ s)
+{
+  for (int i = thread_id (); i < S::size; i += Team<NT>::size)
+    {
+      int i0, i1, i2, i3;
+      unflatten<S> (i, i0, i1, i2, i3);
+      acc[i] = acc[i] * to_float (s[bcast_index<SS> (i0, i1, i2, i3)]) + to_float (x[i]);
+    }
+}
+
+/* accum_sum_rescale: acc[row] = acc[row] · s + Σ_last x[row, :], s broadcast
+ * over the accumulator's shape (SX with the last dim 1). */
+template <int NT, typename SX, typename SS, typename TX, typename TS>
+PRISM_DEVICE void
+accum_sum_rescale (float *__restrict__ acc, const TX *__restrict__ x, const TS *__restrict__ s)
+{
+  typedef typename WithDim<SX, 3, 1>::type SA;
+  for_each_row_sum<NT, SX::rows, SX::d3, FIdent> (x, [&] (int row, float sum) {
+    int i0, i1, i2, i3;
+    unflatten<SA> (row, i0, i1, i2, i3);
+    acc[row] = acc[row] * to_float (s[bcast_index<SS> (i0, i1, i2, i3)]) + sum;
+  });
+}
+
+/* After the loop: acc = acc · factor (accum_mean). */
+template <int NT, typename S>
+PRISM_DEVICE void
+accum_scale (float *acc, float factor)
+{
+  for (int i = thread_id (); i < S::size; i += Team<NT>::size)
+    acc[i] *= factor;
+}
+
+/* After the loop: acc = sqrt (acc · factor) (accum_rms). */
+template <int NT, typename S>
+PRISM_DEVICE void
+accum_rms_finish (float *acc, float factor)
+{
+  for (int i = thread_id (); i < S::size; i += Team<NT>::size)
+    acc[i] = sqrtf (acc[i] * factor);
+}
+
+} /* namespace prism */

@@ -1,0 +1,210 @@
+/* prism-tile.cuh — tile loads (global → shared) and stores (shared → global)
+ *
+ * A tile of shape S lives densely in shared memory, row-major.  In global
+ * memory it is a box of a row-major tensor: the last dim is contiguous and
+ * dims 0..2 have the element strides G0..G2.  Loads move VEC elements at a
+ * time (the emitter picks VEC so that VEC · sizeof (T) bytes stay aligned);
+ * with 16-byte chunks on sm_80 and newer, load_tile_async() issues cp.async
+ * so that the next loop iteration's tiles arrive while this one computes.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "prism-platform.cuh"
+
+namespace prism {
+
+/* Copies VEC elements with one load and one store when the size allows it. */
+template <typename T, int VEC>
+PRISM_DEVICE void
+copy_vec (T *__restrict__ dst, const T *__restrict__ src)
+{
+#if PRISM_CUDA
+  constexpr int bytes = VEC * (int) sizeof (T);
+  if constexpr (bytes == 16)
+    *reinterpret_cast<uint4 *> (dst) = *reinterpret_cast<const uint4 *> (src);
+  else if constexpr (bytes == 8)
+    *reinterpret_cast<uint2 *> (dst) = *reinterpret_cast<const uint2 *> (src);
+  else if constexpr (bytes == 4)
+    *reinterpret_cast<unsigned int *> (dst) = *reinterpret_cast<const unsigned int *> (src);
+  else
+#endif
+    {
+      for (int e = 0; e < VEC; e++)
+        dst[e] = src[e];
+    }
+}
+
+/* One 16-byte asynchronous copy (sm_80+); a plain copy elsewhere. */
+PRISM_DEVICE void
+cp_async16 (void *smem_dst, const void *gmem_src)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  unsigned int s = (unsigned int) __cvta_generic_to_shared (smem_dst);
+  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r" (s), "l" (gmem_src));
+#elif PRISM_CUDA
+  *reinterpret_cast<uint4 *> (smem_dst) = *reinterpret_cast<const uint4 *> (gmem_src);
+#else
+  memcpy (smem_dst, gmem_src, 16);
+#endif
+}
+
+/* Closes the group of cp.async copies issued so far by this thread. */
+PRISM_DEVICE void
+cp_async_commit ()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile ("cp.async.commit_group;\n" ::);
+#endif
+}
+
+/* Waits until at most N groups of this thread are still in flight; the caller
+ * then syncs so that every thread sees every thread's copies. */
+template <int N>
+PRISM_DEVICE void
+cp_async_wait ()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile ("cp.async.wait_group %0;\n" :: "n" (N));
+#endif
+}
+
+/* Element offset in global memory of vector v of a tile of shape S. */
+template <typename S, int VEC, long long G0, long long G1, long long G2>
+PRISM_DEVICE long long
+tile_global_offset (int v, int &smem_index)
+{
+  constexpr int d3v = S::d3 / VEC;
+  int i3 = v % d3v;
+  int r = v / d3v;
+  int i2 = r % S::d2;
+  r /= S::d2;
+  int i1 = r % S::d1;
+  int i0 = r / S::d1;
+
+  smem_index = v * VEC;
+  return (long long) i0 * G0 + (long long) i1 * G1 + (long long) i2 * G2 + (long long) i3 * VEC;
+}
+
+/**
+ * load_tile: dst[S] (shared, dense) = src[box] (global, strides G0..G2, 1).
+ * Block-collective; the caller syncs before reading dst.
+ */
+template <int NT, int VEC, typename S, long long G0, long long G1, long long G2, typename T>
+PRISM_DEVICE void
+load_tile (T *__restrict__ dst, const T *__restrict__ src)
+{
+  static_assert (S::d3 % VEC == 0, "VEC divides the tile's last dim");
+  constexpr int nvec = S::size / VEC;
+
+  for (int v = thread_id (); v < nvec; v += Team<NT>::size)
+    {
+      int si;
+      long long gi = tile_global_offset<S, VEC, G0, G1, G2> (v, si);
+      copy_vec<T, VEC> (dst + si, src + gi);
+    }
+}
+
+/**
+ * load_tile_async: as load_tile(), with cp.async when chunks are 16 bytes.
+ * The caller commits, waits and syncs before reading dst.
+ */
+template <int NT, int VEC, typename S, long long G0, long long G1, long long G2, typename T>
+PRISM_DEVICE void
+load_tile_async (T *__restrict__ dst, const T *__restrict__ src)
+{
+  if constexpr (VEC * sizeof (T) == 16)
+    {
+      constexpr int nvec = S::size / VEC;
+      for (int v = thread_id (); v < nvec; v += Team<NT>::size)
+        {
+          int si;
+          long long gi = tile_global_offset<S, VEC, G0, G1, G2> (v, si);
+          cp_async16 (dst + si, src + gi);
+        }
+    }
+  else
+    load_tile<NT, VEC, S, G0, G1, G2> (dst, src);
+}
+
+/**
+ * store_tile: dst[box] (global, type TG) = src[S] (shared, any type),
+ * converting each element.
+ */
+template <int NT, int VEC, typename S, long long G0, long long G1, long long G2,
+          typename TG, typename TS>
+PRISM_DEVICE void
+store_tile (TG *__restrict__ dst, const TS *__restrict__ src)
+{
+  static_assert (S::d3 % VEC == 0, "VEC divides the tile's last dim");
+  constexpr int nvec = S::size / VEC;
+
+  for (int v = thread_id (); v < nvec; v += Team<NT>::size)
+    {
+      int si;
+      long long gi = tile_global_offset<S, VEC, G0, G1, G2> (v, si);
+#if PRISM_CUDA
+      alignas (16) TG tmp[VEC];
+#else
+      TG tmp[VEC];
+#endif
+      for (int e = 0; e < VEC; e++)
+        tmp[e] = from_float<TG> (to_float (src[si + e]));
+      copy_vec<TG, VEC> (dst + gi, tmp);
+    }
+}
+
+/**
+ * store_tile_add: dst[box] += src[S] with atomic adds (f32), for outputs whose
+ * omap sums the blocks along a grid axis.
+ */
+template <int NT, typename S, long long G0, long long G1, long long G2, typename TS>
+PRISM_DEVICE void
+store_tile_add (float *__restrict__ dst, const TS *__restrict__ src)
+{
+  for (int v = thread_id (); v < S::size; v += Team<NT>::size)
+    {
+      int si;
+      long long gi = tile_global_offset<S, 1, G0, G1, G2> (v, si);
+#if PRISM_CUDA
+      atomicAdd (dst + gi, to_float (src[si]));
+#else
+      dst[gi] += to_float (src[si]);
+#endif
+    }
+}
+
+/* Grid-stride helpers for the small auxiliary kernels (zeroing a workspace
+ * region, converting an f32 partial sum into the output's dtype). */
+template <int NT>
+PRISM_DEVICE long long
+grid_first ()
+{
+  return (long long) blockIdx.x * Team<NT>::size + thread_id ();
+}
+
+template <int NT>
+PRISM_DEVICE long long
+grid_stride ()
+{
+  return (long long) gridDim.x * Team<NT>::size;
+}
+
+template <int NT, long long N>
+PRISM_DEVICE void
+zero_elements (float *__restrict__ p)
+{
+  for (long long i = grid_first<NT> (); i < N; i += grid_stride<NT> ())
+    p[i] = 0.0f;
+}
+
+template <int NT, long long N, typename TD, typename TS>
+PRISM_DEVICE void
+convert_elements (TD *__restrict__ dst, const TS *__restrict__ src)
+{
+  for (long long i = grid_first<NT> (); i < N; i += grid_stride<NT> ())
+    dst[i] = from_float<TD> (to_float (src[i]));
+}
+
+} /* namespace prism */

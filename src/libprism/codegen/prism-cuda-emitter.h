@@ -1,0 +1,129 @@
+/* prism-cuda-emitter.h — CUDA source for a concrete program
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "prism-graph.h"
+
+G_BEGIN_DECLS
+
+/**
+ * PrismCudaOptions:
+ * @sm: target compute capability × 10 (80 = A100, 90 = H100/H200); 0 means 90
+ * @smem_limit: dynamic shared memory one block may use, in bytes; 0 means the
+ *   target's opt-in maximum
+ * @no_pipeline: never double-buffer loop tiles with cp.async
+ * @prefix: (nullable): C identifier that starts every generated symbol;
+ *   %NULL derives one from the graph name ("prism_" + name)
+ */
+typedef struct
+{
+  guint sm;
+  gsize smem_limit;
+  gboolean no_pipeline;
+  const char *prefix;
+} PrismCudaOptions;
+
+typedef enum
+{
+  PRISM_CUDA_ARG_INPUT,      /* inputs[index] of the launcher */
+  PRISM_CUDA_ARG_OUTPUT,     /* outputs[index] of the launcher */
+  PRISM_CUDA_ARG_WORKSPACE,  /* workspace + offset */
+} PrismCudaArgKind;
+
+/* One pointer argument of a generated kernel. */
+typedef struct
+{
+  PrismCudaArgKind kind;
+  guint index;
+  gsize offset;        /* WORKSPACE: byte offset (GPU layout) */
+  PrismDtype dtype;    /* element type pointed to */
+  gboolean writable;   /* FALSE: the kernel only reads it (const) */
+} PrismCudaArg;
+
+typedef enum
+{
+  PRISM_CUDA_KERNEL_BLOCK_GRAPH,  /* the body of a custom kernel */
+  PRISM_CUDA_KERNEL_ZERO,         /* clears an f32 partial-sum region */
+  PRISM_CUDA_KERNEL_CONVERT,      /* converts a partial sum into the output dtype */
+} PrismCudaKernelRole;
+
+#define PRISM_CUDA_MAX_ARGS (PRISM_MAX_OP_INPUTS + PRISM_MAX_OP_OUTPUTS)
+
+/**
+ * PrismCudaKernel:
+ *
+ * One launch of the generated program, in launch order.  Every argument is a
+ * device pointer.
+ */
+typedef struct
+{
+  char *name;
+  PrismCudaKernelRole role;
+  guint grid[3];
+  guint block[3];
+  gsize smem_bytes;          /* dynamic shared memory (GPU layout) */
+  guint n_args;
+  PrismCudaArg args[PRISM_CUDA_MAX_ARGS];
+  int op_index;              /* the kernel op in the lowered graph */
+} PrismCudaKernel;
+
+typedef struct _PrismCudaEmitter PrismCudaEmitter;
+
+/**
+ * prism_cuda_emitter_new:
+ * @graph: a concrete kernel graph (predefined ops, custom kernels or both)
+ * @options: (nullable): %NULL for the defaults
+ * @error: return location for a #GError
+ *
+ * Lowers @graph (prism_lower_predefined_ops()), plans shared memory and the
+ * workspace, and writes the CUDA source, the C header, the manifest and a
+ * CPU test harness.  Fails with %PRISM_ERROR_UNSUPPORTED for symbolic
+ * graphs and %PRISM_ERROR_LIMIT when a kernel does not fit the target.
+ *
+ * Returns: (transfer full) (nullable): the emitter, owning everything it made
+ */
+PrismCudaEmitter *prism_cuda_emitter_new         (const PrismGraph        *graph,
+                                                  const PrismCudaOptions  *options,
+                                                  GError                 **error);
+void              prism_cuda_emitter_free        (PrismCudaEmitter        *self);
+
+/* The identifier prefix, e.g. "prism_rms_norm" (owned by @self). */
+const char       *prism_cuda_emitter_get_prefix  (const PrismCudaEmitter  *self);
+/* The .cu text: kernels (compilable by nvcc, NVRTC or, as C++, g++) and the
+ * extern "C" launcher (owned by @self). */
+const char       *prism_cuda_emitter_get_source  (const PrismCudaEmitter  *self);
+/* The C header declaring the launcher and the workspace query (owned). */
+const char       *prism_cuda_emitter_get_header  (const PrismCudaEmitter  *self);
+/* A C++ main() that runs the launcher of the CPU build on f32 files
+ * DIR/inK.f32 and writes DIR/outK.f32 (owned). */
+const char       *prism_cuda_emitter_get_cpu_harness (const PrismCudaEmitter *self);
+/* Bytes of workspace the launcher needs on the GPU. */
+gsize             prism_cuda_emitter_get_workspace_size (const PrismCudaEmitter *self);
+guint             prism_cuda_emitter_get_n_kernels (const PrismCudaEmitter *self);
+const PrismCudaKernel *prism_cuda_emitter_get_kernel (const PrismCudaEmitter *self,
+                                                  guint                    index);
+/* The graph the code was generated from, predefined ops lowered (owned). */
+const PrismGraph *prism_cuda_emitter_get_lowered_graph (const PrismCudaEmitter *self);
+/* "sm_90" */
+const char       *prism_cuda_emitter_get_arch    (const PrismCudaEmitter  *self);
+
+/**
+ * prism_cuda_emitter_build_manifest:
+ *
+ * The bundle manifest ("format": "prism-kernels"): kernels in launch order
+ * with grid, block, shared memory and argument order, the inputs and
+ * outputs, the workspace size and the target arch.
+ *
+ * Returns: (transfer full): a JSON object node
+ */
+JsonNode         *prism_cuda_emitter_build_manifest (const PrismCudaEmitter *self,
+                                                  const char              *source_file,
+                                                  const char              *header_file);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismCudaEmitter, prism_cuda_emitter_free)
+
+G_END_DECLS
