@@ -27,6 +27,20 @@ prism_cli_open_program (const char *arg, GError **error)
   return prism_graph_load (arg, NULL, error);
 }
 
+PrismGraph *
+prism_cli_open_reference (const char *arg, GError **error)
+{
+  g_auto(GStrv) parts = g_strsplit (arg, ":", 2);
+
+  if (prism_workload_lookup (parts[0]) == NULL)
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE,
+                   _("--reference needs a built-in workload name, not “%s”"), arg);
+      return NULL;
+    }
+  return prism_workload_build_reference (parts[0], parts[1], error);
+}
+
 int
 prism_cli_fail (const char *command, const char *message)
 {

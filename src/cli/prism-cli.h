@@ -25,6 +25,10 @@ typedef int (*PrismCliCommand) (int argc, char **argv);
 PrismGraph *prism_cli_open_program (const char *arg,
                                     GError    **error);
 
+/* The hand-written fused graph of a built-in workload ("name" or "name:key=value,…"). */
+PrismGraph *prism_cli_open_reference (const char *arg,
+                                      GError    **error);
+
 /* Prints "prism CMD: MESSAGE" to stderr and returns PRISM_EXIT_BAD_INPUT. */
 int         prism_cli_fail         (const char *command,
                                     const char *message);

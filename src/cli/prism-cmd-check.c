@@ -26,7 +26,10 @@ int
 prism_cmd_check (int argc, char **argv)
 {
   gboolean json = FALSE;
+  gboolean reference = FALSE;
   GOptionEntry entries[] = {
+    { "reference", 'r', 0, G_OPTION_ARG_NONE, &reference,
+      N_("Check the workload’s hand-written fused graph instead of its program"), NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json,
       N_("Print the program as canonical prism-graph JSON (provenance kept) instead of a listing"),
       NULL },
@@ -47,7 +50,10 @@ prism_cmd_check (int argc, char **argv)
   if (argc != 2)
     return prism_cli_fail ("check", _("expected one FILE or WORKLOAD (see “prism check --help”)"));
 
-  graph = open_program (argv[1], &provenance, &error);
+  if (reference)
+    graph = prism_cli_open_reference (argv[1], &error);
+  else
+    graph = open_program (argv[1], &provenance, &error);
   if (graph != NULL && !prism_graph_validate (graph, &error))
     g_clear_pointer (&graph, prism_graph_unref);
   if (graph == NULL)

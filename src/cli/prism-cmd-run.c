@@ -12,21 +12,6 @@
 #include "prism-interp.h"
 #include "prism-workload.h"
 
-/* The fused reference of "name" or "name:key=value,…". */
-static PrismGraph *
-open_reference (const char *arg, GError **error)
-{
-  g_auto(GStrv) parts = g_strsplit (arg, ":", 2);
-
-  if (prism_workload_lookup (parts[0]) == NULL)
-    {
-      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE,
-                   _("--reference needs a built-in workload name, not “%s”"), arg);
-      return NULL;
-    }
-  return prism_workload_build_reference (parts[0], parts[1], error);
-}
-
 int
 prism_cmd_run (int argc, char **argv)
 {
@@ -74,7 +59,7 @@ prism_cmd_run (int argc, char **argv)
     return prism_cli_fail ("run", _("--threads must be between 0 and 1024"));
   options.n_threads = (guint) threads;
 
-  graph = reference ? open_reference (argv[1], &error) : prism_cli_open_program (argv[1], &error);
+  graph = reference ? prism_cli_open_reference (argv[1], &error) : prism_cli_open_program (argv[1], &error);
   if (graph == NULL)
     return prism_cli_fail ("run", error->message);
 
