@@ -180,6 +180,15 @@ typedef struct
   const guint32 *children;
 } NodeKey;
 
+static inline gboolean
+same_ids (const guint32 *a, const guint32 *b, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    if (a[i] != b[i])
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 memo_equal (gconstpointer ctx, guint32 id)
 {
@@ -187,9 +196,7 @@ memo_equal (gconstpointer ctx, guint32 id)
   const PrismENode *n = prism_egraph_node (key->eg, id);
 
   return n->op == key->op && n->value == key->value && n->n_children == key->n_children
-         && (n->n_children == 0
-             || memcmp (prism_egraph_node_children (key->eg, n), key->children,
-                        n->n_children * sizeof (guint32)) == 0);
+         && same_ids (prism_egraph_node_children (key->eg, n), key->children, n->n_children);
 }
 
 static gboolean
@@ -199,9 +206,7 @@ exact_equal (gconstpointer ctx, guint32 id)
   const PrismENode *n = prism_egraph_node (key->eg, id);
 
   return n->op == key->op && n->value == key->value && n->n_children == key->n_children
-         && (n->n_children == 0
-             || memcmp (prism_egraph_node_orig (key->eg, n), key->children,
-                        n->n_children * sizeof (guint32)) == 0);
+         && same_ids (prism_egraph_node_orig (key->eg, n), key->children, n->n_children);
 }
 
 /* The leader with this canonical content, or PRISM_NONE32. */

@@ -62,8 +62,13 @@ typedef gboolean (*PrismIdEqualFunc) (gconstpointer ctx, guint32 id);
 
 typedef struct
 {
-  guint32 *ids;
-  guint32 *hashes;
+  guint32 id;
+  guint32 hash;
+} PrismIdSlot;
+
+typedef struct
+{
+  PrismIdSlot *slots; /* id and hash side by side: one cache line per probe */
   guint32 mask;    /* capacity - 1; capacity is a power of two */
   guint32 n_used;  /* live + tombstones */
   guint32 n_live;

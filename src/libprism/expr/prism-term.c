@@ -50,19 +50,17 @@ prism_id_table_init (PrismIdTable *table)
 void
 prism_id_table_clear (PrismIdTable *table)
 {
-  g_free (table->ids);
-  g_free (table->hashes);
+  g_free (table->slots);
   memset (table, 0, sizeof *table);
 }
 
 void
 prism_id_table_copy (PrismIdTable *dst, const PrismIdTable *src)
 {
-  guint32 cap = src->ids != NULL ? src->mask + 1 : 0;
+  guint32 cap = src->slots != NULL ? src->mask + 1 : 0;
 
   *dst = *src;
-  dst->ids = cap ? g_memdup2 (src->ids, cap * sizeof (guint32)) : NULL;
-  dst->hashes = cap ? g_memdup2 (src->hashes, cap * sizeof (guint32)) : NULL;
+  dst->slots = cap ? g_memdup2 (src->slots, cap * sizeof (PrismIdSlot)) : NULL;
 }
 
 guint32
@@ -73,37 +71,34 @@ prism_id_table_lookup (const PrismIdTable *table,
 {
   guint32 i;
 
-  if (table->ids == NULL)
+  if (table->slots == NULL)
     return PRISM_ID_EMPTY;
   for (i = hash & table->mask;; i = (i + 1) & table->mask)
     {
-      guint32 id = table->ids[i];
+      const PrismIdSlot *slot = &table->slots[i];
 
-      if (id == PRISM_ID_EMPTY)
+      if (slot->id == PRISM_ID_EMPTY)
         return PRISM_ID_EMPTY;
-      if (id != PRISM_ID_TOMB && table->hashes[i] == hash && equal (ctx, id))
-        return id;
+      if (slot->hash == hash && slot->id != PRISM_ID_TOMB && equal (ctx, slot->id))
+        return slot->id;
     }
 }
 
 static void
 id_table_resize (PrismIdTable *table, guint32 cap)
 {
-  guint32 *old_ids = table->ids;
-  guint32 *old_hashes = table->hashes;
-  guint32 old_cap = old_ids != NULL ? table->mask + 1 : 0;
+  PrismIdSlot *old = table->slots;
+  guint32 old_cap = old != NULL ? table->mask + 1 : 0;
 
-  table->ids = g_new (guint32, cap);
-  table->hashes = g_new (guint32, cap);
-  memset (table->ids, 0xff, cap * sizeof (guint32));
+  table->slots = g_new (PrismIdSlot, cap);
+  memset (table->slots, 0xff, cap * sizeof (PrismIdSlot));
   table->mask = cap - 1;
   table->n_used = 0;
   table->n_live = 0;
   for (guint32 i = 0; i < old_cap; i++)
-    if (old_ids[i] < PRISM_ID_TOMB)
-      prism_id_table_insert (table, old_hashes[i], old_ids[i]);
-  g_free (old_ids);
-  g_free (old_hashes);
+    if (old[i].id < PRISM_ID_TOMB)
+      prism_id_table_insert (table, old[i].hash, old[i].id);
+  g_free (old);
 }
 
 void
@@ -114,7 +109,7 @@ prism_id_table_insert (PrismIdTable *table, guint32 hash, guint32 id)
   g_assert (id < PRISM_ID_TOMB);
   /* Keep the load (tombstones included) under 3/4; grow only if live
    * entries need it, otherwise rehashing in place drops the tombstones. */
-  if (table->ids == NULL)
+  if (table->slots == NULL)
     id_table_resize (table, 64);
   else if ((guint64) (table->n_used + 1) * 4 > (guint64) (table->mask + 1) * 3)
     {
@@ -126,14 +121,14 @@ prism_id_table_insert (PrismIdTable *table, guint32 hash, guint32 id)
     }
   for (i = hash & table->mask;; i = (i + 1) & table->mask)
     {
-      guint32 cur = table->ids[i];
+      PrismIdSlot *slot = &table->slots[i];
 
-      if (cur == PRISM_ID_EMPTY || cur == PRISM_ID_TOMB)
+      if (slot->id == PRISM_ID_EMPTY || slot->id == PRISM_ID_TOMB)
         {
-          if (cur == PRISM_ID_EMPTY)
+          if (slot->id == PRISM_ID_EMPTY)
             table->n_used++;
-          table->ids[i] = id;
-          table->hashes[i] = hash;
+          slot->id = id;
+          slot->hash = hash;
           table->n_live++;
           return;
         }
@@ -145,17 +140,17 @@ prism_id_table_remove (PrismIdTable *table, guint32 hash, guint32 id)
 {
   guint32 i;
 
-  if (table->ids == NULL)
+  if (table->slots == NULL)
     return FALSE;
   for (i = hash & table->mask;; i = (i + 1) & table->mask)
     {
-      guint32 cur = table->ids[i];
+      PrismIdSlot *slot = &table->slots[i];
 
-      if (cur == PRISM_ID_EMPTY)
+      if (slot->id == PRISM_ID_EMPTY)
         return FALSE;
-      if (cur == id)
+      if (slot->id == id)
         {
-          table->ids[i] = PRISM_ID_TOMB;
+          slot->id = PRISM_ID_TOMB;
           table->n_live--;
           return TRUE;
         }
