@@ -1,0 +1,91 @@
+/* prism-random-check.h — candidates against the program on random inputs
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "prism-graph.h"
+
+G_BEGIN_DECLS
+
+/**
+ * PrismRandomResult:
+ *
+ * The outcome of running a candidate and the program on the same random
+ * inputs with the CPU interpreter (f64) and comparing every output.
+ */
+typedef struct
+{
+  gboolean ok;          /* every output within tolerance for every seed */
+  gboolean shrunk;      /* ran at shrunk shapes (see prism_random_check_small()) */
+  guint n_seeds;
+  guint64 first_seed;
+  double max_error;     /* worst normwise relative error over outputs and seeds */
+  double seconds;
+} PrismRandomResult;
+
+typedef struct _PrismRandomCheck PrismRandomCheck;
+
+/**
+ * prism_random_check_new:
+ * @reference: the program (concrete; copied)
+ * @n_seeds: random input sets per check (≥ 1)
+ * @first_seed: seed of the first set; set k uses @first_seed + k
+ * @tolerance: largest accepted normwise relative error (≤ 0: 1e-6)
+ *
+ * Returns: (transfer full) (nullable): the checker, or %NULL with @error
+ */
+PrismRandomCheck *prism_random_check_new   (const PrismGraph  *reference,
+                                            guint              n_seeds,
+                                            guint64            first_seed,
+                                            double             tolerance,
+                                            GError           **error);
+void              prism_random_check_free  (PrismRandomCheck  *check);
+
+/**
+ * prism_random_check_small:
+ * @check: a checker
+ * @candidate: a kernel graph with concrete maps; grid sizes and loop
+ *   ranges may be symbolic or concrete
+ * @result: (out): the outcome
+ *
+ * A fast screen: rebuilds the program and @candidate with every distinct
+ * input size larger than 4 replaced by a small one (8, 12, 16, … — distinct
+ * sizes stay distinct, multiples of 4 so that splits by 2 on the grid and the
+ * loop divide), sets every grid size and loop range to 2 where that divides
+ * (else 1), and compares on random inputs.  Every op of the IR is uniform in
+ * the sizes, so a candidate that differs at the small shape differs at the
+ * real one.  Safe to call from several threads at once.
+ *
+ * Returns: %FALSE with @error when the candidate cannot be rebuilt or run
+ */
+gboolean          prism_random_check_small (PrismRandomCheck  *check,
+                                            const PrismGraph  *candidate,
+                                            PrismRandomResult *result,
+                                            GError           **error);
+
+/**
+ * prism_random_check_full:
+ * @check: a checker
+ * @candidate: a kernel graph with concrete maps
+ * @values: (array length=n_values) (nullable): values of its size
+ *   variables (a valid assignment); %NULL if it is concrete
+ * @result: (out): the outcome
+ *
+ * Runs @candidate instantiated with @values and the program at the real
+ * shapes.  Safe to call from several threads at once.
+ *
+ * Returns: %FALSE with @error when the candidate cannot be instantiated or run
+ */
+gboolean          prism_random_check_full  (PrismRandomCheck  *check,
+                                            const PrismGraph  *candidate,
+                                            const gint64      *values,
+                                            guint              n_values,
+                                            PrismRandomResult *result,
+                                            GError           **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismRandomCheck, prism_random_check_free)
+
+G_END_DECLS

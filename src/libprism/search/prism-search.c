@@ -1,0 +1,2213 @@
+/* prism-search.c — depth-first construction of sGraphs
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The search grows a kernel graph one step at a time: a predefined
+ * kernel-level op, or a custom kernel that is opened (its inputs chosen),
+ * filled with block-level ops and closed (its outputs chosen).  Every step
+ * must be in canonical order, pass the shape rules, stay inside the hardware
+ * and op-count limits, and produce a tensor whose abstract expression the
+ * oracle accepts.  A state whose kernel-level sinks match the program's
+ * outputs is reported as an sGraph.
+ *
+ * In symbolic mode a custom kernel has symbolic grid sizes, loop range and
+ * maps: tiles keep their unpartitioned sizes, operands are matched on those
+ * (recording which input dims must then be partitioned alike), and one block
+ * graph stands for every choice of maps and sizes.  In enumerative mode the
+ * grid, maps and loop range are chosen when the kernel is opened, as Mirage
+ * does, and the same block-level search runs once per choice.
+ *
+ * Canonical order: an op is keyed by (largest operand id, operand ids, kind,
+ * attribute[, body]); a step is taken only if its key is greater than the
+ * last op's.  Because a newly available op always involves the newest
+ * tensor, the order that always takes the smallest available key is the only
+ * increasing one, so every graph is built exactly once.
+ *
+ * Threads: the tree is cut into tasks at a fixed depth on the thread that
+ * calls prism_search_run(); tasks are numbered in depth-first order and run
+ * on a GThreadPool.  Each worker owns its State (graphs included); only the
+ * counters, the pruning cache and the control flags are shared.
+ */
+#include "config.h"
+
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "prism-error.h"
+#include "prism-search.h"
+
+#define TICK_US (G_USEC_PER_SEC / 30)
+#define STATS_FLUSH_STATES 2048
+#define MAX_QUEUED_PER_THREAD 8
+#define CACHE_SHARDS 32
+#define CACHE_SHARD_MAX (1u << 20)
+
+/* ------------------------------------------------------------------------ */
+/* Names */
+
+static const char * const reason_names[PRISM_N_PRUNE_REASONS] = {
+  [PRISM_PRUNE_ORDER] = "order",
+  [PRISM_PRUNE_DUPLICATE] = "duplicate",
+  [PRISM_PRUNE_SHAPE] = "shape",
+  [PRISM_PRUNE_LOOP] = "loop",
+  [PRISM_PRUNE_EXPR] = "expr",
+  [PRISM_PRUNE_SMEM] = "smem",
+  [PRISM_PRUNE_ACCUM] = "accum",
+  [PRISM_PRUNE_OPS] = "ops",
+  [PRISM_PRUNE_TRIVIAL] = "trivial",
+  [PRISM_PRUNE_TIME] = "time",
+};
+
+const char *
+prism_prune_reason_to_string (PrismPruneReason reason)
+{
+  g_return_val_if_fail (reason < PRISM_N_PRUNE_REASONS, "?");
+  return reason_names[reason];
+}
+
+const char *
+prism_prune_reason_describe (PrismPruneReason reason)
+{
+  switch (reason)
+    {
+    case PRISM_PRUNE_ORDER:
+      return _("Not in canonical order: the same graph is built along another path");
+    case PRISM_PRUNE_DUPLICATE:
+      return _("An operand is repeated where it adds nothing");
+    case PRISM_PRUNE_SHAPE:
+      return _("Shapes do not match");
+    case PRISM_PRUNE_LOOP:
+      return _("Mixes loop-body and epilogue tensors");
+    case PRISM_PRUNE_EXPR:
+      return _("Not a subexpression of the program");
+    case PRISM_PRUNE_SMEM:
+      return _("Shared memory over the limit");
+    case PRISM_PRUNE_ACCUM:
+      return _("Accumulator limits");
+    case PRISM_PRUNE_OPS:
+      return _("Op-count limits");
+    case PRISM_PRUNE_TRIVIAL:
+      return _("A kernel that only copies tiles");
+    case PRISM_PRUNE_TIME:
+      return _("Time budget exhausted");
+    case PRISM_N_PRUNE_REASONS:
+    default:
+      g_return_val_if_reached ("?");
+    }
+}
+
+const char *
+prism_search_mode_to_string (PrismSearchMode mode)
+{
+  return mode == PRISM_SEARCH_ENUMERATIVE ? "enumerative" : "symbolic";
+}
+
+gboolean
+prism_search_mode_from_string (const char *name, PrismSearchMode *out)
+{
+  if (g_strcmp0 (name, "symbolic") == 0)
+    *out = PRISM_SEARCH_SYMBOLIC;
+  else if (g_strcmp0 (name, "enumerative") == 0)
+    *out = PRISM_SEARCH_ENUMERATIVE;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+guint64
+prism_search_stats_total_pruned (const PrismSearchStats *stats)
+{
+  guint64 n = 0;
+
+  for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+    n += stats->pruned[r];
+  return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Options */
+
+static const PrismOpKind default_kernel_ops[] = {
+  PRISM_OP_MATMUL, PRISM_OP_EXP, PRISM_OP_SQUARE, PRISM_OP_SQRT, PRISM_OP_SILU, PRISM_OP_GELU,
+  PRISM_OP_RELU, PRISM_OP_ADD, PRISM_OP_SUB, PRISM_OP_MUL, PRISM_OP_DIV, PRISM_OP_SUM,
+  PRISM_OP_RMS_NORM,
+};
+
+static const PrismOpKind default_block_ops[] = {
+  PRISM_OP_MATMUL, PRISM_OP_EXP, PRISM_OP_SQUARE, PRISM_OP_SQRT, PRISM_OP_SILU, PRISM_OP_GELU,
+  PRISM_OP_RELU, PRISM_OP_ADD, PRISM_OP_SUB, PRISM_OP_MUL, PRISM_OP_DIV, PRISM_OP_SUM,
+  PRISM_OP_RMS_NORM, PRISM_OP_ACCUM, PRISM_OP_ACCUM_SUM, PRISM_OP_ACCUM_MEAN, PRISM_OP_ACCUM_RMS,
+};
+
+void
+prism_search_options_init (PrismSearchOptions *options)
+{
+  memset (options, 0, sizeof *options);
+  options->mode = PRISM_SEARCH_SYMBOLIC;
+  options->n_threads = 0;
+  options->time_limit_s = 60.0;
+  options->max_kernel_ops = 3;
+  options->max_kernels = 2;
+  options->max_kernel_inputs = 3;
+  options->max_block_ops = 11;
+  options->max_block_outputs = 2;
+  options->max_accums = 3;
+  options->max_grid_dims = 3;
+  options->block_threads = 128;
+  options->smem_limit = 96 * 1024;
+  options->max_blocks = 4096;
+  options->split_depth = 0;
+}
+
+void
+prism_search_size_candidates (gint64 data_dim, gboolean loop, GArray *out)
+{
+  gint64 lo, hi;
+
+  g_array_set_size (out, 0);
+  if (data_dim <= 1)
+    return;
+  if (data_dim <= 64)
+    {
+      lo = 2;
+      hi = data_dim;
+    }
+  else if (loop)
+    {
+      /* Loop tiles between 16 and 256 elements. */
+      lo = MAX (2, data_dim / 256);
+      hi = data_dim / 16;
+    }
+  else
+    {
+      /* Grid tiles between 8 and 512 elements. */
+      lo = MAX (2, data_dim / 512);
+      hi = data_dim / 8;
+    }
+  for (gint64 v = 2; v <= hi; v *= 2)
+    if (v >= lo && data_dim % v == 0)
+      g_array_append_val (out, v);
+  /* Sizes without power-of-two factors still get their divisors. */
+  for (gint64 v = 2; out->len == 0 && v <= hi; v++)
+    if (v >= lo && data_dim % v == 0)
+      g_array_append_val (out, v);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Hashing and the pruning cache.  A tensor's abstract expression and its
+ * shape depend only on the ops and inputs it is computed from, so a hash of
+ * that cone names every outcome the search can reuse. */
+
+static inline guint64
+mix64 (guint64 x)
+{
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+static inline guint64
+hash_add (guint64 h, guint64 v)
+{
+  return mix64 (h ^ mix64 (v));
+}
+
+static guint64
+hash_dim (guint64 h, const PrismDim *d)
+{
+  if (prism_dim_is_const (d))
+    return hash_add (h, (guint64) d->value);
+  return hash_add (h, 0x8000000000000000ull | prism_dim_hash (d));
+}
+
+enum
+{
+  CACHE_MISS = 0,
+  CACHE_OK,
+  CACHE_SHAPE,
+  CACHE_LOOP,
+  CACHE_EXPR,
+};
+
+typedef struct
+{
+  GMutex lock;
+  guint64 *keys;   /* 0 = empty */
+  guint8 *values;
+  guint size;      /* power of two */
+  guint n;
+} CacheShard;
+
+static void
+shard_clear (CacheShard *sh)
+{
+  g_free (sh->keys);
+  g_free (sh->values);
+  sh->size = 1024;
+  sh->n = 0;
+  sh->keys = g_new0 (guint64, sh->size);
+  sh->values = g_new0 (guint8, sh->size);
+}
+
+static guint8
+cache_get (CacheShard *shards, guint64 key)
+{
+  CacheShard *sh;
+  guint8 v = CACHE_MISS;
+
+  key |= 1;
+  sh = &shards[key % CACHE_SHARDS];
+  g_mutex_lock (&sh->lock);
+  for (guint i = (guint) (key >> 8) & (sh->size - 1);; i = (i + 1) & (sh->size - 1))
+    {
+      if (sh->keys[i] == key)
+        {
+          v = sh->values[i];
+          break;
+        }
+      if (sh->keys[i] == 0)
+        break;
+    }
+  g_mutex_unlock (&sh->lock);
+  return v;
+}
+
+static void
+shard_insert (CacheShard *sh, guint64 key, guint8 value)
+{
+  guint i;
+
+  for (i = (guint) (key >> 8) & (sh->size - 1); sh->keys[i] != 0 && sh->keys[i] != key;
+       i = (i + 1) & (sh->size - 1))
+    ;
+  if (sh->keys[i] == 0)
+    sh->n++;
+  sh->keys[i] = key;
+  sh->values[i] = value;
+}
+
+static void
+cache_put (CacheShard *shards, guint64 key, guint8 value)
+{
+  CacheShard *sh;
+
+  key |= 1;
+  sh = &shards[key % CACHE_SHARDS];
+  g_mutex_lock (&sh->lock);
+  if (sh->n * 2 >= sh->size)
+    {
+      /* Memory stays bounded however long the search runs: a full shard
+       * starts over rather than growing without end. */
+      if (sh->size >= CACHE_SHARD_MAX)
+        shard_clear (sh);
+      else
+        {
+          guint64 *old_keys = sh->keys;
+          guint8 *old_values = sh->values;
+          guint old_size = sh->size;
+
+          sh->size *= 2;
+          sh->n = 0;
+          sh->keys = g_new0 (guint64, sh->size);
+          sh->values = g_new0 (guint8, sh->size);
+          for (guint i = 0; i < old_size; i++)
+            if (old_keys[i] != 0)
+              shard_insert (sh, old_keys[i], old_values[i]);
+          g_free (old_keys);
+          g_free (old_values);
+        }
+    }
+  shard_insert (sh, key, value);
+  g_mutex_unlock (&sh->lock);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Op keys for the canonical order */
+
+typedef struct
+{
+  gboolean none;          /* the key before any op: everything is greater */
+  guint max_id;
+  guint n;
+  guint ids[PRISM_MAX_OP_INPUTS];
+  int kind;
+  int attr;
+  guint64 body;
+} OpKey;
+
+static void
+opkey_set (OpKey *k, PrismOpKind kind, const guint *ids, guint n, int attr, guint64 body)
+{
+  k->none = FALSE;
+  k->max_id = 0;
+  k->n = n;
+  for (guint i = 0; i < n; i++)
+    {
+      k->ids[i] = ids[i];
+      k->max_id = MAX (k->max_id, ids[i]);
+    }
+  k->kind = (int) kind;
+  k->attr = attr;
+  k->body = body;
+}
+
+static int
+opkey_compare (const OpKey *a, const OpKey *b)
+{
+  if (a->none || b->none)
+    return a->none == b->none ? 0 : a->none ? -1 : 1;
+  if (a->max_id != b->max_id)
+    return a->max_id < b->max_id ? -1 : 1;
+  for (guint i = 0; i < MIN (a->n, b->n); i++)
+    if (a->ids[i] != b->ids[i])
+      return a->ids[i] < b->ids[i] ? -1 : 1;
+  if (a->n != b->n)
+    return a->n < b->n ? -1 : 1;
+  if (a->kind != b->kind)
+    return a->kind < b->kind ? -1 : 1;
+  if (a->attr != b->attr)
+    return a->attr < b->attr ? -1 : 1;
+  if (a->body != b->body)
+    return a->body < b->body ? -1 : 1;
+  return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Search state */
+
+typedef struct
+{
+  guint64 hash;
+  guint uses;
+} KInfo;
+
+typedef struct
+{
+  guint64 hash;
+  guint uses;
+  gboolean accumulated;              /* an accumulator reads it */
+  PrismDimRef src[PRISM_MAX_DIMS];   /* the input dim each dim comes from */
+} BInfo;
+
+/* The custom kernel being built. */
+typedef struct
+{
+  PrismGraph *bg;
+  guint in[PRISM_MAX_OP_INPUTS];   /* kernel tensors read by the block INPUT ops */
+  guint n_in;
+  GArray *info;                    /* BInfo per block tensor */
+  GArray *eq;                      /* PrismDimEquality */
+  guint8 no_split[PRISM_MAX_OP_INPUTS][PRISM_MAX_DIMS];
+  OpKey last;
+  guint n_ops;                     /* block ops, inputs included */
+  guint n_accums;
+  guint n_sinks;                   /* tensors nobody reads */
+  guint n_open_sinks;              /* … of which not after an accumulator */
+  guint64 input_hash;              /* hash of the kernel's inputs and grid */
+} Block;
+
+typedef struct
+{
+  guint64 states;
+  guint64 states_by_depth[PRISM_SEARCH_MAX_DEPTH];
+  guint64 pruned[PRISM_N_PRUNE_REASONS];
+  guint64 sgraphs;
+} LocalStats;
+
+typedef struct _State State;
+
+struct _State
+{
+  PrismSearch *search;
+  gboolean split_phase;
+  guint task;                      /* running task, or G_MAXUINT in the split phase */
+  gboolean aborted;
+  guint check_counter;
+  LocalStats stats;
+
+  PrismGraph *kg;
+  GArray *kinfo;                   /* KInfo per kernel tensor */
+  GPtrArray *constraints;          /* PrismKernelConstraints* per KERNEL op */
+  OpKey klast;
+  guint n_kops;
+  guint n_kernels;
+  guint depth;
+  Block *blk;                      /* the open kernel, or NULL at kernel level */
+};
+
+typedef struct
+{
+  guint index;
+  State *state;                    /* a subtree to search … */
+  PrismSGraph *sgraph;             /* … or an sGraph found above the split depth */
+} Task;
+
+struct _PrismSearch
+{
+  PrismSearchOptions opts;
+  PrismOpKind kernel_ops[PRISM_N_OPS];
+  PrismOpKind block_ops[PRISM_N_OPS];
+  PrismGraph *program;             /* kernel INPUT ops only, plus the size variables */
+  guint n_program_inputs;
+  guint n_outputs;
+  guint out_ndims[PRISM_MAX_OP_OUTPUTS];
+  gint64 out_shape[PRISM_MAX_OP_OUTPUTS][PRISM_MAX_DIMS];
+  guint var_base;
+
+  PrismSearchObserver observer;
+  gpointer observer_data;
+  GHashTable *skip;                /* task indices done in an earlier run */
+  double elapsed_offset;
+
+  CacheShard cache[CACHE_SHARDS];
+
+  /* Shared by all threads, under @lock. */
+  GMutex lock;
+  GCond cond;
+  PrismSearchStats stats;
+  guint queued;                    /* tasks pushed and not finished */
+  gint64 start_us;
+  gint64 paused_total_us;
+  gint64 pause_start_us;
+  gint64 time_limit_us;            /* ≤ 0: none */
+  const char *stop_reason;
+
+  /* Lock-free flags. */
+  gint stop;
+  gint paused;
+  gint running;
+
+  /* The split phase (thread of prism_search_run() only). */
+  GThreadPool *pool;
+  guint next_task;
+  gint64 last_tick_us;
+};
+
+static void search_kernel (State *s);
+static void search_block (State *s);
+
+/* ------------------------------------------------------------------------ */
+/* State helpers */
+
+static void
+block_free (Block *b)
+{
+  if (b == NULL)
+    return;
+  prism_graph_unref (b->bg);
+  g_array_unref (b->info);
+  g_array_unref (b->eq);
+  g_free (b);
+}
+
+static Block *
+block_copy (const Block *b)
+{
+  Block *c = g_memdup2 (b, sizeof *b);
+
+  c->bg = prism_graph_copy (b->bg);
+  c->info = g_array_copy (b->info);
+  c->eq = g_array_copy (b->eq);
+  return c;
+}
+
+static State *
+state_copy (const State *s)
+{
+  State *c = g_new0 (State, 1);
+
+  c->search = s->search;
+  c->task = G_MAXUINT;
+  c->kg = prism_graph_copy (s->kg);
+  c->kinfo = g_array_copy (s->kinfo);
+  c->constraints = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_kernel_constraints_free);
+  for (guint i = 0; i < s->constraints->len; i++)
+    g_ptr_array_add (c->constraints,
+                     prism_kernel_constraints_copy (g_ptr_array_index (s->constraints, i)));
+  c->klast = s->klast;
+  c->n_kops = s->n_kops;
+  c->n_kernels = s->n_kernels;
+  c->depth = s->depth;
+  c->blk = s->blk ? block_copy (s->blk) : NULL;
+  return c;
+}
+
+static void
+state_free (State *s)
+{
+  if (s == NULL)
+    return;
+  prism_graph_unref (s->kg);
+  g_array_unref (s->kinfo);
+  g_ptr_array_unref (s->constraints);
+  block_free (s->blk);
+  g_free (s);
+}
+
+/* Pops ops (and their tensors) added after a mark; the arrays' free
+ * functions release them, so a step is undone in place. */
+static void
+graph_truncate (PrismGraph *g, guint n_ops, guint n_tensors)
+{
+  g_ptr_array_set_size (g->ops, n_ops);
+  g_ptr_array_set_size (g->tensors, n_tensors);
+}
+
+static KInfo *
+kinfo (State *s, guint t)
+{
+  return &g_array_index (s->kinfo, KInfo, t);
+}
+
+static BInfo *
+binfo (Block *b, guint t)
+{
+  return &g_array_index (b->info, BInfo, t);
+}
+
+static void
+flush_stats (State *s)
+{
+  PrismSearch *search = s->search;
+
+  g_mutex_lock (&search->lock);
+  search->stats.states += s->stats.states;
+  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+    search->stats.states_by_depth[d] += s->stats.states_by_depth[d];
+  for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+    search->stats.pruned[r] += s->stats.pruned[r];
+  search->stats.sgraphs += s->stats.sgraphs;
+  g_mutex_unlock (&search->lock);
+  memset (&s->stats, 0, sizeof s->stats);
+}
+
+static inline void
+prune (State *s, PrismPruneReason reason)
+{
+  s->stats.pruned[reason]++;
+}
+
+static void
+count_state (State *s)
+{
+  s->stats.states++;
+  s->stats.states_by_depth[MIN (s->depth, PRISM_SEARCH_MAX_DEPTH - 1)]++;
+  if (s->stats.states >= STATS_FLUSH_STATES)
+    flush_stats (s);
+}
+
+static gint64
+elapsed_us_locked (PrismSearch *search, gint64 now)
+{
+  gint64 paused = search->paused_total_us;
+
+  if (search->pause_start_us > 0)
+    paused += now - search->pause_start_us;
+  return now - search->start_us - paused;
+}
+
+static void
+maybe_tick (PrismSearch *search, gboolean force)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  if (!force && now - search->last_tick_us < TICK_US)
+    return;
+  search->last_tick_us = now;
+  if (search->observer.tick != NULL)
+    search->observer.tick (search, search->observer_data);
+}
+
+/* TRUE when the search must unwind (stop or time limit).  Also waits while
+ * paused and, in the split phase, calls the tick. */
+static gboolean
+should_abort (State *s)
+{
+  PrismSearch *search = s->search;
+
+  if (s->aborted)
+    return TRUE;
+  if (g_atomic_int_get (&search->stop))
+    goto abort;
+  if ((++s->check_counter & 63) != 0)
+    return FALSE;
+  if (s->split_phase)
+    maybe_tick (search, FALSE);
+  if (g_atomic_int_get (&search->paused))
+    {
+      g_mutex_lock (&search->lock);
+      while (g_atomic_int_get (&search->paused) && !g_atomic_int_get (&search->stop))
+        g_cond_wait (&search->cond, &search->lock);
+      g_mutex_unlock (&search->lock);
+    }
+  g_mutex_lock (&search->lock);
+  if (search->time_limit_us > 0 &&
+      elapsed_us_locked (search, g_get_monotonic_time ()) >= search->time_limit_us)
+    {
+      if (search->stop_reason == NULL)
+        search->stop_reason = "time limit";
+      g_atomic_int_set (&search->stop, 1);
+    }
+  g_mutex_unlock (&search->lock);
+  if (!g_atomic_int_get (&search->stop))
+    return FALSE;
+
+abort:
+  s->aborted = TRUE;
+  prune (s, PRISM_PRUNE_TIME);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tasks */
+
+static void
+task_free (Task *t)
+{
+  state_free (t->state);
+  prism_sgraph_free (t->sgraph);
+  g_free (t);
+}
+
+static void
+task_run (gpointer data, gpointer user_data)
+{
+  Task *t = data;
+  PrismSearch *search = user_data;
+  gboolean completed = TRUE;
+
+  if (g_atomic_int_get (&search->stop))
+    completed = FALSE;
+  else if (t->sgraph != NULL)
+    {
+      if (search->observer.sgraph_found)
+        search->observer.sgraph_found (search, t->sgraph, t->index, search->observer_data);
+    }
+  else
+    {
+      State *s = t->state;
+
+      s->task = t->index;
+      s->split_phase = FALSE;
+      if (s->blk != NULL)
+        search_block (s);
+      else
+        search_kernel (s);
+      flush_stats (s);
+      completed = !s->aborted;
+    }
+  if (search->observer.task_done)
+    search->observer.task_done (search, t->index, completed, search->observer_data);
+
+  g_mutex_lock (&search->lock);
+  search->queued--;
+  if (completed)
+    search->stats.tasks_done++;
+  g_cond_broadcast (&search->cond);
+  g_mutex_unlock (&search->lock);
+  task_free (t);
+}
+
+/* Hands a task to the pool, waiting while too many are queued so that the
+ * split phase never runs far ahead of the workers. */
+static void
+push_task (PrismSearch *search, Task *t)
+{
+  guint limit = MAX_QUEUED_PER_THREAD * g_thread_pool_get_max_threads (search->pool);
+
+  t->index = search->next_task++;
+  g_mutex_lock (&search->lock);
+  search->stats.n_tasks = search->next_task;
+  if (search->skip != NULL && g_hash_table_contains (search->skip, GUINT_TO_POINTER (t->index)))
+    {
+      search->stats.tasks_done++;
+      g_mutex_unlock (&search->lock);
+      task_free (t);
+      return;
+    }
+  while (search->queued >= limit && !g_atomic_int_get (&search->stop))
+    {
+      g_cond_wait_until (&search->cond, &search->lock, g_get_monotonic_time () + TICK_US);
+      g_mutex_unlock (&search->lock);
+      maybe_tick (search, FALSE);
+      g_mutex_lock (&search->lock);
+    }
+  search->queued++;
+  g_mutex_unlock (&search->lock);
+  g_thread_pool_push (search->pool, t, NULL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Found sGraphs */
+
+static gboolean
+shapes_match (PrismSearch *search, const PrismTensor *t, guint out)
+{
+  gint64 shape[PRISM_MAX_DIMS];
+
+  if (t->ndims != search->out_ndims[out] || !prism_tensor_get_shape (t, shape))
+    return FALSE;
+  return memcmp (shape, search->out_shape[out], t->ndims * sizeof (gint64)) == 0;
+}
+
+static void
+report (State *s, guint *sinks, guint n)
+{
+  PrismSearch *search = s->search;
+  guint n_ops = s->kg->ops->len, n_tensors = s->kg->tensors->len;
+  PrismSGraph *sg;
+
+  for (guint o = 0; o < n; o++)
+    if (prism_graph_add_output (s->kg, sinks[o], NULL, NULL) < 0)
+      {
+        graph_truncate (s->kg, n_ops, n_tensors);
+        return;
+      }
+  sg = prism_sgraph_new (s->kg, s->constraints, search->opts.mode == PRISM_SEARCH_SYMBOLIC);
+  graph_truncate (s->kg, n_ops, n_tensors);
+  s->stats.sgraphs++;
+
+  if (s->split_phase)
+    {
+      Task *t = g_new0 (Task, 1);
+      t->sgraph = sg;
+      push_task (search, t);
+      return;
+    }
+  if (search->observer.sgraph_found)
+    search->observer.sgraph_found (search, sg, s->task, search->observer_data);
+  prism_sgraph_free (sg);
+}
+
+/* Every permutation of the sinks whose shapes match the program's outputs. */
+static void
+report_permutations (State *s, guint *sinks, guint n, guint k)
+{
+  if (k == n)
+    {
+      report (s, sinks, n);
+      return;
+    }
+  for (guint i = k; i < n; i++)
+    {
+      guint tmp = sinks[k];
+      sinks[k] = sinks[i];
+      sinks[i] = tmp;
+      if (shapes_match (s->search, prism_graph_tensor (s->kg, sinks[k]), k))
+        report_permutations (s, sinks, n, k + 1);
+      sinks[i] = sinks[k];
+      sinks[k] = tmp;
+    }
+}
+
+/* A kernel-level state is complete when every input is read, at least one
+ * custom kernel exists and the unread tensors are as many as the outputs. */
+static void
+check_complete (State *s)
+{
+  PrismSearch *search = s->search;
+  guint sinks[PRISM_MAX_OP_OUTPUTS];
+  guint n = 0;
+
+  if (s->n_kernels == 0)
+    return;
+  for (guint t = 0; t < s->kg->tensors->len; t++)
+    {
+      if (kinfo (s, t)->uses > 0)
+        continue;
+      if (t < search->n_program_inputs || n == search->n_outputs)
+        return;
+      sinks[n++] = t;
+    }
+  if (n == search->n_outputs)
+    report_permutations (s, sinks, n, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Kernel level */
+
+static gboolean
+oracle_ok (State *s, const PrismGraph *block, const guint *block_inputs, guint tensor)
+{
+  PrismSearch *search = s->search;
+
+  if (search->opts.check_func != NULL)
+    return search->opts.check_func (s->kg, block, block_inputs, tensor, search->opts.check_data);
+  if (search->opts.oracle != NULL)
+    return prism_oracle_check (search->opts.oracle, s->kg, block, block_inputs, tensor);
+  return TRUE;
+}
+
+/* Maps a cached failure to its prune reason; returns FALSE on a miss or OK. */
+static gboolean
+cached_failure (State *s, guint8 v)
+{
+  switch (v)
+    {
+    case CACHE_SHAPE:
+      prune (s, PRISM_PRUNE_SHAPE);
+      return TRUE;
+    case CACHE_LOOP:
+      prune (s, PRISM_PRUNE_LOOP);
+      return TRUE;
+    case CACHE_EXPR:
+      prune (s, PRISM_PRUNE_EXPR);
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static void
+try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const PrismOpAttrs *attrs,
+               int attr)
+{
+  PrismSearch *search = s->search;
+  guint n_ops = s->kg->ops->len, n_tensors = s->kg->tensors->len;
+  OpKey key, saved = s->klast;
+  guint64 h;
+  guint8 cached;
+  int t;
+
+  opkey_set (&key, kind, ins, n, attr, 0);
+  if (opkey_compare (&key, &s->klast) <= 0)
+    {
+      prune (s, PRISM_PRUNE_ORDER);
+      return;
+    }
+  h = hash_add (0x4b4e, (guint64) kind * 131 + (guint64) (attr + 7));
+  for (guint i = 0; i < n; i++)
+    h = hash_add (h, kinfo (s, ins[i])->hash);
+  cached = cache_get (search->cache, h);
+  if (cached_failure (s, cached))
+    return;
+
+  t = prism_graph_add (s->kg, kind, ins, n, attrs, NULL);
+  if (t < 0)
+    {
+      graph_truncate (s->kg, n_ops, n_tensors);
+      cache_put (search->cache, h, CACHE_SHAPE);
+      prune (s, PRISM_PRUNE_SHAPE);
+      return;
+    }
+  if (cached != CACHE_OK)
+    {
+      if (!oracle_ok (s, NULL, NULL, (guint) t))
+        {
+          graph_truncate (s->kg, n_ops, n_tensors);
+          cache_put (search->cache, h, CACHE_EXPR);
+          prune (s, PRISM_PRUNE_EXPR);
+          return;
+        }
+      cache_put (search->cache, h, CACHE_OK);
+    }
+
+  {
+    KInfo ki = { h, 0 };
+    g_array_append_val (s->kinfo, ki);
+  }
+  for (guint i = 0; i < n; i++)
+    kinfo (s, ins[i])->uses++;
+  s->klast = key;
+  s->n_kops++;
+  s->depth++;
+  count_state (s);
+
+  search_kernel (s);
+
+  s->depth--;
+  s->n_kops--;
+  s->klast = saved;
+  for (guint i = 0; i < n; i++)
+    kinfo (s, ins[i])->uses--;
+  g_array_set_size (s->kinfo, n_tensors);
+  graph_truncate (s->kg, n_ops, n_tensors);
+}
+
+static void
+kernel_ops (State *s)
+{
+  PrismSearch *search = s->search;
+  guint nt = s->kg->tensors->len;
+
+  if (s->n_kops >= search->opts.max_kernel_ops)
+    {
+      prune (s, PRISM_PRUNE_OPS);
+      return;
+    }
+  for (guint k = 0; k < search->opts.n_kernel_ops; k++)
+    {
+      PrismOpKind kind = search->kernel_ops[k];
+      PrismOpAttrs attrs;
+
+      prism_op_attrs_init (&attrs);
+      for (guint a = 0; a < nt; a++)
+        {
+          const PrismTensor *ta = prism_graph_tensor (s->kg, a);
+
+          if (should_abort (s))
+            return;
+          if (prism_op_kind_is_unary (kind))
+            try_kernel_op (s, kind, &a, 1, &attrs, 0);
+          else if (kind == PRISM_OP_RMS_NORM)
+            try_kernel_op (s, kind, &a, 1, &attrs, 1);
+          else if (kind == PRISM_OP_SUM)
+            {
+              for (guint d = 0; d < ta->ndims; d++)
+                {
+                  if (prism_dim_is_const (ta->dims[d]) && ta->dims[d]->value == 1)
+                    continue;
+                  attrs.dim = (int) d;
+                  try_kernel_op (s, kind, &a, 1, &attrs, (int) d);
+                }
+              attrs.dim = 0;
+            }
+          else if (prism_op_kind_is_binary (kind) || kind == PRISM_OP_MATMUL)
+            for (guint b = 0; b < nt; b++)
+              {
+                guint ins[2] = { a, b };
+                if (a == b)
+                  {
+                    prune (s, PRISM_PRUNE_DUPLICATE);
+                    continue;
+                  }
+                /* Commutative ops take their operands in order: (b, a) is the same op. */
+                if (prism_op_kind_is_commutative (kind) && a > b)
+                  continue;
+                try_kernel_op (s, kind, ins, 2, &attrs, 0);
+              }
+        }
+    }
+}
+
+/* Block level: opening a kernel ------------------------------------------- */
+
+static Block *
+block_new (PrismGraph *bg, const guint *ins, guint n)
+{
+  Block *b = g_new0 (Block, 1);
+
+  b->bg = bg;
+  memcpy (b->in, ins, n * sizeof (guint));
+  b->n_in = n;
+  b->info = g_array_new (FALSE, TRUE, sizeof (BInfo));
+  b->eq = g_array_new (FALSE, FALSE, sizeof (PrismDimEquality));
+  b->last.none = TRUE;
+  return b;
+}
+
+/* Adds the block INPUT ops and searches the kernel's body. */
+static void
+open_block (State *s, PrismGraph *bg, const guint *ins, guint n, int imaps[][PRISM_MAX_GRID_DIMS],
+            const int *fmaps)
+{
+  PrismSearch *search = s->search;
+  Block *b, *saved = s->blk;
+  guint64 h = hash_add (0x424c, bg->grid_ndims);
+
+  for (guint p = 0; p < bg->grid_ndims; p++)
+    h = hash_dim (h, bg->grid[p]);
+  h = hash_dim (h, bg->forloop);
+  b = block_new (bg, ins, n);
+  b->input_hash = h;
+  for (guint i = 0; i < n; i++)
+    {
+      const PrismTensor *src = prism_graph_tensor (s->kg, ins[i]);
+      BInfo bi = { 0, };
+      guint64 th = hash_add (hash_add (h, kinfo (s, ins[i])->hash), (guint64) fmaps[i] + 5);
+
+      for (guint p = 0; p < PRISM_MAX_GRID_DIMS; p++)
+        th = hash_add (th, (guint64) imaps[i][p] + 5);
+      if (prism_block_graph_add_input (bg, i, src->ndims, src->dims, src->dtype, imaps[i], fmaps[i],
+                                       NULL) < 0)
+        {
+          prune (s, PRISM_PRUNE_SHAPE);
+          block_free (b);
+          return;
+        }
+      bi.hash = th;
+      for (guint d = 0; d < PRISM_MAX_DIMS; d++)
+        {
+          bi.src[d].input = d < src->ndims ? (guint8) i : PRISM_DIM_REF_NONE;
+          bi.src[d].dim = (guint8) d;
+        }
+      g_array_append_val (b->info, bi);
+      b->n_sinks++;
+      b->n_open_sinks++;
+    }
+  b->n_ops = n;
+  if (b->n_open_sinks > search->opts.max_block_ops - b->n_ops)
+    {
+      prune (s, PRISM_PRUNE_OPS);
+      block_free (b);
+      return;
+    }
+  if (search->opts.mode == PRISM_SEARCH_ENUMERATIVE)
+    {
+      guint64 smem;
+      if (!prism_block_graph_smem_bytes (bg, NULL, 0, &smem) || smem > search->opts.smem_limit)
+        {
+          prune (s, PRISM_PRUNE_SMEM);
+          block_free (b);
+          return;
+        }
+    }
+  for (guint i = 0; i < n; i++)
+    kinfo (s, ins[i])->uses++;
+  s->n_kops++;
+  s->n_kernels++;
+  s->depth++;
+  s->blk = b;
+  count_state (s);
+
+  search_block (s);
+
+  s->blk = saved;
+  s->depth--;
+  s->n_kernels--;
+  s->n_kops--;
+  for (guint i = 0; i < n; i++)
+    kinfo (s, ins[i])->uses--;
+  block_free (b);
+}
+
+static void
+open_symbolic (State *s, const guint *ins, guint n)
+{
+  PrismSearch *search = s->search;
+  guint slot = s->n_kernels, k = 1;
+  guint base = search->var_base + 4 * slot;
+  PrismDim *grid[PRISM_MAX_GRID_DIMS];
+  g_autoptr(PrismDim) f = prism_dim_var (base + 3);
+  int imaps[PRISM_MAX_OP_INPUTS][PRISM_MAX_GRID_DIMS];
+  int fmaps[PRISM_MAX_OP_INPUTS];
+  PrismGraph *bg;
+
+  /* One block graph with as many grid axes as the inputs have dims (at most
+   * three); the map instantiation collapses the axes no map uses. */
+  for (guint i = 0; i < n; i++)
+    k = MAX (k, prism_graph_tensor (s->kg, ins[i])->ndims);
+  k = MIN (k, search->opts.max_grid_dims);
+  for (guint p = 0; p < k; p++)
+    grid[p] = prism_dim_var (base + p);
+  bg = prism_block_graph_new (k, grid, search->opts.block_threads, f);
+  for (guint p = 0; p < k; p++)
+    prism_dim_unref (grid[p]);
+  bg->symbolic_maps = TRUE;
+  for (guint i = 0; i < n; i++)
+    {
+      fmaps[i] = PRISM_MAP_UNKNOWN;
+      for (guint p = 0; p < PRISM_MAX_GRID_DIMS; p++)
+        imaps[i][p] = p < k ? PRISM_MAP_UNKNOWN : PRISM_MAP_REPLICATE;
+    }
+  open_block (s, bg, ins, n, imaps, fmaps);
+}
+
+/* Enumerative mode: the concrete grids, maps and loop ranges of one kernel. */
+typedef struct
+{
+  State *s;
+  const guint *ins;
+  guint n;
+  guint k;
+  int imaps[PRISM_MAX_OP_INPUTS][PRISM_MAX_GRID_DIMS];
+  int fmaps[PRISM_MAX_OP_INPUTS];
+  gint64 grid[PRISM_MAX_GRID_DIMS];
+  GArray *cands[PRISM_MAX_GRID_DIMS + 1];
+} Enum;
+
+static gint64
+gcd64 (gint64 a, gint64 b)
+{
+  while (b != 0)
+    {
+      gint64 t = a % b;
+      a = b;
+      b = t;
+    }
+  return a;
+}
+
+static gint64
+input_dim (Enum *e, guint i, guint d)
+{
+  return prism_dim_get_const (prism_graph_tensor (e->s->kg, e->ins[i])->dims[d]);
+}
+
+static void
+enum_open (Enum *e, gint64 forloop)
+{
+  PrismGraph *bg = prism_block_graph_new_const (e->k, e->grid, e->s->search->opts.block_threads,
+                                                forloop);
+  open_block (e->s, bg, e->ins, e->n, e->imaps, e->fmaps);
+}
+
+static void
+enum_loop (Enum *e)
+{
+  PrismSearch *search = e->s->search;
+  gint64 g = 0;
+  gint64 blocks = 1;
+
+  for (guint p = 0; p < e->k; p++)
+    blocks *= e->grid[p];
+  if (blocks > search->opts.max_blocks)
+    {
+      prune (e->s, PRISM_PRUNE_SHAPE);
+      return;
+    }
+  for (guint i = 0; i < e->n; i++)
+    if (e->fmaps[i] >= 0)
+      {
+        gint64 v = input_dim (e, i, (guint) e->fmaps[i]);
+        for (guint p = 0; p < e->k; p++)
+          if (e->imaps[i][p] == e->fmaps[i])
+            v = v % e->grid[p] == 0 ? v / e->grid[p] : 1;
+        g = gcd64 (g, v);
+      }
+  if (g == 0)
+    {
+      enum_open (e, 1);
+      return;
+    }
+  if (search->opts.size_candidates)
+    search->opts.size_candidates (g, TRUE, e->cands[PRISM_MAX_GRID_DIMS]);
+  else
+    prism_search_size_candidates (g, TRUE, e->cands[PRISM_MAX_GRID_DIMS]);
+  {
+    g_autoptr(GArray) fs = g_array_copy (e->cands[PRISM_MAX_GRID_DIMS]);
+    for (guint j = 0; j < fs->len && !should_abort (e->s); j++)
+      enum_open (e, g_array_index (fs, gint64, j));
+  }
+}
+
+static void
+enum_grid (Enum *e, guint p)
+{
+  PrismSearch *search = e->s->search;
+  g_autoptr(GArray) values = NULL;
+  gint64 g = 0;
+
+  if (p == e->k)
+    {
+      enum_loop (e);
+      return;
+    }
+  for (guint i = 0; i < e->n; i++)
+    if (e->imaps[i][p] >= 0)
+      g = gcd64 (g, input_dim (e, i, (guint) e->imaps[i][p]));
+  values = g_array_new (FALSE, FALSE, sizeof (gint64));
+  if (search->opts.size_candidates)
+    search->opts.size_candidates (g, FALSE, values);
+  else
+    prism_search_size_candidates (g, FALSE, values);
+  for (guint j = 0; j < values->len && !should_abort (e->s); j++)
+    {
+      e->grid[p] = g_array_index (values, gint64, j);
+      enum_grid (e, p + 1);
+    }
+}
+
+/* Compares the maps of grid axes p and q over all inputs. */
+static int
+axis_column_compare (Enum *e, guint p, guint q)
+{
+  for (guint i = 0; i < e->n; i++)
+    if (e->imaps[i][p] != e->imaps[i][q])
+      return e->imaps[i][p] < e->imaps[i][q] ? -1 : 1;
+  return 0;
+}
+
+static void
+enum_maps (Enum *e, guint i)
+{
+  guint nd;
+
+  if (i == e->n)
+    {
+      /* Every axis partitions some input (else it is the same kernel with
+       * fewer axes), and the axes are in canonical (decreasing) order. */
+      for (guint p = 0; p < e->k; p++)
+        {
+          gboolean used = FALSE;
+          for (guint j = 0; j < e->n; j++)
+            used |= e->imaps[j][p] >= 0;
+          if (!used)
+            return;
+          if (p > 0 && axis_column_compare (e, p - 1, p) <= 0)
+            return;
+        }
+      enum_grid (e, 0);
+      return;
+    }
+  nd = prism_graph_tensor (e->s->kg, e->ins[i])->ndims;
+  /* Each axis: replicated or one dim (> 1) not mapped by another axis. */
+  for (guint code = 0; code < 125; code++)
+    {
+      guint c = code;
+      gboolean ok = TRUE;
+
+      for (guint p = 0; p < PRISM_MAX_GRID_DIMS; p++, c /= 5)
+        {
+          int m = (int) (c % 5) - 1;
+          if (p >= e->k)
+            {
+              ok &= m == -1;
+              e->imaps[i][p] = PRISM_MAP_REPLICATE;
+              continue;
+            }
+          if (m >= (int) nd || (m >= 0 && input_dim (e, i, (guint) m) <= 1))
+            ok = FALSE;
+          for (guint q = 0; q < p && ok; q++)
+            if (m >= 0 && e->imaps[i][q] == m)
+              ok = FALSE;
+          e->imaps[i][p] = m;
+        }
+      if (!ok)
+        continue;
+      for (int f = -1; f < (int) nd; f++)
+        {
+          if (f >= 0 && input_dim (e, i, (guint) f) <= 1)
+            continue;
+          e->fmaps[i] = f;
+          enum_maps (e, i + 1);
+          if (should_abort (e->s))
+            return;
+        }
+    }
+}
+
+static void
+open_enumerative (State *s, const guint *ins, guint n)
+{
+  PrismSearch *search = s->search;
+  Enum e = { s, ins, n, 0, };
+  guint max_rank = 1;
+
+  for (guint i = 0; i < n; i++)
+    max_rank = MAX (max_rank, prism_graph_tensor (s->kg, ins[i])->ndims);
+  for (guint p = 0; p <= PRISM_MAX_GRID_DIMS; p++)
+    e.cands[p] = g_array_new (FALSE, FALSE, sizeof (gint64));
+  for (e.k = 1; e.k <= MIN (max_rank, search->opts.max_grid_dims); e.k++)
+    enum_maps (&e, 0);
+  for (guint p = 0; p <= PRISM_MAX_GRID_DIMS; p++)
+    g_array_unref (e.cands[p]);
+}
+
+static void
+kernel_open (State *s)
+{
+  PrismSearch *search = s->search;
+  guint nt = s->kg->tensors->len;
+  guint max_in = MIN (search->opts.max_kernel_inputs, PRISM_MAX_OP_INPUTS);
+
+  if (s->n_kernels >= search->opts.max_kernels || s->n_kops >= search->opts.max_kernel_ops)
+    {
+      prune (s, PRISM_PRUNE_OPS);
+      return;
+    }
+  /* Every subset of the tensors, by increasing bit mask. */
+  for (guint64 mask = 1; mask < ((guint64) 1 << MIN (nt, 20)); mask++)
+    {
+      guint ins[PRISM_MAX_OP_INPUTS], n = 0;
+      OpKey key;
+
+      if ((guint) __builtin_popcountll (mask) > max_in)
+        continue;
+      for (guint t = 0; t < nt; t++)
+        if (mask & ((guint64) 1 << t))
+          ins[n++] = t;
+      if (should_abort (s))
+        return;
+      /* The body is not known yet: compare without it; a kernel with the
+       * same inputs as the last op is ordered by its body when it closes. */
+      opkey_set (&key, PRISM_OP_KERNEL, ins, n, 0, 0);
+      key.body = G_MAXUINT64;
+      if (opkey_compare (&key, &s->klast) <= 0)
+        {
+          prune (s, PRISM_PRUNE_ORDER);
+          continue;
+        }
+      if (search->opts.mode == PRISM_SEARCH_SYMBOLIC)
+        open_symbolic (s, ins, n);
+      else
+        open_enumerative (s, ins, n);
+    }
+}
+
+static void
+search_kernel (State *s)
+{
+  PrismSearch *search = s->search;
+
+  if (should_abort (s))
+    return;
+  if (s->split_phase && s->depth >= search->opts.split_depth)
+    {
+      Task *t = g_new0 (Task, 1);
+      t->state = state_copy (s);
+      push_task (search, t);
+      return;
+    }
+  check_complete (s);
+  kernel_ops (s);
+  kernel_open (s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Block level: ops */
+
+static gboolean
+dim_is_one (const PrismDim *d)
+{
+  return prism_dim_is_const (d) && d->value == 1;
+}
+
+static void
+add_equality (Block *b, PrismDimRef x, PrismDimRef y)
+{
+  PrismDimEquality e;
+
+  if (x.input == PRISM_DIM_REF_NONE || y.input == PRISM_DIM_REF_NONE ||
+      (x.input == y.input && x.dim == y.dim))
+    return;
+  if (x.input > y.input || (x.input == y.input && x.dim > y.dim))
+    {
+      PrismDimRef t = x;
+      x = y;
+      y = t;
+    }
+  e.a = x;
+  e.b = y;
+  g_array_append_val (b->eq, e);
+}
+
+static void
+forbid_split (Block *b, PrismDimRef r, guint8 flags)
+{
+  if (r.input != PRISM_DIM_REF_NONE)
+    b->no_split[r.input][r.dim] |= flags;
+}
+
+/* Records where each dim of the new tensor @t comes from and which input
+ * dims the op matched (symbolic dimension matching). */
+static void
+track_dims (Block *b, PrismOpKind kind, const guint *ins, guint n, const PrismOpAttrs *attrs,
+            guint t, BInfo *out)
+{
+  const PrismGraph *g = b->bg;
+  const PrismTensor *tt = prism_graph_tensor (g, t);
+  const PrismTensor *ta = prism_graph_tensor (g, ins[0]);
+  const BInfo *ia = binfo (b, ins[0]);
+  guint nd = tt->ndims, last = nd - 1;
+
+  memcpy (out->src, ia->src, sizeof out->src);
+  if (kind == PRISM_OP_MATMUL)
+    {
+      const BInfo *ib = binfo (b, ins[1]);
+      for (guint d = 0; d + 2 < nd; d++)
+        add_equality (b, ia->src[d], ib->src[d]);
+      add_equality (b, ia->src[last], ib->src[nd - 2]);
+      out->src[last] = ib->src[last];
+    }
+  else if (prism_op_kind_is_binary (kind))
+    {
+      const PrismTensor *tb = prism_graph_tensor (g, ins[1]);
+      const BInfo *ib = binfo (b, ins[1]);
+      for (guint d = 0; d < nd; d++)
+        {
+          if (dim_is_one (ta->dims[d]))
+            out->src[d] = ib->src[d];
+          else if (!dim_is_one (tb->dims[d]))
+            add_equality (b, ia->src[d], ib->src[d]);
+        }
+    }
+  else if (kind == PRISM_OP_SUM)
+    out->src[attrs->dim].input = PRISM_DIM_REF_NONE;
+  else if (kind == PRISM_OP_RMS_NORM)
+    {
+      /* A norm over a partitioned dim would see only part of the row. */
+      for (guint d = nd - attrs->norm_dims; d < nd; d++)
+        forbid_split (b, ia->src[d], PRISM_SPLIT_NO_GRID | PRISM_SPLIT_NO_LOOP);
+    }
+  else if (kind == PRISM_OP_ACCUM_SUM || kind == PRISM_OP_ACCUM_MEAN ||
+           kind == PRISM_OP_ACCUM_RMS || kind == PRISM_OP_ACCUM_SUM_RESCALE)
+    {
+      /* Means and rms of a grid-partitioned row cannot be combined across
+       * blocks; sums can (the output map sums the blocks). */
+      if (kind == PRISM_OP_ACCUM_MEAN || kind == PRISM_OP_ACCUM_RMS)
+        forbid_split (b, ia->src[last], PRISM_SPLIT_NO_GRID);
+      out->src[last].input = PRISM_DIM_REF_NONE;
+    }
+  else if (kind == PRISM_OP_ACCUM_SUM_TODIMX)
+    out->src[last].input = PRISM_DIM_REF_NONE;
+}
+
+/* Fewest ops that can still turn the open sinks into at most max outputs:
+ * each op removes at most one sink that is not after an accumulator, and
+ * merges at most two sinks into one. */
+static guint
+ops_needed (PrismSearch *search, const Block *b)
+{
+  guint merge = b->n_sinks > search->opts.max_block_outputs
+                ? b->n_sinks - search->opts.max_block_outputs : 0;
+  return MAX (b->n_open_sinks, merge);
+}
+
+static void
+try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const PrismOpAttrs *attrs,
+              int attr)
+{
+  PrismSearch *search = s->search;
+  Block *b = s->blk;
+  PrismGraph *bg = b->bg;
+  guint n_ops = bg->ops->len, n_tensors = bg->tensors->len, n_eq = b->eq->len;
+  guint8 saved_split[PRISM_MAX_OP_INPUTS][PRISM_MAX_DIMS];
+  OpKey key, saved_last = b->last;
+  gboolean accum = prism_op_kind_is_accum (kind);
+  guint saved_sinks = b->n_sinks, saved_open = b->n_open_sinks;
+  BInfo bi = { 0, };
+  guint8 cached;
+  guint64 h;
+  int t;
+
+  opkey_set (&key, kind, ins, n, attr, 0);
+  if (opkey_compare (&key, &b->last) <= 0)
+    {
+      prune (s, PRISM_PRUNE_ORDER);
+      return;
+    }
+  if (accum)
+    {
+      if (b->n_accums >= search->opts.max_accums || binfo (b, ins[0])->accumulated)
+        {
+          prune (s, PRISM_PRUNE_ACCUM);
+          return;
+        }
+    }
+
+  h = hash_add (0x544b, (guint64) kind * 131 + (guint64) (attr + 7));
+  for (guint i = 0; i < n; i++)
+    h = hash_add (h, binfo (b, ins[i])->hash);
+  cached = cache_get (search->cache, h);
+  if (cached_failure (s, cached))
+    return;
+
+  /* Loop rules, checked before the builder to name the reason. */
+  {
+    const PrismTensor *ta = prism_graph_tensor (bg, ins[0]);
+    gboolean bad = FALSE;
+
+    if (accum)
+      bad = ta->after_accum;
+    else if (n == 2)
+      bad = ta->after_accum != prism_graph_tensor (bg, ins[1])->after_accum;
+    if (bad)
+      {
+        cache_put (search->cache, h, CACHE_LOOP);
+        prune (s, PRISM_PRUNE_LOOP);
+        return;
+      }
+    /* A reduction of a dim that is already 1 adds nothing. */
+    if ((kind == PRISM_OP_ACCUM_SUM || kind == PRISM_OP_ACCUM_MEAN || kind == PRISM_OP_ACCUM_RMS ||
+         kind == PRISM_OP_RMS_NORM) && dim_is_one (ta->dims[ta->ndims - 1]))
+      {
+        cache_put (search->cache, h, CACHE_SHAPE);
+        prune (s, PRISM_PRUNE_SHAPE);
+        return;
+      }
+  }
+
+  t = prism_graph_add (bg, kind, ins, n, attrs, NULL);
+  if (t < 0)
+    {
+      graph_truncate (bg, n_ops, n_tensors);
+      cache_put (search->cache, h, CACHE_SHAPE);
+      prune (s, PRISM_PRUNE_SHAPE);
+      return;
+    }
+  if (search->opts.mode == PRISM_SEARCH_ENUMERATIVE)
+    {
+      guint64 smem;
+      if (!prism_block_graph_smem_bytes (bg, NULL, 0, &smem) || smem > search->opts.smem_limit)
+        {
+          graph_truncate (bg, n_ops, n_tensors);
+          prune (s, PRISM_PRUNE_SMEM);
+          return;
+        }
+    }
+  if (cached != CACHE_OK)
+    {
+      if (!oracle_ok (s, bg, b->in, (guint) t))
+        {
+          graph_truncate (bg, n_ops, n_tensors);
+          cache_put (search->cache, h, CACHE_EXPR);
+          prune (s, PRISM_PRUNE_EXPR);
+          return;
+        }
+      cache_put (search->cache, h, CACHE_OK);
+    }
+
+  /* Commit the step. */
+  memcpy (saved_split, b->no_split, sizeof saved_split);
+  bi.hash = h;
+  track_dims (b, kind, ins, n, attrs, (guint) t, &bi);
+  g_array_append_val (b->info, bi);
+  for (guint i = 0; i < n; i++)
+    {
+      BInfo *in = binfo (b, ins[i]);
+      if (in->uses++ == 0)
+        {
+          b->n_sinks--;
+          if (!prism_graph_tensor (bg, ins[i])->after_accum)
+            b->n_open_sinks--;
+        }
+    }
+  b->n_sinks++;
+  if (!prism_graph_tensor (bg, (guint) t)->after_accum)
+    b->n_open_sinks++;
+  if (accum)
+    {
+      binfo (b, ins[0])->accumulated = TRUE;
+      b->n_accums++;
+    }
+  b->n_ops++;
+  b->last = key;
+
+  if (ops_needed (search, b) > search->opts.max_block_ops - b->n_ops)
+    prune (s, PRISM_PRUNE_OPS);
+  else
+    {
+      s->depth++;
+      count_state (s);
+      search_block (s);
+      s->depth--;
+    }
+
+  /* Undo. */
+  b->last = saved_last;
+  b->n_ops--;
+  if (accum)
+    {
+      binfo (b, ins[0])->accumulated = FALSE;
+      b->n_accums--;
+    }
+  for (guint i = 0; i < n; i++)
+    binfo (b, ins[i])->uses--;
+  b->n_sinks = saved_sinks;
+  b->n_open_sinks = saved_open;
+  memcpy (b->no_split, saved_split, sizeof saved_split);
+  g_array_set_size (b->eq, n_eq);
+  g_array_set_size (b->info, n_tensors);
+  graph_truncate (bg, n_ops, n_tensors);
+}
+
+static void
+block_ops (State *s)
+{
+  PrismSearch *search = s->search;
+  Block *b = s->blk;
+  guint nt = b->bg->tensors->len;
+  PrismOpAttrs attrs;
+
+  prism_op_attrs_init (&attrs);
+  for (guint k = 0; k < search->opts.n_block_ops; k++)
+    {
+      PrismOpKind kind = search->block_ops[k];
+
+      for (guint a = 0; a < nt; a++)
+        {
+          const PrismTensor *ta = prism_graph_tensor (b->bg, a);
+
+          if (should_abort (s))
+            return;
+          if (prism_op_kind_is_unary (kind) || prism_op_kind_is_accum (kind))
+            {
+              if (kind == PRISM_OP_ACCUM_SUM_TODIMX || kind == PRISM_OP_ACCUM_RESCALE ||
+                  kind == PRISM_OP_ACCUM_SUM_RESCALE)
+                continue;
+              try_block_op (s, kind, &a, 1, &attrs, 0);
+            }
+          else if (kind == PRISM_OP_RMS_NORM)
+            try_block_op (s, kind, &a, 1, &attrs, 1);
+          else if (kind == PRISM_OP_SUM)
+            {
+              for (guint d = 0; d < ta->ndims; d++)
+                {
+                  if (dim_is_one (ta->dims[d]))
+                    continue;
+                  attrs.dim = (int) d;
+                  try_block_op (s, kind, &a, 1, &attrs, (int) d);
+                }
+              attrs.dim = 0;
+            }
+          else if (prism_op_kind_is_binary (kind) || kind == PRISM_OP_MATMUL)
+            for (guint c = 0; c < nt; c++)
+              {
+                guint ins[2] = { a, c };
+                if (a == c)
+                  {
+                    prune (s, PRISM_PRUNE_DUPLICATE);
+                    continue;
+                  }
+                if (prism_op_kind_is_commutative (kind) && a > c)
+                  continue;
+                try_block_op (s, kind, ins, 2, &attrs, 0);
+              }
+        }
+    }
+}
+
+/* Block level: closing the kernel ------------------------------------------ */
+
+static PrismKernelConstraints *
+make_constraints (State *s, const guint *sinks, guint n_sinks)
+{
+  Block *b = s->blk;
+  PrismKernelConstraints *c = prism_kernel_constraints_new ();
+
+  c->n_inputs = b->n_in;
+  for (guint i = 0; i < b->n_in; i++)
+    {
+      const PrismTensor *src = prism_graph_tensor (s->kg, b->in[i]);
+      c->input_ndims[i] = src->ndims;
+      for (guint d = 0; d < src->ndims; d++)
+        c->input_sizes[i][d] = prism_dim_get_const (src->dims[d]);
+    }
+  memcpy (c->no_split, b->no_split, sizeof c->no_split);
+  g_array_append_vals (c->equalities, b->eq->data, b->eq->len);
+  c->n_outputs = n_sinks;
+  for (guint o = 0; o < n_sinks; o++)
+    {
+      const PrismTensor *t = prism_graph_tensor (b->bg, sinks[o]);
+      c->output_ndims[o] = t->ndims;
+      for (guint d = 0; d < t->ndims; d++)
+        c->output_source[o][d] = dim_is_one (t->dims[d])
+                                 ? (PrismDimRef) { PRISM_DIM_REF_NONE, 0 }
+                                 : binfo (b, sinks[o])->src[d];
+    }
+  return c;
+}
+
+/* Adds the kernel op with the body's current outputs and searches on at
+ * kernel level. */
+static void
+close_kernel (State *s, const guint *sinks, guint n_sinks, guint64 body_hash)
+{
+  PrismSearch *search = s->search;
+  Block *b = s->blk;
+  guint n_ops = s->kg->ops->len, n_tensors = s->kg->tensors->len;
+  OpKey key, saved_last = s->klast;
+  const PrismOp *kop;
+  int r;
+
+  opkey_set (&key, PRISM_OP_KERNEL, b->in, b->n_in, 0, body_hash);
+  if (opkey_compare (&key, &s->klast) <= 0)
+    {
+      prune (s, PRISM_PRUNE_ORDER);
+      return;
+    }
+  r = prism_graph_add_kernel (s->kg, b->in, b->n_in, b->bg, NULL);
+  if (r < 0)
+    {
+      graph_truncate (s->kg, n_ops, n_tensors);
+      prune (s, PRISM_PRUNE_SHAPE);
+      return;
+    }
+  kop = prism_graph_op (s->kg, (guint) r);
+  for (guint o = 0; o < kop->n_outputs; o++)
+    {
+      KInfo ki = { hash_add (body_hash, o), 0 };
+      g_array_append_val (s->kinfo, ki);
+    }
+  for (guint o = 0; o < kop->n_outputs; o++)
+    {
+      guint8 cached = cache_get (search->cache, kinfo (s, kop->outputs[o])->hash);
+
+      if (cached == CACHE_OK)
+        continue;
+      if (cached == CACHE_EXPR || !oracle_ok (s, NULL, NULL, kop->outputs[o]))
+        {
+          cache_put (search->cache, kinfo (s, kop->outputs[o])->hash, CACHE_EXPR);
+          prune (s, PRISM_PRUNE_EXPR);
+          g_array_set_size (s->kinfo, n_tensors);
+          graph_truncate (s->kg, n_ops, n_tensors);
+          return;
+        }
+      cache_put (search->cache, kinfo (s, kop->outputs[o])->hash, CACHE_OK);
+    }
+  g_ptr_array_add (s->constraints, search->opts.mode == PRISM_SEARCH_SYMBOLIC
+                                   ? make_constraints (s, sinks, n_sinks) : NULL);
+  s->klast = key;
+  s->depth++;
+  s->blk = NULL;
+  count_state (s);
+
+  search_kernel (s);
+
+  s->blk = b;
+  s->depth--;
+  s->klast = saved_last;
+  g_ptr_array_set_size (s->constraints, s->constraints->len - 1);
+  g_array_set_size (s->kinfo, n_tensors);
+  graph_truncate (s->kg, n_ops, n_tensors);
+}
+
+/* Enumerative mode: every output map of every output. */
+static void
+close_enumerative (State *s, const guint *sinks, guint n_sinks, guint o, guint64 h)
+{
+  Block *b = s->blk;
+  PrismGraph *bg = b->bg;
+  guint n_ops = bg->ops->len, n_tensors = bg->tensors->len;
+  guint nd;
+
+  if (o == n_sinks)
+    {
+      close_kernel (s, sinks, n_sinks, h);
+      return;
+    }
+  nd = prism_graph_tensor (bg, sinks[o])->ndims;
+  for (guint code = 0; code < 125 && !should_abort (s); code++)
+    {
+      int omap[PRISM_MAX_GRID_DIMS];
+      guint c = code;
+      gboolean ok = TRUE;
+
+      for (guint p = 0; p < PRISM_MAX_GRID_DIMS; p++, c /= 5)
+        {
+          omap[p] = (int) (c % 5) - 1;
+          if (p >= bg->grid_ndims ? omap[p] != -1 : omap[p] >= (int) nd)
+            ok = FALSE;
+          for (guint q = 0; q < p && ok; q++)
+            if (omap[p] >= 0 && omap[q] == omap[p])
+              ok = FALSE;
+        }
+      if (!ok)
+        continue;
+      if (prism_block_graph_add_output (bg, sinks[o], omap, NULL) < 0)
+        {
+          graph_truncate (bg, n_ops, n_tensors);
+          prune (s, PRISM_PRUNE_SHAPE);
+          continue;
+        }
+      close_enumerative (s, sinks, n_sinks, o + 1,
+                         hash_add (h, (guint64) code * 1000003 + sinks[o]));
+      graph_truncate (bg, n_ops, n_tensors);
+    }
+}
+
+static void
+try_close (State *s)
+{
+  PrismSearch *search = s->search;
+  Block *b = s->blk;
+  PrismGraph *bg = b->bg;
+  guint sinks[PRISM_MAX_OP_OUTPUTS], n_sinks = 0;
+  guint n_ops = bg->ops->len, n_tensors = bg->tensors->len;
+  gboolean computes = FALSE;
+  guint64 h = b->input_hash;
+
+  if (b->n_open_sinks > 0 || b->n_sinks > search->opts.max_block_outputs)
+    return;
+  for (guint t = 0; t < bg->tensors->len; t++)
+    if (binfo (b, t)->uses == 0)
+      sinks[n_sinks++] = t;
+  for (guint i = 0; i < bg->ops->len; i++)
+    {
+      PrismOpKind k = prism_graph_op (bg, i)->kind;
+      computes |= k != PRISM_OP_INPUT && k != PRISM_OP_ACCUM;
+    }
+  if (!computes)
+    {
+      prune (s, PRISM_PRUNE_TRIVIAL);
+      return;
+    }
+  for (guint o = 0; o < n_sinks; o++)
+    h = hash_add (h, binfo (b, sinks[o])->hash);
+
+  if (search->opts.mode == PRISM_SEARCH_ENUMERATIVE)
+    {
+      close_enumerative (s, sinks, n_sinks, 0, h);
+      return;
+    }
+  for (guint o = 0; o < n_sinks; o++)
+    {
+      int omap[PRISM_MAX_GRID_DIMS];
+      for (guint p = 0; p < PRISM_MAX_GRID_DIMS; p++)
+        omap[p] = p < bg->grid_ndims ? PRISM_MAP_UNKNOWN : PRISM_MAP_REPLICATE;
+      if (prism_block_graph_add_output (bg, sinks[o], omap, NULL) < 0)
+        {
+          graph_truncate (bg, n_ops, n_tensors);
+          prune (s, PRISM_PRUNE_SHAPE);
+          return;
+        }
+    }
+  close_kernel (s, sinks, n_sinks, h);
+  graph_truncate (bg, n_ops, n_tensors);
+}
+
+static void
+search_block (State *s)
+{
+  PrismSearch *search = s->search;
+
+  if (should_abort (s))
+    return;
+  if (s->split_phase && s->depth >= search->opts.split_depth)
+    {
+      Task *t = g_new0 (Task, 1);
+      t->state = state_copy (s);
+      push_task (search, t);
+      return;
+    }
+  try_close (s);
+  if (s->blk->n_ops >= search->opts.max_block_ops)
+    {
+      prune (s, PRISM_PRUNE_OPS);
+      return;
+    }
+  block_ops (s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Public API */
+
+static gboolean
+check_options (const PrismSearchOptions *o, GError **error)
+{
+  const char *bad = NULL;
+
+  if (o->max_grid_dims < 1 || o->max_grid_dims > PRISM_MAX_GRID_DIMS)
+    bad = "max_grid_dims must be between 1 and 3";
+  else if (o->max_kernels < 1 || o->max_kernel_ops < 1)
+    bad = "at least one custom kernel must be allowed";
+  else if (o->max_kernel_inputs < 1 || o->max_kernel_inputs > PRISM_MAX_OP_INPUTS)
+    bad = "max_kernel_inputs must be between 1 and 8";
+  else if (o->max_block_outputs < 1 || o->max_block_outputs > PRISM_MAX_OP_OUTPUTS)
+    bad = "max_block_outputs must be between 1 and 8";
+  else if (o->max_block_ops < 2)
+    bad = "max_block_ops must be at least 2";
+  else if (o->block_threads == 0 || o->block_threads % 32 != 0 || o->block_threads > 1024)
+    bad = "block_threads must be a multiple of 32 up to 1024";
+  else if (o->n_threads > 1024)
+    bad = "too many threads";
+  if (bad != NULL)
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED, "search options: %s", bad);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+PrismSearch *
+prism_search_new (const PrismGraph *program, const PrismSearchOptions *options, GError **error)
+{
+  g_autoptr(GArray) outs = NULL;
+  PrismSearch *search;
+  PrismSearchOptions defaults;
+
+  if (options == NULL)
+    {
+      prism_search_options_init (&defaults);
+      options = &defaults;
+    }
+  if (!check_options (options, error))
+    return NULL;
+  if (!prism_graph_validate (program, error))
+    return NULL;
+  if (!prism_graph_is_concrete (program))
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
+                   "the program to optimize must have concrete sizes");
+      return NULL;
+    }
+  outs = prism_graph_get_outputs (program);
+  if (outs->len > PRISM_MAX_OP_OUTPUTS)
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED, "more than %d outputs",
+                   PRISM_MAX_OP_OUTPUTS);
+      return NULL;
+    }
+
+  search = g_new0 (PrismSearch, 1);
+  search->opts = *options;
+  if (search->opts.kernel_ops == NULL)
+    {
+      search->opts.kernel_ops = default_kernel_ops;
+      search->opts.n_kernel_ops = G_N_ELEMENTS (default_kernel_ops);
+    }
+  if (search->opts.block_ops == NULL)
+    {
+      search->opts.block_ops = default_block_ops;
+      search->opts.n_block_ops = G_N_ELEMENTS (default_block_ops);
+    }
+  search->opts.n_kernel_ops = MIN (search->opts.n_kernel_ops, PRISM_N_OPS);
+  search->opts.n_block_ops = MIN (search->opts.n_block_ops, PRISM_N_OPS);
+  memcpy (search->kernel_ops, search->opts.kernel_ops,
+          search->opts.n_kernel_ops * sizeof (PrismOpKind));
+  memcpy (search->block_ops, search->opts.block_ops, search->opts.n_block_ops * sizeof (PrismOpKind));
+  search->opts.kernel_ops = search->kernel_ops;
+  search->opts.block_ops = search->block_ops;
+  if (search->opts.n_threads == 0)
+    search->opts.n_threads = g_get_num_processors ();
+  if (search->opts.split_depth == 0)
+    search->opts.split_depth = search->opts.mode == PRISM_SEARCH_SYMBOLIC ? 3 : 1;
+
+  /* The search starts from the program's inputs; the size variables of
+   * every kernel it may open are registered once, up front. */
+  search->program = prism_graph_new ();
+  prism_graph_set_name (search->program, program->name, program->description);
+  for (guint i = 0; i < program->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (program, i);
+      const PrismTensor *t;
+      gint64 shape[PRISM_MAX_DIMS];
+
+      if (op->kind != PRISM_OP_INPUT)
+        continue;
+      t = prism_graph_tensor (program, op->outputs[0]);
+      prism_tensor_get_shape (t, shape);
+      prism_graph_add_input (search->program, op->name, t->ndims, shape, t->dtype, NULL);
+      search->n_program_inputs++;
+    }
+  search->var_base = 0;
+  for (guint k = 0; k < search->opts.max_kernels; k++)
+    {
+      static const char * const axis[4] = { "gx", "gy", "gz", "F" };
+      for (guint p = 0; p < 4; p++)
+        {
+          g_autofree char *name = g_strdup_printf ("%s%u", axis[p], k);
+          prism_graph_add_var (search->program, name);
+        }
+    }
+  search->n_outputs = outs->len;
+  for (guint o = 0; o < outs->len; o++)
+    {
+      const PrismTensor *t = prism_graph_tensor (program, g_array_index (outs, guint, o));
+      search->out_ndims[o] = t->ndims;
+      prism_tensor_get_shape (t, search->out_shape[o]);
+    }
+
+  for (guint i = 0; i < CACHE_SHARDS; i++)
+    {
+      g_mutex_init (&search->cache[i].lock);
+      shard_clear (&search->cache[i]);
+    }
+  g_mutex_init (&search->lock);
+  g_cond_init (&search->cond);
+  search->time_limit_us = (gint64) (search->opts.time_limit_s * G_USEC_PER_SEC);
+  return search;
+}
+
+void
+prism_search_free (PrismSearch *search)
+{
+  if (search == NULL)
+    return;
+  g_return_if_fail (!g_atomic_int_get (&search->running));
+  prism_graph_unref (search->program);
+  for (guint i = 0; i < CACHE_SHARDS; i++)
+    {
+      g_free (search->cache[i].keys);
+      g_free (search->cache[i].values);
+      g_mutex_clear (&search->cache[i].lock);
+    }
+  g_clear_pointer (&search->skip, g_hash_table_unref);
+  g_mutex_clear (&search->lock);
+  g_cond_clear (&search->cond);
+  g_free (search);
+}
+
+void
+prism_search_set_observer (PrismSearch *search, const PrismSearchObserver *observer,
+                           gpointer user_data)
+{
+  search->observer = *observer;
+  search->observer_data = user_data;
+}
+
+void
+prism_search_skip_task (PrismSearch *search, guint task)
+{
+  if (search->skip == NULL)
+    search->skip = g_hash_table_new (NULL, NULL);
+  g_hash_table_add (search->skip, GUINT_TO_POINTER (task));
+}
+
+void
+prism_search_set_elapsed_offset (PrismSearch *search, double seconds)
+{
+  search->elapsed_offset = seconds;
+}
+
+static State *
+root_state (PrismSearch *search)
+{
+  State *s = g_new0 (State, 1);
+
+  s->search = search;
+  s->split_phase = TRUE;
+  s->task = G_MAXUINT;
+  s->kg = prism_graph_copy (search->program);
+  s->kinfo = g_array_new (FALSE, TRUE, sizeof (KInfo));
+  for (guint t = 0; t < s->kg->tensors->len; t++)
+    {
+      const PrismTensor *tt = prism_graph_tensor (s->kg, t);
+      KInfo ki = { hash_add (0x494e, t), 0 };
+      for (guint d = 0; d < tt->ndims; d++)
+        ki.hash = hash_dim (ki.hash, tt->dims[d]);
+      g_array_append_val (s->kinfo, ki);
+    }
+  s->constraints = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_kernel_constraints_free);
+  s->klast.none = TRUE;
+  return s;
+}
+
+gboolean
+prism_search_run (PrismSearch *search, GError **error)
+{
+  g_autoptr(GError) local = NULL;
+  State *root;
+
+  g_return_val_if_fail (!g_atomic_int_get (&search->running), FALSE);
+  search->pool = g_thread_pool_new (task_run, search, (gint) search->opts.n_threads, TRUE, &local);
+  if (search->pool == NULL)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local), "cannot start the search: ");
+      return FALSE;
+    }
+  g_atomic_int_set (&search->running, 1);
+  g_mutex_lock (&search->lock);
+  search->start_us = g_get_monotonic_time ();
+  search->paused_total_us = 0;
+  if (g_atomic_int_get (&search->paused))
+    search->pause_start_us = search->start_us;
+  search->stop_reason = NULL;
+  memset (&search->stats, 0, sizeof search->stats);
+  g_mutex_unlock (&search->lock);
+  search->next_task = 0;
+  search->last_tick_us = search->start_us;
+
+  /* Split phase: the top of the tree, on this thread. */
+  root = root_state (search);
+  count_state (root);
+  search_kernel (root);
+  flush_stats (root);
+  state_free (root);
+
+  /* Wait for the workers, ticking. */
+  g_mutex_lock (&search->lock);
+  while (search->queued > 0)
+    {
+      g_cond_wait_until (&search->cond, &search->lock, g_get_monotonic_time () + TICK_US);
+      g_mutex_unlock (&search->lock);
+      maybe_tick (search, FALSE);
+      g_mutex_lock (&search->lock);
+    }
+  g_mutex_unlock (&search->lock);
+  g_thread_pool_free (search->pool, FALSE, TRUE);
+  search->pool = NULL;
+
+  g_mutex_lock (&search->lock);
+  if (search->stop_reason == NULL)
+    search->stop_reason = g_atomic_int_get (&search->stop) ? "stopped" : "exhausted";
+  search->stats.elapsed_s = elapsed_us_locked (search, g_get_monotonic_time ()) / 1e6
+                            + search->elapsed_offset;
+  g_mutex_unlock (&search->lock);
+  g_atomic_int_set (&search->running, 0);
+  maybe_tick (search, TRUE);
+  return TRUE;
+}
+
+void
+prism_search_stop (PrismSearch *search)
+{
+  g_mutex_lock (&search->lock);
+  if (search->stop_reason == NULL)
+    search->stop_reason = "stopped";
+  g_atomic_int_set (&search->stop, 1);
+  g_cond_broadcast (&search->cond);
+  g_mutex_unlock (&search->lock);
+}
+
+void
+prism_search_set_paused (PrismSearch *search, gboolean paused)
+{
+  g_mutex_lock (&search->lock);
+  if (paused && !g_atomic_int_get (&search->paused))
+    {
+      search->pause_start_us = g_get_monotonic_time ();
+      g_atomic_int_set (&search->paused, 1);
+    }
+  else if (!paused && g_atomic_int_get (&search->paused))
+    {
+      if (search->start_us > 0)
+        search->paused_total_us += g_get_monotonic_time () - search->pause_start_us;
+      search->pause_start_us = 0;
+      g_atomic_int_set (&search->paused, 0);
+    }
+  g_cond_broadcast (&search->cond);
+  g_mutex_unlock (&search->lock);
+}
+
+void
+prism_search_set_time_limit (PrismSearch *search, double seconds)
+{
+  g_mutex_lock (&search->lock);
+  /* The budget is per run: a resumed search gets it again. */
+  search->opts.time_limit_s = seconds;
+  search->time_limit_us = (gint64) (seconds * G_USEC_PER_SEC);
+  g_mutex_unlock (&search->lock);
+}
+
+void
+prism_search_get_stats (PrismSearch *search, PrismSearchStats *stats)
+{
+  g_mutex_lock (&search->lock);
+  *stats = search->stats;
+  if (g_atomic_int_get (&search->running))
+    stats->elapsed_s = elapsed_us_locked (search, g_get_monotonic_time ()) / 1e6
+                       + search->elapsed_offset;
+  g_mutex_unlock (&search->lock);
+}
+
+double
+prism_search_get_elapsed (PrismSearch *search)
+{
+  double e;
+
+  g_mutex_lock (&search->lock);
+  if (search->start_us == 0)
+    e = search->elapsed_offset;
+  else if (g_atomic_int_get (&search->running))
+    e = elapsed_us_locked (search, g_get_monotonic_time ()) / 1e6 + search->elapsed_offset;
+  else
+    e = search->stats.elapsed_s;
+  g_mutex_unlock (&search->lock);
+  return e;
+}
+
+const char *
+prism_search_get_stop_reason (PrismSearch *search)
+{
+  const char *r;
+
+  g_mutex_lock (&search->lock);
+  r = g_atomic_int_get (&search->running) ? NULL : search->stop_reason;
+  g_mutex_unlock (&search->lock);
+  return r;
+}
+
+const PrismSearchOptions *
+prism_search_get_options (PrismSearch *search)
+{
+  return &search->opts;
+}
+
+const PrismGraph *
+prism_search_get_program (PrismSearch *search)
+{
+  return search->program;
+}

@@ -1,0 +1,202 @@
+/* prism-search.h — depth-first construction of sGraphs
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "prism-graph.h"
+#include "prism-oracle.h"
+#include "prism-sgraph.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  PRISM_SEARCH_SYMBOLIC,    /* grids, loops and maps are symbols (Prism) */
+  PRISM_SEARCH_ENUMERATIVE, /* concrete grids, maps and loops enumerated at search time (Mirage) */
+} PrismSearchMode;
+
+const char *prism_search_mode_to_string   (PrismSearchMode  mode);
+gboolean    prism_search_mode_from_string (const char      *name,
+                                           PrismSearchMode *out);
+
+/* Why a branch of the search tree was cut.  Every candidate step that is not
+ * taken is counted under exactly one reason. */
+typedef enum
+{
+  PRISM_PRUNE_ORDER,      /* not in canonical order: the same graph is built along another path */
+  PRISM_PRUNE_DUPLICATE,  /* an operand repeated where it adds nothing (x+x, x/x, kernel(x,x)) */
+  PRISM_PRUNE_SHAPE,      /* shape rule or symbolic dimension matching failed */
+  PRISM_PRUNE_LOOP,       /* mixes loop-body and epilogue tensors, or accumulates twice */
+  PRISM_PRUNE_EXPR,       /* abstract expression is not a subexpression of the target */
+  PRISM_PRUNE_SMEM,       /* shared memory over the limit */
+  PRISM_PRUNE_ACCUM,      /* more accumulators than allowed, or two on one tensor */
+  PRISM_PRUNE_OPS,        /* op-count limits, or too few ops left to finish the kernel */
+  PRISM_PRUNE_TRIVIAL,    /* a custom kernel that only copies tiles */
+  PRISM_PRUNE_TIME,       /* the time budget ran out (or the search was stopped) */
+  PRISM_N_PRUNE_REASONS
+} PrismPruneReason;
+
+/* "order", "duplicate", "shape", … (stable; used in JSON). */
+const char *prism_prune_reason_to_string (PrismPruneReason reason);
+/* One translated sentence explaining the reason. */
+const char *prism_prune_reason_describe  (PrismPruneReason reason);
+
+#define PRISM_SEARCH_MAX_DEPTH 32
+
+/**
+ * PrismSearchStats:
+ *
+ * Counters of a search; depth is the number of steps (ops added, kernels
+ * opened or closed) from the input program.
+ */
+typedef struct
+{
+  guint64 states;
+  guint64 states_by_depth[PRISM_SEARCH_MAX_DEPTH];
+  guint64 pruned[PRISM_N_PRUNE_REASONS];
+  guint64 sgraphs;
+  guint n_tasks;
+  guint tasks_done;
+  double elapsed_s;
+} PrismSearchStats;
+
+guint64 prism_search_stats_total_pruned (const PrismSearchStats *stats);
+
+/* Pruning hook used instead of the oracle (tests); same contract as
+ * prism_oracle_check().  Called from several threads at once. */
+typedef gboolean (*PrismSearchCheckFunc) (const PrismGraph *kernel_graph,
+                                          const PrismGraph *block,
+                                          const guint      *block_inputs,
+                                          guint             tensor,
+                                          gpointer          user_data);
+
+typedef struct
+{
+  PrismSearchMode mode;
+  guint n_threads;          /* 0 = number of processors */
+  double time_limit_s;      /* ≤ 0: none */
+  guint max_kernel_ops;     /* kernel-level ops (custom kernels included), inputs excluded */
+  guint max_kernels;        /* custom kernels */
+  guint max_kernel_inputs;  /* inputs of one custom kernel */
+  guint max_block_ops;      /* ops of one block graph, its inputs included, outputs excluded */
+  guint max_block_outputs;
+  guint max_accums;         /* accumulators per custom kernel */
+  guint max_grid_dims;      /* 1 to 3 */
+  guint block_threads;
+  guint64 smem_limit;       /* bytes of shared memory per block */
+  guint max_blocks;         /* thread blocks per kernel */
+  guint split_depth;        /* work is split into tasks at this depth */
+  /* Ops tried at each level, in this order; NULL = the defaults. */
+  const PrismOpKind *kernel_ops;
+  guint n_kernel_ops;
+  const PrismOpKind *block_ops;
+  guint n_block_ops;
+  /* Enumerative mode: candidate grid sizes and loop ranges of a dimension
+   * (NULL = prism_search_size_candidates()). */
+  void (*size_candidates) (gint64 data_dim, gboolean loop, GArray *out);
+  /* Expression-guided pruning (borrowed); with neither, nothing is pruned for it. */
+  PrismOracle *oracle;
+  PrismSearchCheckFunc check_func;
+  gpointer check_data;
+} PrismSearchOptions;
+
+/* Fills @options with the defaults (symbolic, all processors, 60 s, …). */
+void        prism_search_options_init  (PrismSearchOptions *options);
+
+/**
+ * prism_search_size_candidates:
+ * @data_dim: the extent a size variable divides (the gcd of the dims it splits)
+ * @loop: %TRUE for a loop range, %FALSE for a grid size
+ * @out: (element-type gint64): receives the candidates, ascending, all > 1
+ *
+ * The divisor-based candidate values of one size variable, shared by the
+ * enumerative search and the parameter instantiation: powers of two dividing
+ * @data_dim, in a window that leaves tiles neither tiny nor huge.
+ */
+void        prism_search_size_candidates (gint64  data_dim,
+                                          gboolean loop,
+                                          GArray  *out);
+
+typedef struct _PrismSearch PrismSearch;
+
+/**
+ * PrismSearchObserver:
+ * @sgraph_found: a complete sGraph, from the worker thread running @task;
+ *   within a task in depth-first order
+ * @task_done: every sGraph of @task was delivered (@completed) or the task
+ *   was cut short by a stop or the time limit (!@completed)
+ * @tick: about 30 times a second, on the thread in prism_search_run()
+ */
+typedef struct
+{
+  void (*sgraph_found) (PrismSearch       *search,
+                        const PrismSGraph *sgraph,
+                        guint              task,
+                        gpointer           user_data);
+  void (*task_done)    (PrismSearch       *search,
+                        guint              task,
+                        gboolean           completed,
+                        gpointer           user_data);
+  void (*tick)         (PrismSearch       *search,
+                        gpointer           user_data);
+} PrismSearchObserver;
+
+/**
+ * prism_search_new:
+ * @program: the input program (a concrete kernel graph; copied)
+ * @options: the options (copied; the oracle stays borrowed)
+ *
+ * Returns: (transfer full) (nullable): a search, or %NULL with @error on bad options
+ */
+PrismSearch *prism_search_new          (const PrismGraph         *program,
+                                        const PrismSearchOptions *options,
+                                        GError                  **error);
+void         prism_search_free         (PrismSearch              *search);
+
+void         prism_search_set_observer (PrismSearch              *search,
+                                        const PrismSearchObserver *observer,
+                                        gpointer                  user_data);
+/* Marks tasks finished in an earlier run (resume); before prism_search_run(). */
+void         prism_search_skip_task    (PrismSearch              *search,
+                                        guint                     task);
+/* Elapsed time of earlier runs, added to every reported time. */
+void         prism_search_set_elapsed_offset (PrismSearch        *search,
+                                        double                    seconds);
+
+/**
+ * prism_search_run:
+ * @search: a search
+ *
+ * Splits the search tree into tasks at the split depth (the same tasks for
+ * any number of threads), runs them on a pool of worker threads and returns
+ * when every task is done, the time limit is reached or
+ * prism_search_stop() was called.  Tasks are numbered in depth-first order,
+ * so results sorted by (task, order within the task) come out the same for
+ * any number of threads.
+ *
+ * Returns: %FALSE with @error if the search could not start
+ */
+gboolean     prism_search_run          (PrismSearch              *search,
+                                        GError                  **error);
+
+/* Thread-safe controls. */
+void         prism_search_stop         (PrismSearch              *search);
+void         prism_search_set_paused   (PrismSearch              *search,
+                                        gboolean                  paused);
+void         prism_search_set_time_limit (PrismSearch            *search,
+                                        double                    seconds);
+/* A consistent snapshot of the counters. */
+void         prism_search_get_stats    (PrismSearch              *search,
+                                        PrismSearchStats         *stats);
+/* Seconds since prism_search_run() started (pauses excluded), plus the offset. */
+double       prism_search_get_elapsed  (PrismSearch              *search);
+/* "exhausted", "time limit", "stopped" or NULL while running. */
+const char  *prism_search_get_stop_reason (PrismSearch           *search);
+const PrismSearchOptions *prism_search_get_options (PrismSearch  *search);
+/* The program as the search holds it (with the size variables registered). */
+const PrismGraph *prism_search_get_program (PrismSearch          *search);
+
+G_END_DECLS
