@@ -750,6 +750,198 @@ test_oracle_pattern (void)
   g_assert_cmpuint (prism_egraph_get_n_ids (eg), ==, n_ids);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Randomized: invariants, plain vs explaining e-graphs, every explanation */
+
+/* Writes a random term to @a and an equal one (by comm-add, comm-mul and
+ * add-zero) to @b. */
+static void
+random_pair (GRand *rand, GString *a, GString *b, guint depth)
+{
+  static const char *leaves[] = { "a", "b", "c", "0", "1", "2" };
+  static const char *ops[] = { "+", "*", "f" };
+  gboolean wrap = g_rand_int_range (rand, 0, 6) == 0;
+  guint op;
+
+  if (wrap)
+    g_string_append (b, "(+ ");
+  if (depth == 0 || g_rand_int_range (rand, 0, 3) == 0)
+    {
+      const char *leaf = leaves[g_rand_int_range (rand, 0, G_N_ELEMENTS (leaves))];
+
+      g_string_append (a, leaf);
+      g_string_append (b, leaf);
+    }
+  else
+    {
+      op = g_rand_int_range (rand, 0, G_N_ELEMENTS (ops));
+      g_string_append_printf (a, "(%s ", ops[op]);
+      g_string_append_printf (b, "(%s ", ops[op]);
+      if (op < 2)
+        {
+          g_autoptr(GString) a1 = g_string_new (NULL);
+          g_autoptr(GString) b1 = g_string_new (NULL);
+          g_autoptr(GString) a2 = g_string_new (NULL);
+          g_autoptr(GString) b2 = g_string_new (NULL);
+          gboolean swap = g_rand_boolean (rand);
+
+          random_pair (rand, a1, b1, depth - 1);
+          random_pair (rand, a2, b2, depth - 1);
+          g_string_append_printf (a, "%s %s", a1->str, a2->str);
+          g_string_append_printf (b, "%s %s", swap ? b2->str : b1->str, swap ? b1->str : b2->str);
+        }
+      else
+        random_pair (rand, a, b, depth - 1);
+      g_string_append_c (a, ')');
+      g_string_append_c (b, ')');
+    }
+  if (wrap)
+    g_string_append (b, " 0)");
+}
+
+/* Congruence closure holds: no two distinct e-nodes have the same operator,
+ * value and child classes, and every child is a class with e-nodes. */
+static void
+assert_congruence_closed (const PrismEgraph *eg)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint n_classes = 0, n_nodes = 0;
+
+  g_assert_true (prism_egraph_is_clean (eg));
+  for (guint c = 0; c < prism_egraph_get_n_ids (eg); c++)
+    {
+      guint n;
+
+      if (prism_egraph_find (eg, c) != c)
+        continue;
+      n = prism_egraph_class_get_n_nodes (eg, c);
+      if (n == 0)
+        continue;
+      n_classes++;
+      for (guint i = 0; i < n; i++)
+        {
+          guint node = prism_egraph_class_get_node (eg, c, i);
+          GString *key = g_string_new (NULL);
+
+          g_assert_cmpuint (prism_egraph_find (eg, node), ==, c);
+          g_string_append_printf (key, "%s %" G_GINT64_FORMAT,
+                                  prism_symbol_name (prism_egraph_node_get_op (eg, node)),
+                                  prism_egraph_node_get_int (eg, node));
+          for (guint k = 0; k < prism_egraph_node_get_n_children (eg, node); k++)
+            {
+              guint child = prism_egraph_node_get_child (eg, node, k);
+              g_assert_cmpuint (prism_egraph_find (eg, child), ==, child);
+              g_assert_cmpuint (prism_egraph_class_get_n_nodes (eg, child), >, 0);
+              g_string_append_printf (key, " %u", child);
+            }
+          g_assert_false (g_hash_table_contains (seen, key->str));
+          g_hash_table_add (seen, g_string_free (key, FALSE));
+          n_nodes++;
+        }
+    }
+  g_assert_cmpuint (n_classes, ==, prism_egraph_get_n_classes (eg));
+  g_assert_cmpuint (n_nodes, ==, prism_egraph_get_n_nodes (eg));
+}
+
+static void
+test_randomized (void)
+{
+  g_autoptr(PrismRuleSet) set = rules_from (
+    "comm-add: (+ ?a ?b) => (+ ?b ?a)\n"
+    "comm-mul: (* ?a ?b) => (* ?b ?a)\n"
+    "assoc-add: (+ ?a (+ ?b ?c)) <=> (+ (+ ?a ?b) ?c)\n"
+    "distribute: (* ?a (+ ?b ?c)) <=> (+ (* ?a ?b) (* ?a ?c))\n"
+    "add-zero: (+ ?a 0) => ?a\n"
+    "mul-one: (* ?a 1) <=> (f (* 1 ?a))\n"
+    "f-twice: (f (f ?x)) => ?x if !is_const(?x)\n");
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20261130);
+  PrismRunnerOptions options;
+  guint n_checked = 0, n_saturated = 0, n_steps = 0, n_pairs_checked = 0;
+
+  prism_runner_options_init (&options);
+  options.max_iterations = 6;
+  options.max_nodes = 3000;
+  options.time_limit_s = 0;
+  for (guint round = 0; round < 30; round++)
+    {
+      g_autoptr(PrismEgraph) plain = prism_egraph_new (PRISM_EGRAPH_FLAGS_NONE);
+      g_autoptr(PrismEgraph) expl = prism_egraph_new (PRISM_EGRAPH_EXPLAIN);
+      g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
+      guint ids_plain[8], ids_expl[8];
+      PrismRunReport rp, re;
+
+      for (guint i = 0; i < G_N_ELEMENTS (ids_plain); i += 2)
+        {
+          GString *a = g_string_new (NULL);
+          GString *b = g_string_new (NULL);
+
+          random_pair (rand, a, b, 4);
+          g_ptr_array_add (texts, g_string_free (a, FALSE));
+          g_ptr_array_add (texts, g_string_free (b, FALSE));
+          for (guint k = i; k < i + 2; k++)
+            {
+              ids_plain[k] = add (plain, g_ptr_array_index (texts, k));
+              ids_expl[k] = add (expl, g_ptr_array_index (texts, k));
+            }
+        }
+      prism_runner_run (plain, set, &options, &rp);
+      prism_runner_run (expl, set, &options, &re);
+      assert_congruence_closed (plain);
+      assert_congruence_closed (expl);
+      g_assert_cmpint (rp.stop_reason, ==, re.stop_reason);
+      n_saturated += rp.stop_reason == PRISM_STOP_SATURATED;
+      /* One complete iteration applies every comm and add-zero step the
+       * pairs need (all on e-nodes of the added terms). */
+      for (guint i = 0; i < G_N_ELEMENTS (ids_plain); i += 2)
+        {
+          if (rp.iterations >= 2)
+            g_assert_true (prism_egraph_equiv (plain, ids_plain[i], ids_plain[i + 1]));
+          if (re.iterations >= 2)
+            g_assert_true (prism_egraph_equiv (expl, ids_expl[i], ids_expl[i + 1]));
+          n_pairs_checked += rp.iterations >= 2;
+        }
+      for (guint i = 0; i < G_N_ELEMENTS (ids_plain); i++)
+        for (guint j = 0; j < G_N_ELEMENTS (ids_plain); j++)
+          {
+            gboolean eq_plain = prism_egraph_equiv (plain, ids_plain[i], ids_plain[j]);
+            gboolean eq_expl = prism_egraph_equiv (expl, ids_expl[i], ids_expl[j]);
+
+            /* Until saturation the two can differ in what they reached;
+             * once saturated they must agree. */
+            if (rp.stop_reason == PRISM_STOP_SATURATED)
+              g_assert_cmpint (eq_plain, ==, eq_expl);
+            if (eq_expl && i < j)
+              {
+                g_autoptr(GError) error = NULL;
+                g_autoptr(PrismExplanation) e = prism_egraph_explain (expl, ids_expl[i], ids_expl[j], &error);
+                g_autofree char *first = NULL;
+                g_autofree char *last = NULL;
+
+                g_assert_no_error (error);
+                first = prism_term_node_to_string (prism_explanation_get_terms (e), prism_explanation_get_term (e, 0));
+                last = prism_term_node_to_string (prism_explanation_get_terms (e),
+                                                  prism_explanation_get_term (e, prism_explanation_get_length (e)));
+                g_assert_cmpstr (first, ==, g_ptr_array_index (texts, i));
+                g_assert_cmpstr (last, ==, g_ptr_array_index (texts, j));
+                if (!prism_explanation_check (e, set, prism_fold_arith, NULL, &error))
+                  {
+                    g_autofree char *s = prism_explanation_to_string (e);
+                    g_error ("%s\n%s", error->message, s);
+                  }
+                n_checked++;
+                n_steps += prism_explanation_get_length (e);
+              }
+          }
+    }
+  g_test_message ("%u explanations (%u steps) checked, %u of 30 rounds saturated",
+                  n_checked, n_steps, n_saturated);
+  /* The seed gives both kinds of rounds and real proofs. */
+  g_assert_cmpuint (n_checked, >, 30);
+  g_assert_cmpuint (n_pairs_checked, >, 60);
+  g_assert_cmpuint (n_saturated, >, 0);
+  g_assert_cmpuint (n_saturated, <, 30);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -773,5 +965,6 @@ main (int argc, char **argv)
   g_test_add_func ("/expr/explain/constant-fold", test_explain_constant_fold);
   g_test_add_func ("/expr/explain/check-step", test_check_step_rejects);
   g_test_add_func ("/expr/explain/errors", test_explain_errors);
+  g_test_add_func ("/expr/explain/randomized", test_randomized);
   return g_test_run ();
 }

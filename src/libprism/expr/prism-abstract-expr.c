@@ -90,6 +90,7 @@ prism_abstract_resolve_mode (const PrismGraph *kernel_graph, const PrismGraph *b
 typedef struct
 {
   const PrismGraph *graph;
+  gboolean is_block;
   guint base;                 /* first slot of this graph's tensors */
   const guint *inputs;        /* block scopes: kernel tensor per input_index */
   guint n_inputs;             /* G_MAXUINT: not known (the open block) */
@@ -442,10 +443,10 @@ eval_op (PrismAbstractWalk *w, const Scope *s, guint op_index, const PrismTensor
 
   if (op->kind == PRISM_OP_INPUT)
     {
-      Scope kernel = { w->kernel_graph, 0, NULL, 0, "kernel" };
+      Scope kernel = { w->kernel_graph, FALSE, 0, NULL, 0, "kernel" };
       guint index = op->attrs.input_index, kt;
 
-      if (s->inputs == NULL && s->base == 0)
+      if (!s->is_block)
         {
           graph_shape (tensor, shape);
           return w->backend->leaf_input (w->data, input_ordinal (s->graph, op_index));
@@ -463,7 +464,7 @@ eval_op (PrismAbstractWalk *w, const Scope *s, guint op_index, const PrismTensor
 
   if (op->kind == PRISM_OP_KERNEL)
     {
-      Scope body = { op->body, w->body_base[op_index], op->inputs, op->n_inputs, "block" };
+      Scope body = { op->body, TRUE, w->body_base[op_index], op->inputs, op->n_inputs, "block" };
       guint seen = 0;
 
       for (guint i = 0; i < op->body->ops->len; i++)
@@ -515,19 +516,14 @@ eval_op (PrismAbstractWalk *w, const Scope *s, guint op_index, const PrismTensor
 
         if (v != UNSET)
           {
-            if (v != PRISM_ABSTRACT_ABSENT)
+            /* The untiled shape from the concats' operands (a concat
+             * itself may have no value); CONCRETE reads the graph's. */
+            if (v != PRISM_ABSTRACT_ABSENT && w->untiled)
               {
-                const PrismTensor *ta = prism_graph_tensor (s->graph, op->inputs[0]);
-                /* The concats' own slots are not evaluated: rebuild the shape. */
-                for (guint d = 0; d < PRISM_MAX_DIMS; d++)
-                  shape->dims[d] = prism_dim_get_const (ta->dims[d < ta->ndims ? d : 0]);
-                if (w->untiled)
-                  {
-                    const PrismOp *ca = producer_of (s, op->inputs[0], PRISM_OP_CONCAT);
-                    const PrismOp *cb = producer_of (s, op->inputs[1], PRISM_OP_CONCAT);
-                    *shape = *slot_shape (w, s, ca->inputs[0]);
-                    shape->dims[nd - 1] = slot_shape (w, s, cb->inputs[0])->dims[nd - 1];
-                  }
+                const PrismOp *ca = producer_of (s, op->inputs[0], PRISM_OP_CONCAT);
+                const PrismOp *cb = producer_of (s, op->inputs[1], PRISM_OP_CONCAT);
+                *shape = *slot_shape (w, s, ca->inputs[0]);
+                shape->dims[nd - 1] = slot_shape (w, s, cb->inputs[0])->dims[nd - 1];
               }
             return v;
           }
@@ -618,8 +614,9 @@ eval (PrismAbstractWalk *w, const Scope *s, guint t)
 guint
 prism_abstract_walk_eval (PrismAbstractWalk *walk, gboolean in_block, guint tensor)
 {
-  Scope kernel = { walk->kernel_graph, 0, NULL, 0, "kernel" };
-  Scope block = { walk->block, walk->block_base, walk->block_inputs, G_MAXUINT, "open block" };
+  Scope kernel = { walk->kernel_graph, FALSE, 0, NULL, 0, "kernel" };
+  Scope block = { walk->block, TRUE, walk->block_base, walk->block_inputs, G_MAXUINT,
+                  "open block" };
 
   if (in_block && walk->block == NULL)
     return fail (walk, PRISM_ERROR_INVALID_GRAPH, "no block graph was given");

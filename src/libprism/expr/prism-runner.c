@@ -55,6 +55,7 @@ typedef struct
   const PrismEgraph *eg;
   guint limit;          /* 0: none */
   gboolean over;
+  guint64 found;        /* matches whose conditions hold */
 } SearchCtx;
 
 static gboolean
@@ -65,13 +66,19 @@ on_match (gpointer user_data, guint32 root_class, const guint32 *subst)
 
   if (!prism_rule_check_conditions (u->rule, ctx->eg, subst))
     return TRUE;
-  g_array_append_val (u->matches, root_class);
-  g_array_append_vals (u->matches, subst, u->n_vars);
-  if (ctx->limit != 0 && u->matches->len / (1 + u->n_vars) > ctx->limit)
+  ctx->found++;
+  if (ctx->limit != 0 && ctx->found > ctx->limit)
     {
       ctx->over = TRUE;
       return FALSE;
     }
+  /* Most matches of a later iteration were applied before: keep only those
+   * whose other side is not already in the class (exact here, as the e-graph
+   * is clean), which keeps the match lists small. */
+  if (prism_egraph_lookup_instance (ctx->eg, u->apply, subst) == root_class)
+    return TRUE;
+  g_array_append_val (u->matches, root_class);
+  g_array_append_vals (u->matches, subst, u->n_vars);
   return TRUE;
 }
 
@@ -186,7 +193,7 @@ prism_runner_run (PrismEgraph              *eg,
       for (guint i = 0; i < units->len; i++)
         {
           Unit *u = &g_array_index (units, Unit, i);
-          SearchCtx ctx = { u, eg, 0, FALSE };
+          SearchCtx ctx = { u, eg, 0, FALSE, 0 };
           gboolean timed_out = FALSE;
 
           g_array_set_size (u->matches, 0);
@@ -211,7 +218,7 @@ prism_runner_run (PrismEgraph              *eg,
               any_banned = TRUE;
               continue;
             }
-          n_matches += u->matches->len / (1 + u->n_vars);
+          n_matches += ctx.found;
         }
 
       for (guint i = 0; i < units->len; i++)

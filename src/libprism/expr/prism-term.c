@@ -408,17 +408,18 @@ term_add (PrismTerm *term, PrismSymbol op, gint64 value, guint n_children, const
 {
   TermKey key = { term, op, value, n_children, children };
   guint32 hash = prism_hash_node (op, value, n_children, children);
-  guint32 found = prism_id_table_lookup (&term->dedup, hash, term_key_equal, &key);
   PrismTermNode node = { op, n_children, term->children->len, 0, value };
+  guint32 found;
   guint index;
 
+  for (guint i = 0; i < n_children; i++)
+    g_return_val_if_fail (children[i] < term->nodes->len, G_MAXUINT);
+  found = prism_id_table_lookup (&term->dedup, hash, term_key_equal, &key);
   if (found != PRISM_ID_EMPTY)
     {
       term->root = found;
       return found;
     }
-  for (guint i = 0; i < n_children; i++)
-    g_return_val_if_fail (children[i] < term->nodes->len, G_MAXUINT);
   g_return_val_if_fail (term->nodes->len < PRISM_ID_TOMB, G_MAXUINT);
   /* @children may point into term->children, which the append can move. */
   if (n_children > 0)
@@ -492,17 +493,15 @@ guint
 prism_term_add_subterm (PrismTerm *dst, const PrismTerm *src, guint src_node)
 {
   g_autofree guint *map = NULL;
-  guint ret;
 
   g_return_val_if_fail (dst != NULL && src != NULL, G_MAXUINT);
   g_return_val_if_fail (src_node < src->nodes->len, G_MAXUINT);
+  if (dst == src)
+    return src_node;
   /* Only the nodes below src_node matter, and they all have smaller indices. */
   map = g_new (guint, src_node + 1);
   memset (map, 0xff, (src_node + 1) * sizeof (guint));
-  if (dst == src)
-    return src_node;
-  ret = add_subterm_rec (dst, src, src_node, map);
-  return ret;
+  return add_subterm_rec (dst, src, src_node, map);
 }
 
 guint
