@@ -54,11 +54,12 @@ run_one (const char *label, const char *text, PrismEgraphFlags flags, const Pris
   lookup_us = (t1 - t0) / 100000.0;
   g_assert_cmpuint (found, ==, 100000);
 
-  printf ("%-28s %-9s %-10s %5u %9u %8u %9" G_GUINT64_FORMAT " %8.3f %10.0f %8.2f\n",
+  printf ("%-26s %-8s %-10s %5u %8u %7u %9" G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %8.3f %9.0f %10.0f %9.2f\n",
           label, flags & PRISM_EGRAPH_EXPLAIN ? "explain" : "plain",
           prism_stop_reason_to_string (report.stop_reason),
-          report.iterations, report.n_nodes, report.n_classes, report.n_applied,
-          report.seconds, report.n_nodes / MAX (report.seconds, 1e-9), lookup_us);
+          report.iterations, report.n_nodes, report.n_classes, report.n_applied, report.n_matches,
+          report.seconds, report.n_nodes / MAX (report.seconds, 1e-9),
+          report.n_matches / MAX (report.seconds, 1e-9), lookup_us);
 }
 
 int
@@ -83,8 +84,9 @@ main (int argc, char **argv)
     }
   sum = chain ("+", n);
   prod = chain ("*", n);
-  printf ("%-28s %-9s %-10s %5s %9s %8s %9s %8s %10s %8s\n",
-          "example", "mode", "stop", "iters", "nodes", "classes", "applied", "seconds", "nodes/s", "lookup_us");
+  printf ("%-26s %-8s %-10s %5s %8s %7s %9s %10s %8s %9s %10s %9s\n",
+          "example", "mode", "stop", "iters", "nodes", "classes", "applied", "matches", "seconds",
+          "nodes/s", "matches/s", "lookup_us");
   for (guint k = n - 2; k <= n; k++)
     {
       g_autofree char *s = chain ("+", k);
