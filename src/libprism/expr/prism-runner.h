@@ -34,6 +34,9 @@ const char *prism_stop_reason_to_string (PrismStopReason reason);
 typedef struct
 {
   guint max_iterations;  /* default 30; 0 = no limit */
+  /* Counts distinct e-nodes (prism_egraph_get_n_nodes()).  An explaining
+   * e-graph also keeps the exact instances of both sides of every applied
+   * match as duplicate e-nodes, which this limit does not count. */
   guint max_nodes;       /* default 100000; 0 = no limit */
   double time_limit_s;   /* default 10; <= 0 = no limit */
   /* Backoff scheduler (egg's BackoffScheduler): a rule finding more than
