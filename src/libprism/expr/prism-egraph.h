@@ -40,6 +40,9 @@ G_BEGIN_DECLS
  * only read (the union-find is fully compressed by the rebuild, so finds do not
  * write).  This is the contract the pruning oracle relies on: saturate once,
  * then answer prism_egraph_lookup_term() from all search threads.
+ *
+ * **Ownership.** Arguments (terms, patterns) are borrowed and never kept;
+ * what a function returns is owned by the caller where marked (transfer full).
  */
 typedef struct _PrismEgraph PrismEgraph;
 

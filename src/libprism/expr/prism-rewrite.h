@@ -129,6 +129,8 @@ const PrismRule *prism_rule_set_get_rule (const PrismRuleSet *set,
 const PrismRule *prism_rule_set_lookup   (const PrismRuleSet *set,
                                           const char         *name);
 
+/* Rules belong to their set: the getters below return (transfer none)
+ * values that live as long as the set. */
 const char   *prism_rule_get_name        (const PrismRule    *rule);
 PrismSymbol   prism_rule_get_symbol      (const PrismRule    *rule);
 /* Both sides share one variable numbering: prism_rule_get_n_vars(). */
