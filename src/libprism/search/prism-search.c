@@ -638,7 +638,17 @@ should_abort (State *s)
     {
       g_mutex_lock (&search->lock);
       while (g_atomic_int_get (&search->paused) && !g_atomic_int_get (&search->stop))
-        g_cond_wait (&search->cond, &search->lock);
+        {
+          /* The split phase runs on the thread that ticks: it keeps
+           * ticking while paused, or no command could resume it. */
+          g_cond_wait_until (&search->cond, &search->lock, g_get_monotonic_time () + TICK_US);
+          if (s->split_phase)
+            {
+              g_mutex_unlock (&search->lock);
+              maybe_tick (search, FALSE);
+              g_mutex_lock (&search->lock);
+            }
+        }
       g_mutex_unlock (&search->lock);
     }
   g_mutex_lock (&search->lock);

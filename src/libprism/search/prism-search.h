@@ -199,4 +199,6 @@ const PrismSearchOptions *prism_search_get_options (PrismSearch  *search);
 /* The program as the search holds it (with the size variables registered). */
 const PrismGraph *prism_search_get_program (PrismSearch          *search);
 
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismSearch, prism_search_free)
+
 G_END_DECLS

@@ -1,0 +1,1044 @@
+/* prism-pipeline.c — one optimization run: search → maps → verify → tune
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The stages after the search run inline, on the search worker that found
+ * the sGraph, so verification is as parallel as the search and a task is
+ * finished only when everything it found is decided (which makes --resume
+ * exact: a finished task never needs to run again).
+ *
+ * Candidates are named by a 128-bit hash of their canonical key.  The first
+ * time a name is met it is decided (sizes, screen, proof); later meetings
+ * only record the earliest position in the depth-first order, so the final
+ * order of the candidates does not depend on which thread got there first.
+ */
+#include "config.h"
+
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "prism-cost-model.h"
+#include "prism-error.h"
+#include "prism-graph-json.h"
+#include "prism-map-instantiate.h"
+#include "prism-oracle.h"
+#include "prism-param-instantiate.h"
+#include "prism-pipeline.h"
+#include "prism-random-check.h"
+
+#define SAVE_INTERVAL_US (2 * G_USEC_PER_SEC)
+
+/* ------------------------------------------------------------------------ */
+/* Events */
+
+const char *
+prism_event_kind_to_string (PrismEventKind kind)
+{
+  static const char * const names[] = {
+    "progress", "sgraph", "verified", "rejected", "best", "finished", "error",
+  };
+
+  g_return_val_if_fail ((guint) kind < G_N_ELEMENTS (names), "?");
+  return names[kind];
+}
+
+PrismEvent *
+prism_event_new (PrismEventKind kind)
+{
+  PrismEvent *e = g_new0 (PrismEvent, 1);
+
+  e->ref_count = 1;
+  e->kind = kind;
+  e->stats.time_to_best_s = -1;
+  return e;
+}
+
+PrismEvent *
+prism_event_ref (PrismEvent *event)
+{
+  g_return_val_if_fail (event != NULL, NULL);
+  g_atomic_int_inc (&event->ref_count);
+  return event;
+}
+
+void
+prism_event_unref (PrismEvent *event)
+{
+  if (event == NULL || !g_atomic_int_dec_and_test (&event->ref_count))
+    return;
+  g_clear_pointer (&event->candidate, prism_candidate_unref);
+  g_clear_pointer (&event->graph, prism_graph_unref);
+  g_free (event->digest);
+  g_free (event->message);
+  g_clear_pointer (&event->evidence, json_node_unref);
+  g_free (event);
+}
+
+static void
+add_candidate_summary (JsonBuilder *b, const PrismCandidate *c)
+{
+  g_autofree char *params = prism_candidate_params_to_string (c);
+
+  json_builder_set_member_name (b, "id");
+  json_builder_add_int_value (b, c->id);
+  json_builder_set_member_name (b, "digest");
+  json_builder_add_string_value (b, c->digest);
+  json_builder_set_member_name (b, "kernels");
+  json_builder_add_int_value (b, c->n_kernels);
+  json_builder_set_member_name (b, "params");
+  json_builder_add_string_value (b, params);
+  json_builder_set_member_name (b, "predicted_us");
+  json_builder_add_double_value (b, c->predicted_us);
+  json_builder_set_member_name (b, "speedup");
+  json_builder_add_double_value (b, c->speedup);
+}
+
+JsonNode *
+prism_event_to_json (const PrismEvent *e)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "event");
+  json_builder_add_string_value (b, prism_event_kind_to_string (e->kind));
+  json_builder_set_member_name (b, "time_s");
+  json_builder_add_double_value (b, e->time_s);
+  switch (e->kind)
+    {
+    case PRISM_EVENT_PROGRESS:
+    case PRISM_EVENT_FINISHED:
+      json_builder_set_member_name (b, "stats");
+      json_builder_add_value (b, prism_run_stats_to_json (&e->stats));
+      if (e->message != NULL)
+        {
+          json_builder_set_member_name (b, "stop_reason");
+          json_builder_add_string_value (b, e->message);
+        }
+      break;
+    case PRISM_EVENT_SGRAPH:
+      {
+        g_autofree char *key = prism_graph_canonical_key (e->graph, PRISM_KEY_STRUCTURE);
+        json_builder_set_member_name (b, "task");
+        json_builder_add_int_value (b, e->task);
+        json_builder_set_member_name (b, "structure");
+        json_builder_add_string_value (b, key);
+      }
+      break;
+    case PRISM_EVENT_VERIFIED:
+    case PRISM_EVENT_BEST:
+      add_candidate_summary (b, e->candidate);
+      break;
+    case PRISM_EVENT_REJECTED:
+      json_builder_set_member_name (b, "digest");
+      json_builder_add_string_value (b, e->digest);
+      json_builder_set_member_name (b, "reason");
+      json_builder_add_string_value (b, e->message);
+      json_builder_set_member_name (b, "evidence");
+      if (e->evidence != NULL)
+        json_builder_add_value (b, json_node_copy (e->evidence));
+      else
+        json_builder_add_null_value (b);
+      break;
+    case PRISM_EVENT_ERROR:
+      json_builder_set_member_name (b, "message");
+      json_builder_add_string_value (b, e->message);
+      break;
+    default:
+      break;
+    }
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Options */
+
+void
+prism_pipeline_options_init (PrismPipelineOptions *options)
+{
+  memset (options, 0, sizeof *options);
+  prism_search_options_init (&options->search);
+  options->seed = 1;
+  options->random_seeds = 2;
+  options->max_map_combinations = 4096;
+  options->verifier_time_limit_s = 10;
+}
+
+/* ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  guint64 a, b;
+} Key128;
+
+typedef enum
+{
+  ENTRY_PENDING,
+  ENTRY_NO_SIZES,
+  ENTRY_SCREENED,
+  ENTRY_VERIFIED,
+  ENTRY_REJECTED,
+} EntryState;
+
+typedef struct
+{
+  Key128 key;
+  EntryState state;
+  guint task;
+  guint seq;
+  PrismCandidate *candidate;   /* VERIFIED (a reference) */
+} Entry;
+
+struct _PrismPipeline
+{
+  PrismGraph *program;
+  PrismPipelineOptions opts;
+  char *target_name;
+  char *out_dir;
+  char *source;
+  char *results_path;
+  const PrismGpuTarget *target;
+  char *fingerprint;
+  JsonNode *options_json;
+
+  PrismEventFunc on_event;
+  PrismTickFunc on_tick;
+  gpointer user_data;
+
+  /* Built by prism_pipeline_run(), read-only afterwards. */
+  PrismOracle *oracle;
+  PrismVerifier *verifier;
+  PrismRandomCheck *screen;
+  PrismSearch *search;
+  double baseline_us;
+  guint baseline_launches;
+  gint64 start_us;
+  double setup_s;
+
+  /* Shared by the worker threads, under @lock. */
+  GMutex lock;
+  PrismResults *results;
+  GHashTable *seen;            /* Key128* → Entry* */
+  PrismRunStats counters;      /* pipeline counters of this run */
+  PrismRunStats previous;      /* everything of earlier runs (resume) */
+  GArray *done;                /* finished tasks (earlier runs included) */
+  guint next_id;
+  PrismCandidate *best;
+  gboolean dirty;
+  gint64 last_save_us;
+  char *stop_reason;
+};
+
+/* The position of the sGraphs a worker is delivering: one task at a time. */
+typedef struct
+{
+  guint task;
+  guint seq;
+} TaskPos;
+
+static GPrivate task_pos = G_PRIVATE_INIT (g_free);
+
+static guint
+key_hash (gconstpointer k)
+{
+  return (guint) ((const Key128 *) k)->a;
+}
+
+static gboolean
+key_equal (gconstpointer x, gconstpointer y)
+{
+  return memcmp (x, y, sizeof (Key128)) == 0;
+}
+
+static void
+entry_free (gpointer data)
+{
+  Entry *e = data;
+
+  prism_candidate_unref (e->candidate);
+  g_free (e);
+}
+
+/* Two FNV-1a hashes with different offsets, the second one finished with a
+ * mixer: 128 bits, so distinct candidates never share a name in practice. */
+static Key128
+key_of (const char *text)
+{
+  Key128 k = { 0xcbf29ce484222325ull, 0x84222325cbf29ce4ull };
+
+  for (const guchar *p = (const guchar *) text; *p; p++)
+    {
+      k.a = (k.a ^ *p) * 0x100000001b3ull;
+      k.b = (k.b ^ *p) * 0x100000001b3ull;
+      k.b ^= k.b >> 29;
+    }
+  k.b ^= k.b >> 33;
+  k.b *= 0xff51afd7ed558ccdull;
+  k.b ^= k.b >> 33;
+  return k;
+}
+
+static char *
+key_digest (Key128 k)
+{
+  return g_strdup_printf ("%016" G_GINT64_MODIFIER "x%016" G_GINT64_MODIFIER "x", k.a, k.b);
+}
+
+static gboolean
+key_from_digest (const char *digest, Key128 *k)
+{
+  char a[17], b[17];
+  char *end;
+
+  if (digest == NULL || strlen (digest) != 32)
+    return FALSE;
+  memcpy (a, digest, 16);
+  memcpy (b, digest + 16, 16);
+  a[16] = b[16] = '\0';
+  k->a = g_ascii_strtoull (a, &end, 16);
+  if (*end != '\0')
+    return FALSE;
+  k->b = g_ascii_strtoull (b, &end, 16);
+  return *end == '\0';
+}
+
+static double
+run_time (PrismPipeline *p)
+{
+  if (p->search != NULL)
+    return p->setup_s + prism_search_get_elapsed (p->search);
+  return p->previous.search.elapsed_s + (g_get_monotonic_time () - p->start_us) / 1e6;
+}
+
+static void
+emit (PrismPipeline *p, PrismEvent *e)
+{
+  e->time_s = run_time (p);
+  if (p->on_event != NULL)
+    p->on_event (e, p->user_data);
+  prism_event_unref (e);
+}
+
+/* Counters of this run and the earlier ones, the search's included.
+ * Call with the lock held. */
+static void
+snapshot_locked (PrismPipeline *p, PrismRunStats *out)
+{
+  PrismRunStats now = p->counters;
+
+  if (p->search != NULL)
+    {
+      prism_search_get_stats (p->search, &now.search);
+      now.search.elapsed_s = 0;
+    }
+  *out = p->previous;
+  prism_run_stats_add (out, &now);
+  out->search.elapsed_s = run_time (p);
+  out->setup_s = p->previous.setup_s + p->setup_s;
+  out->search.tasks_done = p->done->len;
+  if (p->search != NULL)
+    {
+      PrismSearchStats s;
+      prism_search_get_stats (p->search, &s);
+      out->search.n_tasks = MAX (out->search.n_tasks, s.n_tasks);
+    }
+  out->time_to_best_s = p->best ? p->best->found_at_s : -1;
+}
+
+static void
+save_locked (PrismPipeline *p)
+{
+  PrismRunStats stats;
+  g_autoptr(GError) error = NULL;
+
+  if (p->results_path == NULL)
+    return;
+  snapshot_locked (p, &stats);
+  prism_results_set_stats (p->results, &stats);
+  prism_results_set_progress (p->results, stats.search.n_tasks, p->done, p->stop_reason);
+  if (!prism_results_save (p->results, p->results_path, &error))
+    g_warning ("cannot write %s: %s", p->results_path, error->message);
+  p->dirty = FALSE;
+  p->last_save_us = g_get_monotonic_time ();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Deciding one candidate */
+
+static JsonNode *
+screen_evidence (const PrismRandomResult *r, const char *error)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "method");
+  json_builder_add_string_value (b, "random");
+  json_builder_set_member_name (b, "shapes");
+  json_builder_add_string_value (b, "small");
+  json_builder_set_member_name (b, "ok");
+  json_builder_add_boolean_value (b, r->ok);
+  json_builder_set_member_name (b, "seeds");
+  json_builder_add_int_value (b, r->n_seeds);
+  json_builder_set_member_name (b, "first_seed");
+  json_builder_add_int_value (b, (gint64) r->first_seed);
+  json_builder_set_member_name (b, "max_error");
+  if (error == NULL && r->max_error < G_MAXDOUBLE)
+    json_builder_add_double_value (b, r->max_error);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "seconds");
+  json_builder_add_double_value (b, r->seconds);
+  if (error != NULL)
+    {
+      json_builder_set_member_name (b, "error");
+      json_builder_add_string_value (b, error);
+    }
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+static void
+reject (PrismPipeline *p, Entry *entry, EntryState state, const PrismGraph *graph, guint task,
+        const char *message, JsonNode *evidence)
+{
+  PrismEvent *e = prism_event_new (PRISM_EVENT_REJECTED);
+
+  g_mutex_lock (&p->lock);
+  entry->state = state;
+  g_mutex_unlock (&p->lock);
+  e->graph = prism_graph_ref ((PrismGraph *) graph);
+  e->digest = key_digest (entry->key);
+  e->message = g_strdup (message);
+  e->evidence = evidence;
+  e->task = task;
+  emit (p, e);
+}
+
+static PrismVerdictKind
+verify (PrismPipeline *p, const PrismGraph *graph, JsonNode **evidence, char **message)
+{
+  g_autoptr(PrismVerdict) verdict = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (p->opts.verify_func != NULL)
+    return p->opts.verify_func (graph, evidence, message, p->opts.verify_data);
+  verdict = prism_verifier_check (p->verifier, graph, &error);
+  if (verdict == NULL)
+    {
+      *message = g_strdup_printf (_("The verifier could not check it: %s"), error->message);
+      *evidence = NULL;
+      return PRISM_VERDICT_UNKNOWN;
+    }
+  *evidence = prism_verdict_to_json (verdict);
+  *message = g_strdup (verdict->message);
+  return verdict->kind;
+}
+
+static void
+accept (PrismPipeline *p, Entry *entry, const PrismMapCandidate *mc, GPtrArray *params,
+        JsonNode *evidence, guint task)
+{
+  PrismCandidate *c = prism_candidate_new ();
+  const PrismParamAssignment *best = g_ptr_array_index (params, 0);
+  PrismEvent *e;
+  gboolean is_best;
+
+  c->digest = key_digest (entry->key);
+  c->graph = prism_graph_ref (mc->graph);
+  c->n_kernels = prism_graph_count_kernels (mc->graph);
+  c->verdict = g_strdup ("equivalent");
+  c->verification = evidence;
+  c->n_values = best->n_values;
+  c->values = g_memdup2 (best->values, MAX (best->n_values, 1) * sizeof (gint64));
+  c->predicted_us = best->predicted_us;
+  c->speedup = best->predicted_us > 0 ? p->baseline_us / best->predicted_us : 0;
+  for (guint i = 1; i < params->len; i++)
+    {
+      const PrismParamAssignment *a = g_ptr_array_index (params, i);
+      PrismParamAssignment *copy = g_new0 (PrismParamAssignment, 1);
+      copy->n_values = a->n_values;
+      copy->values = g_memdup2 (a->values, MAX (a->n_values, 1) * sizeof (gint64));
+      copy->predicted_us = a->predicted_us;
+      g_ptr_array_add (c->alternatives, copy);
+    }
+  c->found_at_s = run_time (p);
+
+  g_mutex_lock (&p->lock);
+  c->id = ++p->next_id;
+  c->task = entry->task;
+  c->seq = entry->seq;
+  entry->state = ENTRY_VERIFIED;
+  entry->candidate = prism_candidate_ref (c);
+  p->counters.verified++;
+  is_best = p->best == NULL || c->speedup > p->best->speedup;
+  if (is_best)
+    p->best = c;
+  prism_results_add_candidate (p->results, c);
+  save_locked (p);
+  g_mutex_unlock (&p->lock);
+
+  e = prism_event_new (PRISM_EVENT_VERIFIED);
+  e->candidate = prism_candidate_ref (c);
+  e->task = task;
+  emit (p, e);
+  if (is_best)
+    {
+      e = prism_event_new (PRISM_EVENT_BEST);
+      e->candidate = prism_candidate_ref (c);
+      emit (p, e);
+    }
+  prism_candidate_unref (c);
+}
+
+static void
+decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
+{
+  Key128 key = key_of (mc->key);
+  Entry *entry;
+  g_autoptr(GPtrArray) params = NULL;
+  PrismParamStats pstats = { 0, };
+  PrismParamOptions popts = { p->opts.search.smem_limit, p->opts.search.max_blocks, 5 };
+  PrismRandomResult screened;
+  g_autoptr(GError) error = NULL;
+  JsonNode *evidence = NULL;
+  g_autofree char *message = NULL;
+  PrismVerdictKind kind;
+
+  g_mutex_lock (&p->lock);
+  entry = g_hash_table_lookup (p->seen, &key);
+  if (entry != NULL)
+    {
+      if (task < entry->task || (task == entry->task && seq < entry->seq))
+        {
+          entry->task = task;
+          entry->seq = seq;
+        }
+      p->counters.duplicates++;
+      g_mutex_unlock (&p->lock);
+      return;
+    }
+  entry = g_new0 (Entry, 1);
+  entry->key = key;
+  entry->task = task;
+  entry->seq = seq;
+  g_hash_table_insert (p->seen, &entry->key, entry);
+  p->counters.map_candidates++;
+  g_mutex_unlock (&p->lock);
+
+  /* Sizes first: cheap, and a candidate no GPU can run is not worth a proof. */
+  params = prism_param_instantiate (mc->graph, p->target, &popts, &pstats);
+  g_mutex_lock (&p->lock);
+  prism_param_stats_add (&p->counters.params, &pstats);
+  if (params->len == 0)
+    {
+      entry->state = ENTRY_NO_SIZES;
+      p->counters.no_sizes++;
+    }
+  g_mutex_unlock (&p->lock);
+  if (params->len == 0)
+    return;
+
+  /* The screen: a run at small shapes refutes most wrong candidates in
+   * microseconds, before the e-graph is asked. */
+  if (!prism_random_check_small (p->screen, mc->graph, &screened, &error) || !screened.ok)
+    {
+      g_mutex_lock (&p->lock);
+      p->counters.screened_out++;
+      g_mutex_unlock (&p->lock);
+      reject (p, entry, ENTRY_SCREENED, mc->graph, task,
+              error ? _("Cannot be run at small shapes") : _("Differs from the program at small shapes"),
+              screen_evidence (&screened, error ? error->message : NULL));
+      return;
+    }
+
+  kind = verify (p, mc->graph, &evidence, &message);
+  if (evidence == NULL)
+    evidence = json_node_init_object (json_node_alloc (), json_object_new ());
+  if (JSON_NODE_HOLDS_OBJECT (evidence))
+    json_object_set_member (json_node_get_object (evidence), "screen",
+                            screen_evidence (&screened, NULL));
+  switch (kind)
+    {
+    case PRISM_VERDICT_EQUIVALENT:
+      accept (p, entry, mc, params, evidence, task);
+      return;
+    case PRISM_VERDICT_NOT_EQUIVALENT:
+      g_mutex_lock (&p->lock);
+      p->counters.rejected++;
+      g_mutex_unlock (&p->lock);
+      break;
+    case PRISM_VERDICT_VERIFIER_BUG:
+      g_mutex_lock (&p->lock);
+      p->counters.verifier_bugs++;
+      g_mutex_unlock (&p->lock);
+      /* Never resolved silently: the proof and the test disagree. */
+      g_warning ("verifier bug on candidate %s: %s", mc->key, message ? message : "");
+      break;
+    case PRISM_VERDICT_UNKNOWN:
+    default:
+      g_mutex_lock (&p->lock);
+      p->counters.unknown++;
+      g_mutex_unlock (&p->lock);
+      break;
+    }
+  reject (p, entry, ENTRY_REJECTED, mc->graph, task,
+          message ? message : prism_verdict_kind_to_string (kind), evidence);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Search callbacks */
+
+static void
+search_sgraph (PrismSearch *search, const PrismSGraph *sg, guint task, gpointer user_data)
+{
+  PrismPipeline *p = user_data;
+  TaskPos *pos = g_private_get (&task_pos);
+  g_autoptr(GPtrArray) cands = NULL;
+  g_autoptr(GError) error = NULL;
+  PrismMapStats ms = { 0, };
+  PrismEvent *e;
+
+  if (pos == NULL)
+    {
+      pos = g_new0 (TaskPos, 1);
+      pos->task = G_MAXUINT;
+      g_private_set (&task_pos, pos);
+    }
+  if (pos->task != task)
+    {
+      pos->task = task;
+      pos->seq = 0;
+    }
+
+  e = prism_event_new (PRISM_EVENT_SGRAPH);
+  e->graph = prism_graph_ref (sg->graph);
+  e->task = task;
+  emit (p, e);
+
+  cands = prism_map_instantiate (sg, p->program, p->opts.search.max_grid_dims,
+                                 p->opts.max_map_combinations, &ms, &error);
+  g_mutex_lock (&p->lock);
+  prism_map_stats_add (&p->counters.maps, &ms);
+  g_mutex_unlock (&p->lock);
+  if (cands == NULL)
+    {
+      g_warning ("map instantiation failed: %s", error->message);
+      return;
+    }
+  for (guint i = 0; i < cands->len; i++)
+    decide (p, g_ptr_array_index (cands, i), task, pos->seq++);
+}
+
+static void
+search_task_done (PrismSearch *search, guint task, gboolean completed, gpointer user_data)
+{
+  PrismPipeline *p = user_data;
+
+  if (!completed)
+    return;
+  g_mutex_lock (&p->lock);
+  g_array_append_val (p->done, task);
+  p->dirty = TRUE;
+  g_mutex_unlock (&p->lock);
+}
+
+static void
+search_tick (PrismSearch *search, gpointer user_data)
+{
+  PrismPipeline *p = user_data;
+  PrismEvent *e = prism_event_new (PRISM_EVENT_PROGRESS);
+
+  g_mutex_lock (&p->lock);
+  snapshot_locked (p, &e->stats);
+  if (p->dirty && g_get_monotonic_time () - p->last_save_us > SAVE_INTERVAL_US)
+    save_locked (p);
+  g_mutex_unlock (&p->lock);
+  emit (p, e);
+  if (p->on_tick != NULL)
+    p->on_tick (p->user_data);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Setup */
+
+static JsonNode *
+options_to_json (const PrismPipelineOptions *o)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  const PrismSearchOptions *s = &o->search;
+
+#define INT_MEMBER(name, value) \
+  G_STMT_START { json_builder_set_member_name (b, name); \
+                 json_builder_add_int_value (b, (gint64) (value)); } G_STMT_END
+  json_builder_begin_object (b);
+  INT_MEMBER ("threads", s->n_threads);
+  json_builder_set_member_name (b, "time_limit_s");
+  json_builder_add_double_value (b, s->time_limit_s);
+  INT_MEMBER ("seed", o->seed);
+  INT_MEMBER ("random_seeds", o->random_seeds);
+  INT_MEMBER ("max_kernel_ops", s->max_kernel_ops);
+  INT_MEMBER ("max_kernels", s->max_kernels);
+  INT_MEMBER ("max_kernel_inputs", s->max_kernel_inputs);
+  INT_MEMBER ("max_block_ops", s->max_block_ops);
+  INT_MEMBER ("max_block_outputs", s->max_block_outputs);
+  INT_MEMBER ("max_accums", s->max_accums);
+  INT_MEMBER ("max_grid_dims", s->max_grid_dims);
+  INT_MEMBER ("block_threads", s->block_threads);
+  INT_MEMBER ("smem_limit", s->smem_limit);
+  INT_MEMBER ("max_blocks", s->max_blocks);
+  INT_MEMBER ("max_map_combinations", o->max_map_combinations);
+  json_builder_set_member_name (b, "formal");
+  json_builder_add_boolean_value (b, o->verify_func == NULL);
+  json_builder_end_object (b);
+#undef INT_MEMBER
+  return json_builder_get_root (b);
+}
+
+/* Everything that decides which tasks exist and what a candidate is. */
+static char *
+make_fingerprint (PrismPipeline *p)
+{
+  const PrismSearchOptions *s = &p->opts.search;
+  g_autofree char *program = prism_graph_to_data (p->program, NULL);
+  GString *text = g_string_new (program);
+
+  g_string_append_printf (text, "|%s|%s|%u,%u,%u,%u,%u,%u,%u,%u,%" G_GUINT64_FORMAT ",%u,%u,%"
+                          G_GUINT64_FORMAT "|",
+                          prism_search_mode_to_string (s->mode), p->target->name,
+                          s->max_kernel_ops, s->max_kernels, s->max_kernel_inputs, s->max_block_ops,
+                          s->max_block_outputs, s->max_accums, s->max_grid_dims, s->block_threads,
+                          s->smem_limit, s->max_blocks, s->split_depth, p->opts.max_map_combinations);
+  for (guint i = 0; s->kernel_ops && i < s->n_kernel_ops; i++)
+    g_string_append_printf (text, "k%s,", prism_op_kind_to_string (s->kernel_ops[i]));
+  for (guint i = 0; s->block_ops && i < s->n_block_ops; i++)
+    g_string_append_printf (text, "b%s,", prism_op_kind_to_string (s->block_ops[i]));
+  {
+    Key128 k = key_of (text->str);
+    g_string_free (text, TRUE);
+    return key_digest (k);
+  }
+}
+
+static gboolean
+load_previous (PrismPipeline *p, GError **error)
+{
+  g_autoptr(GError) local = NULL;
+  g_autoptr(PrismResults) r = NULL;
+  GPtrArray *cands;
+
+  if (!g_file_test (p->results_path, G_FILE_TEST_EXISTS))
+    return TRUE;   /* nothing to resume: a fresh start */
+  r = prism_results_load (p->results_path, &local);
+  if (r == NULL)
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, _("cannot resume from %s: %s"),
+                   p->results_path, local->message);
+      return FALSE;
+    }
+  if (g_strcmp0 (prism_results_get_fingerprint (r), p->fingerprint) != 0)
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE,
+                   _("cannot resume from %s: it comes from a different program, mode, target or "
+                     "search limits"), p->results_path);
+      return FALSE;
+    }
+  p->previous = *prism_results_get_stats (r);
+  g_array_append_vals (p->done, prism_results_get_done_tasks (r)->data,
+                       prism_results_get_done_tasks (r)->len);
+  cands = prism_results_get_candidates (r);
+  for (guint i = 0; i < cands->len; i++)
+    {
+      PrismCandidate *c = g_ptr_array_index (cands, i);
+      Entry *e = g_new0 (Entry, 1);
+
+      if (!key_from_digest (c->digest, &e->key))
+        {
+          g_free (e);
+          g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE,
+                       _("cannot resume from %s: candidate %u has a malformed digest"),
+                       p->results_path, c->id);
+          return FALSE;
+        }
+      e->state = ENTRY_VERIFIED;
+      e->task = c->task;
+      e->seq = c->seq;
+      e->candidate = prism_candidate_ref (c);
+      g_hash_table_replace (p->seen, &e->key, e);
+      p->next_id = MAX (p->next_id, c->id);
+      if (p->best == NULL || c->speedup > p->best->speedup)
+        p->best = c;
+    }
+  /* Counters of decided candidates start from the earlier run's. */
+  p->results = g_steal_pointer (&r);
+  return TRUE;
+}
+
+PrismPipeline *
+prism_pipeline_new (PrismGraph *program, const PrismPipelineOptions *options, GError **error)
+{
+  g_autoptr(PrismPipeline) p = g_new0 (PrismPipeline, 1);
+  g_autoptr(PrismSearch) probe = NULL;
+
+  g_return_val_if_fail (program != NULL && options != NULL, NULL);
+  p->program = prism_graph_ref (program);
+  p->opts = *options;
+  p->target_name = g_strdup (options->target ? options->target : prism_gpu_target_default ()->name);
+  p->out_dir = g_strdup (options->out_dir);
+  p->source = g_strdup (options->source ? options->source : program->name);
+  p->opts.target = p->target_name;
+  p->opts.out_dir = p->out_dir;
+  p->opts.source = p->source;
+  g_mutex_init (&p->lock);
+  p->seen = g_hash_table_new_full (key_hash, key_equal, NULL, entry_free);
+  p->done = g_array_new (FALSE, FALSE, sizeof (guint));
+  p->previous.time_to_best_s = -1;
+  p->counters.time_to_best_s = -1;
+
+  p->target = prism_gpu_target_lookup (p->target_name);
+  if (p->target == NULL)
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED, _("unknown GPU target “%s”"),
+                   p->target_name);
+      return NULL;
+    }
+  if (p->opts.random_seeds == 0)
+    p->opts.random_seeds = 1;
+  /* Let the search check the rest of the options (and the program) now. */
+  probe = prism_search_new (program, &p->opts.search, error);
+  if (probe == NULL)
+    return NULL;
+  p->opts.search = *prism_search_get_options (probe);
+  /* The search's copy holds the op lists; keep ours pointing at stable data. */
+  p->opts.search.kernel_ops = g_memdup2 (p->opts.search.kernel_ops,
+                                         p->opts.search.n_kernel_ops * sizeof (PrismOpKind));
+  p->opts.search.block_ops = g_memdup2 (p->opts.search.block_ops,
+                                        p->opts.search.n_block_ops * sizeof (PrismOpKind));
+  p->fingerprint = make_fingerprint (p);
+  p->options_json = options_to_json (&p->opts);
+
+  if (p->out_dir != NULL)
+    {
+      p->results_path = g_build_filename (p->out_dir, "results.json", NULL);
+      if (options->resume && !load_previous (p, error))
+        return NULL;
+    }
+  if (p->results == NULL)
+    p->results = prism_results_new (program, p->source,
+                                    prism_search_mode_to_string (p->opts.search.mode),
+                                    p->target->name, p->fingerprint);
+  prism_results_set_options (p->results, p->options_json);
+  return g_steal_pointer (&p);
+}
+
+void
+prism_pipeline_free (PrismPipeline *p)
+{
+  if (p == NULL)
+    return;
+  g_clear_pointer (&p->search, prism_search_free);
+  g_clear_pointer (&p->oracle, prism_oracle_free);
+  g_clear_pointer (&p->verifier, prism_verifier_free);
+  g_clear_pointer (&p->screen, prism_random_check_free);
+  g_clear_pointer (&p->results, prism_results_free);
+  g_clear_pointer (&p->seen, g_hash_table_unref);
+  g_clear_pointer (&p->done, g_array_unref);
+  g_clear_pointer (&p->options_json, json_node_unref);
+  g_clear_pointer (&p->program, prism_graph_unref);
+  g_free ((gpointer) p->opts.search.kernel_ops);
+  g_free ((gpointer) p->opts.search.block_ops);
+  g_free (p->target_name);
+  g_free (p->out_dir);
+  g_free (p->source);
+  g_free (p->results_path);
+  g_free (p->fingerprint);
+  g_free (p->stop_reason);
+  g_mutex_clear (&p->lock);
+  g_free (p);
+}
+
+void
+prism_pipeline_set_handlers (PrismPipeline *p, PrismEventFunc on_event, PrismTickFunc on_tick,
+                             gpointer user_data)
+{
+  p->on_event = on_event;
+  p->on_tick = on_tick;
+  p->user_data = user_data;
+}
+
+static void
+fail_event (PrismPipeline *p, const GError *error)
+{
+  PrismEvent *e = prism_event_new (PRISM_EVENT_ERROR);
+
+  e->message = g_strdup (error->message);
+  emit (p, e);
+  e = prism_event_new (PRISM_EVENT_FINISHED);
+  e->message = g_strdup ("error");
+  g_mutex_lock (&p->lock);
+  snapshot_locked (p, &e->stats);
+  g_mutex_unlock (&p->lock);
+  emit (p, e);
+}
+
+gboolean
+prism_pipeline_run (PrismPipeline *p, GError **error)
+{
+  g_autoptr(GError) local = NULL;
+  PrismSearchOptions sopts = p->opts.search;
+  PrismSearchObserver observer = { search_sgraph, search_task_done, search_tick };
+  PrismCostEstimate base;
+  GPtrArray *cands;
+  PrismEvent *e;
+
+  p->start_us = g_get_monotonic_time ();
+
+  if (sopts.check_func == NULL && sopts.oracle == NULL)
+    {
+      PrismOracleOptions oo;
+      prism_oracle_options_init (&oo);
+      oo.mode = sopts.mode == PRISM_SEARCH_SYMBOLIC ? PRISM_ABSTRACT_UNTILED : PRISM_ABSTRACT_CONCRETE;
+      p->oracle = prism_oracle_new_full (p->program, &oo, &local);
+      if (p->oracle == NULL)
+        goto fail;
+      sopts.oracle = p->oracle;
+    }
+  if (p->opts.verify_func == NULL)
+    {
+      PrismVerifierOptions vo;
+      prism_verifier_options_init (&vo);
+      vo.n_seeds = p->opts.random_seeds;
+      vo.first_seed = p->opts.seed;
+      if (p->opts.verifier_time_limit_s > 0)
+        vo.time_limit_s = p->opts.verifier_time_limit_s;
+      p->verifier = prism_verifier_new (p->program, &vo, &local);
+      if (p->verifier == NULL)
+        goto fail;
+    }
+  p->screen = prism_random_check_new (p->program, p->opts.random_seeds, p->opts.seed, 0, &local);
+  if (p->screen == NULL)
+    goto fail;
+  if (!prism_cost_model_predict (p->target, p->program, NULL, 0, &base, &local))
+    goto fail;
+  p->baseline_us = base.total_us;
+  p->baseline_launches = base.n_launches;
+  prism_results_set_baseline (p->results, base.total_us, base.n_launches);
+
+  p->search = prism_search_new (p->program, &sopts, &local);
+  if (p->search == NULL)
+    goto fail;
+  for (guint i = 0; i < p->done->len; i++)
+    prism_search_skip_task (p->search, g_array_index (p->done, guint, i));
+  prism_search_set_elapsed_offset (p->search, p->previous.search.elapsed_s);
+  prism_search_set_observer (p->search, &observer, p);
+  p->setup_s = (g_get_monotonic_time () - p->start_us) / 1e6;
+
+  if (!prism_search_run (p->search, &local))
+    goto fail;
+
+  /* Final order: by the earliest position each candidate was met at. */
+  g_mutex_lock (&p->lock);
+  cands = prism_results_get_candidates (p->results);
+  for (guint i = 0; i < cands->len; i++)
+    {
+      PrismCandidate *c = g_ptr_array_index (cands, i);
+      Key128 k;
+      Entry *entry;
+
+      if (key_from_digest (c->digest, &k) && (entry = g_hash_table_lookup (p->seen, &k)) != NULL)
+        {
+          c->task = entry->task;
+          c->seq = entry->seq;
+        }
+    }
+  prism_results_sort (p->results);
+  g_free (p->stop_reason);
+  p->stop_reason = g_strdup (prism_search_get_stop_reason (p->search));
+  save_locked (p);
+  e = prism_event_new (PRISM_EVENT_FINISHED);
+  snapshot_locked (p, &e->stats);
+  e->message = g_strdup (p->stop_reason);
+  g_mutex_unlock (&p->lock);
+  emit (p, e);
+  return TRUE;
+
+fail:
+  fail_event (p, local);
+  g_propagate_error (error, g_steal_pointer (&local));
+  return FALSE;
+}
+
+void
+prism_pipeline_stop (PrismPipeline *p)
+{
+  if (p->search != NULL)
+    prism_search_stop (p->search);
+}
+
+void
+prism_pipeline_set_paused (PrismPipeline *p, gboolean paused)
+{
+  if (p->search != NULL)
+    prism_search_set_paused (p->search, paused);
+}
+
+void
+prism_pipeline_set_time_limit (PrismPipeline *p, double seconds)
+{
+  p->opts.search.time_limit_s = seconds;
+  if (p->search != NULL)
+    prism_search_set_time_limit (p->search, seconds);
+}
+
+void
+prism_pipeline_get_stats (PrismPipeline *p, PrismRunStats *stats)
+{
+  g_mutex_lock (&p->lock);
+  snapshot_locked (p, stats);
+  g_mutex_unlock (&p->lock);
+}
+
+static int
+compare_order (gconstpointer a, gconstpointer b)
+{
+  const PrismCandidate *x = *(PrismCandidate * const *) a;
+  const PrismCandidate *y = *(PrismCandidate * const *) b;
+
+  if (x->task != y->task)
+    return x->task < y->task ? -1 : 1;
+  if (x->seq != y->seq)
+    return x->seq < y->seq ? -1 : 1;
+  return g_strcmp0 (x->digest, y->digest);
+}
+
+GPtrArray *
+prism_pipeline_get_candidates (PrismPipeline *p)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_candidate_unref);
+  GPtrArray *cands;
+
+  g_mutex_lock (&p->lock);
+  cands = prism_results_get_candidates (p->results);
+  for (guint i = 0; i < cands->len; i++)
+    g_ptr_array_add (out, prism_candidate_ref (g_ptr_array_index (cands, i)));
+  g_mutex_unlock (&p->lock);
+  g_ptr_array_sort (out, compare_order);
+  return out;
+}
+
+double
+prism_pipeline_get_baseline_us (PrismPipeline *p)
+{
+  return p->baseline_us;
+}
+
+const char *
+prism_pipeline_get_results_path (PrismPipeline *p)
+{
+  return p->results_path;
+}
+
+const char *
+prism_pipeline_get_stop_reason (PrismPipeline *p)
+{
+  return p->stop_reason;
+}

@@ -1,0 +1,156 @@
+/* prism-pipeline.h — one optimization run: search → maps → verify → tune
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "prism-gpu-target.h"
+#include "prism-graph.h"
+#include "prism-results.h"
+#include "prism-search.h"
+#include "prism-verifier.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  PRISM_EVENT_PROGRESS,  /* counters: stats */
+  PRISM_EVENT_SGRAPH,    /* the search completed an sGraph: graph */
+  PRISM_EVENT_VERIFIED,  /* a candidate was proved equivalent: candidate */
+  PRISM_EVENT_REJECTED,  /* a candidate was not: graph, digest, message, evidence */
+  PRISM_EVENT_BEST,      /* a new best candidate: candidate */
+  PRISM_EVENT_FINISHED,  /* the run ended: stats, message = stop reason */
+  PRISM_EVENT_ERROR,     /* the run could not go on: message */
+} PrismEventKind;
+
+/* "progress", "sgraph", "verified", "rejected", "best", "finished", "error" */
+const char *prism_event_kind_to_string (PrismEventKind kind);
+
+/**
+ * PrismEvent:
+ *
+ * One thing that happened in a run.  Reference-counted, immutable once
+ * emitted; which fields are set depends on @kind.
+ */
+typedef struct
+{
+  /*< private >*/
+  gint ref_count;
+  /*< public >*/
+  PrismEventKind kind;
+  double time_s;              /* run time when it happened */
+  PrismRunStats stats;        /* PROGRESS, FINISHED */
+  PrismCandidate *candidate;  /* VERIFIED, BEST */
+  PrismGraph *graph;          /* SGRAPH, REJECTED */
+  char *digest;               /* REJECTED */
+  char *message;              /* REJECTED: why; FINISHED: stop reason; ERROR */
+  JsonNode *evidence;         /* REJECTED: the verdict or the screen's result */
+  guint task;                 /* SGRAPH, VERIFIED, REJECTED */
+} PrismEvent;
+
+PrismEvent *prism_event_new     (PrismEventKind    kind);
+PrismEvent *prism_event_ref     (PrismEvent       *event);
+void        prism_event_unref   (PrismEvent       *event);
+/* One JSON object per event, as `prism search --json` prints them (transfer full). */
+JsonNode   *prism_event_to_json (const PrismEvent *event);
+
+/**
+ * PrismVerifyFunc:
+ *
+ * Replaces the formal verifier (tests).  Returns the verdict and fills
+ * @evidence (transfer full) and @message (transfer full, nullable).
+ * Called from several threads at once.
+ */
+typedef PrismVerdictKind (*PrismVerifyFunc) (const PrismGraph *candidate,
+                                             JsonNode        **evidence,
+                                             char            **message,
+                                             gpointer          user_data);
+
+typedef struct
+{
+  PrismSearchOptions search;      /* oracle / check_func are set by the pipeline unless given */
+  const char *target;             /* GPU table name; NULL = h100 */
+  guint64 seed;                   /* randomized checks */
+  guint random_seeds;             /* input sets per randomized check (default 2) */
+  const char *out_dir;            /* results.json goes there; NULL = nowhere */
+  gboolean resume;                /* continue from out_dir/results.json */
+  const char *source;             /* shown in results: a workload name or a file */
+  guint64 max_map_combinations;   /* per sGraph (default 4096) */
+  double verifier_time_limit_s;   /* per candidate (default 10) */
+  PrismVerifyFunc verify_func;    /* NULL = prism_verifier_check() */
+  gpointer verify_data;
+} PrismPipelineOptions;
+
+void prism_pipeline_options_init (PrismPipelineOptions *options);
+
+/* Called from any thread of the run; the event is borrowed (ref it to keep it). */
+typedef void (*PrismEventFunc) (PrismEvent *event,
+                                gpointer    user_data);
+/* Called about 30 times a second on the thread in prism_pipeline_run(). */
+typedef void (*PrismTickFunc)  (gpointer    user_data);
+
+typedef struct _PrismPipeline PrismPipeline;
+
+/**
+ * prism_pipeline_new:
+ * @program: the program to optimize (concrete; a reference is taken)
+ * @options: the options (copied)
+ *
+ * Checks the options and, with @resume, loads out_dir/results.json and
+ * checks that it comes from the same program and configuration.  The heavy
+ * work (oracle, verifier, search) happens in prism_pipeline_run().
+ *
+ * Returns: (transfer full) (nullable): the pipeline, or %NULL with @error
+ *   (PRISM_ERROR_FAILED for bad options, PRISM_ERROR_PARSE for a bad
+ *   results file)
+ */
+PrismPipeline *prism_pipeline_new          (PrismGraph                 *program,
+                                            const PrismPipelineOptions *options,
+                                            GError                    **error);
+void           prism_pipeline_free         (PrismPipeline              *pipeline);
+void           prism_pipeline_set_handlers (PrismPipeline              *pipeline,
+                                            PrismEventFunc              on_event,
+                                            PrismTickFunc               on_tick,
+                                            gpointer                    user_data);
+
+/**
+ * prism_pipeline_run:
+ * @pipeline: a pipeline
+ *
+ * Builds the oracle and the verifier, predicts the unfused program, runs the
+ * search and, for every sGraph it finds (on the search's worker threads):
+ * instantiates maps, drops candidates already seen, chooses sizes (a
+ * candidate with no valid size on the target is dropped), screens at small
+ * shapes, proves with the verifier and tunes.  Each verified candidate is
+ * added to the results and written at once (atomically).  Emits a FINISHED
+ * event last.
+ *
+ * Returns: %FALSE with @error if the run could not start
+ */
+gboolean       prism_pipeline_run          (PrismPipeline              *pipeline,
+                                            GError                    **error);
+
+/* Thread-safe controls (no-ops before the search starts). */
+void           prism_pipeline_stop         (PrismPipeline              *pipeline);
+void           prism_pipeline_set_paused   (PrismPipeline              *pipeline,
+                                            gboolean                    paused);
+void           prism_pipeline_set_time_limit (PrismPipeline            *pipeline,
+                                            double                      seconds);
+
+/* Thread-safe snapshots. */
+void           prism_pipeline_get_stats    (PrismPipeline              *pipeline,
+                                            PrismRunStats              *stats);
+/* (transfer full) (element-type PrismCandidate): in the search's order */
+GPtrArray     *prism_pipeline_get_candidates (PrismPipeline            *pipeline);
+double         prism_pipeline_get_baseline_us (PrismPipeline           *pipeline);
+/* NULL without an output folder. */
+const char    *prism_pipeline_get_results_path (PrismPipeline          *pipeline);
+/* Valid after prism_pipeline_run(). */
+const char    *prism_pipeline_get_stop_reason (PrismPipeline           *pipeline);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismEvent, prism_event_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismPipeline, prism_pipeline_free)
+
+G_END_DECLS

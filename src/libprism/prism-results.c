@@ -1,0 +1,866 @@
+/* prism-results.c — verified candidates and the results.json file
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The file format is specified in docs/format.md ("prism-results").
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <glib/gstdio.h>
+
+#include "prism-error.h"
+#include "prism-graph-json.h"
+#include "prism-results.h"
+
+/* ------------------------------------------------------------------------ */
+/* Candidates */
+
+PrismCandidate *
+prism_candidate_new (void)
+{
+  PrismCandidate *c = g_new0 (PrismCandidate, 1);
+
+  c->ref_count = 1;
+  c->alternatives = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_param_assignment_free);
+  return c;
+}
+
+PrismCandidate *
+prism_candidate_ref (PrismCandidate *candidate)
+{
+  g_return_val_if_fail (candidate != NULL, NULL);
+  g_atomic_int_inc (&candidate->ref_count);
+  return candidate;
+}
+
+void
+prism_candidate_unref (PrismCandidate *candidate)
+{
+  if (candidate == NULL || !g_atomic_int_dec_and_test (&candidate->ref_count))
+    return;
+  g_free (candidate->digest);
+  g_clear_pointer (&candidate->graph, prism_graph_unref);
+  g_free (candidate->verdict);
+  g_clear_pointer (&candidate->verification, json_node_unref);
+  g_free (candidate->values);
+  g_ptr_array_unref (candidate->alternatives);
+  g_free (candidate);
+}
+
+static JsonNode *
+params_to_json (const PrismGraph *graph, const gint64 *values, guint n_values)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  const char * const *names = prism_graph_var_names (graph);
+
+  json_builder_begin_object (b);
+  for (guint v = 0; v < n_values && names[v] != NULL; v++)
+    if (values[v] > 0)
+      {
+        json_builder_set_member_name (b, names[v]);
+        json_builder_add_int_value (b, values[v]);
+      }
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+static gboolean
+params_from_json (const PrismGraph *graph, JsonNode *node, gint64 **values, guint *n_values,
+                  GError **error)
+{
+  const char * const *names = prism_graph_var_names (graph);
+  JsonObject *obj;
+  g_autoptr(GList) members = NULL;
+  guint n = 0;
+
+  while (names[n] != NULL)
+    n++;
+  *n_values = n;
+  *values = g_new0 (gint64, MAX (n, 1));
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, "“params” is not an object");
+      return FALSE;
+    }
+  obj = json_node_get_object (node);
+  members = json_object_get_members (obj);
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      JsonNode *v = json_object_get_member (obj, l->data);
+      guint i;
+
+      for (i = 0; i < n && g_strcmp0 (names[i], l->data) != 0; i++)
+        ;
+      if (i == n || !JSON_NODE_HOLDS_VALUE (v) || json_node_get_value_type (v) != G_TYPE_INT64 ||
+          json_node_get_int (v) <= 0)
+        {
+          g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE,
+                       "“params”: “%s” is not a variable of the graph with a positive integer value",
+                       (const char *) l->data);
+          return FALSE;
+        }
+      (*values)[i] = json_node_get_int (v);
+    }
+  return TRUE;
+}
+
+JsonNode *
+prism_candidate_to_json (const PrismCandidate *c)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "id");
+  json_builder_add_int_value (b, c->id);
+  json_builder_set_member_name (b, "digest");
+  json_builder_add_string_value (b, c->digest);
+  json_builder_set_member_name (b, "graph");
+  json_builder_add_value (b, prism_graph_to_json (c->graph, NULL));
+  json_builder_set_member_name (b, "kernels");
+  json_builder_add_int_value (b, c->n_kernels);
+  json_builder_set_member_name (b, "verdict");
+  json_builder_add_string_value (b, c->verdict ? c->verdict : "equivalent");
+  json_builder_set_member_name (b, "verification");
+  if (c->verification != NULL)
+    json_builder_add_value (b, json_node_copy (c->verification));
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "params");
+  json_builder_add_value (b, params_to_json (c->graph, c->values, c->n_values));
+  json_builder_set_member_name (b, "predicted_us");
+  json_builder_add_double_value (b, c->predicted_us);
+  json_builder_set_member_name (b, "speedup");
+  json_builder_add_double_value (b, c->speedup);
+  json_builder_set_member_name (b, "alternatives");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < c->alternatives->len; i++)
+    {
+      const PrismParamAssignment *a = g_ptr_array_index (c->alternatives, i);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "params");
+      json_builder_add_value (b, params_to_json (c->graph, a->values, a->n_values));
+      json_builder_set_member_name (b, "predicted_us");
+      json_builder_add_double_value (b, a->predicted_us);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "found_at_s");
+  json_builder_add_double_value (b, c->found_at_s);
+  json_builder_set_member_name (b, "order");
+  json_builder_begin_array (b);
+  json_builder_add_int_value (b, c->task);
+  json_builder_add_int_value (b, c->seq);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+static double
+get_double (JsonObject *obj, const char *name, double fallback)
+{
+  JsonNode *n = json_object_get_member (obj, name);
+
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n))
+    return fallback;
+  return json_node_get_double (n);
+}
+
+static gint64
+get_int (JsonObject *obj, const char *name, gint64 fallback)
+{
+  JsonNode *n = json_object_get_member (obj, name);
+
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n))
+    return fallback;
+  return json_node_get_int (n);
+}
+
+static const char *
+get_string (JsonObject *obj, const char *name)
+{
+  JsonNode *n = json_object_get_member (obj, name);
+
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (n);
+}
+
+PrismCandidate *
+prism_candidate_from_json (JsonNode *node, GError **error)
+{
+  g_autoptr(PrismCandidate) c = prism_candidate_new ();
+  JsonObject *obj;
+  JsonNode *member;
+  JsonArray *order;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, "a candidate is not an object");
+      return NULL;
+    }
+  obj = json_node_get_object (node);
+  if ((member = json_object_get_member (obj, "graph")) == NULL)
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, "a candidate has no “graph”");
+      return NULL;
+    }
+  c->graph = prism_graph_from_json (member, NULL, error);
+  if (c->graph == NULL)
+    return NULL;
+  c->id = (guint) get_int (obj, "id", 0);
+  c->digest = g_strdup (get_string (obj, "digest"));
+  if (c->digest == NULL)
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, "candidate %u has no “digest”", c->id);
+      return NULL;
+    }
+  c->n_kernels = (guint) get_int (obj, "kernels", prism_graph_count_kernels (c->graph));
+  c->verdict = g_strdup (get_string (obj, "verdict"));
+  if ((member = json_object_get_member (obj, "verification")) != NULL && !JSON_NODE_HOLDS_NULL (member))
+    c->verification = json_node_copy (member);
+  if (!params_from_json (c->graph, json_object_get_member (obj, "params"), &c->values, &c->n_values,
+                         error))
+    return NULL;
+  c->predicted_us = get_double (obj, "predicted_us", 0);
+  c->speedup = get_double (obj, "speedup", 0);
+  c->found_at_s = get_double (obj, "found_at_s", 0);
+  if ((member = json_object_get_member (obj, "alternatives")) != NULL && JSON_NODE_HOLDS_ARRAY (member))
+    {
+      JsonArray *alts = json_node_get_array (member);
+      for (guint i = 0; i < json_array_get_length (alts); i++)
+        {
+          JsonNode *an = json_array_get_element (alts, i);
+          PrismParamAssignment *a;
+          if (!JSON_NODE_HOLDS_OBJECT (an))
+            continue;
+          a = g_new0 (PrismParamAssignment, 1);
+          if (!params_from_json (c->graph, json_object_get_member (json_node_get_object (an), "params"),
+                                 &a->values, &a->n_values, error))
+            {
+              prism_param_assignment_free (a);
+              return NULL;
+            }
+          a->predicted_us = get_double (json_node_get_object (an), "predicted_us", 0);
+          g_ptr_array_add (c->alternatives, a);
+        }
+    }
+  if ((member = json_object_get_member (obj, "order")) != NULL && JSON_NODE_HOLDS_ARRAY (member) &&
+      json_array_get_length (order = json_node_get_array (member)) == 2)
+    {
+      c->task = (guint) json_array_get_int_element (order, 0);
+      c->seq = (guint) json_array_get_int_element (order, 1);
+    }
+  return g_steal_pointer (&c);
+}
+
+PrismGraph *
+prism_candidate_instantiate (const PrismCandidate *candidate, GError **error)
+{
+  return prism_graph_instantiate (candidate->graph, candidate->values, candidate->n_values, error);
+}
+
+char *
+prism_candidate_params_to_string (const PrismCandidate *candidate)
+{
+  GString *s = g_string_new (NULL);
+  const char * const *names = prism_graph_var_names (candidate->graph);
+
+  for (guint v = 0; v < candidate->n_values && names[v] != NULL; v++)
+    if (candidate->values[v] > 0)
+      g_string_append_printf (s, "%s%s=%" G_GINT64_FORMAT, s->len ? ", " : "", names[v],
+                              candidate->values[v]);
+  return g_string_free (s, FALSE);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Stats */
+
+#define ADD_COUNTER(b, obj, field) \
+  G_STMT_START { json_builder_set_member_name (b, #field); \
+                 json_builder_add_int_value (b, (gint64) (obj)->field); } G_STMT_END
+
+JsonNode *
+prism_run_stats_to_json (const PrismRunStats *s)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  guint max_depth = 0;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "states");
+  json_builder_add_int_value (b, (gint64) s->search.states);
+  json_builder_set_member_name (b, "states_by_depth");
+  json_builder_begin_array (b);
+  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+    if (s->search.states_by_depth[d] > 0)
+      max_depth = d + 1;
+  for (guint d = 0; d < max_depth; d++)
+    json_builder_add_int_value (b, (gint64) s->search.states_by_depth[d]);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "pruned");
+  json_builder_begin_object (b);
+  for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+    {
+      json_builder_set_member_name (b, prism_prune_reason_to_string (r));
+      json_builder_add_int_value (b, (gint64) s->search.pruned[r]);
+    }
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "sgraphs");
+  json_builder_add_int_value (b, (gint64) s->search.sgraphs);
+  json_builder_set_member_name (b, "tasks");
+  json_builder_add_int_value (b, s->search.n_tasks);
+  json_builder_set_member_name (b, "tasks_done");
+  json_builder_add_int_value (b, s->search.tasks_done);
+  ADD_COUNTER (b, s, map_candidates);
+  ADD_COUNTER (b, s, duplicates);
+  ADD_COUNTER (b, s, no_sizes);
+  ADD_COUNTER (b, s, screened_out);
+  ADD_COUNTER (b, s, verified);
+  ADD_COUNTER (b, s, rejected);
+  ADD_COUNTER (b, s, unknown);
+  ADD_COUNTER (b, s, verifier_bugs);
+  json_builder_set_member_name (b, "elapsed_s");
+  json_builder_add_double_value (b, s->search.elapsed_s);
+  json_builder_set_member_name (b, "setup_s");
+  json_builder_add_double_value (b, s->setup_s);
+  json_builder_set_member_name (b, "time_to_best_s");
+  if (s->time_to_best_s >= 0)
+    json_builder_add_double_value (b, s->time_to_best_s);
+  else
+    json_builder_add_null_value (b);
+
+  json_builder_set_member_name (b, "maps");
+  json_builder_begin_object (b);
+  ADD_COUNTER (b, &s->maps, assignments);
+  ADD_COUNTER (b, &s->maps, no_split);
+  ADD_COUNTER (b, &s->maps, no_omap);
+  ADD_COUNTER (b, &s->maps, combinations);
+  ADD_COUNTER (b, &s->maps, truncated);
+  ADD_COUNTER (b, &s->maps, shape);
+  ADD_COUNTER (b, &s->maps, output_shape);
+  ADD_COUNTER (b, &s->maps, duplicates);
+  ADD_COUNTER (b, &s->maps, candidates);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "params");
+  json_builder_begin_object (b);
+  ADD_COUNTER (b, &s->params, assignments);
+  ADD_COUNTER (b, &s->params, indivisible);
+  ADD_COUNTER (b, &s->params, blocks);
+  ADD_COUNTER (b, &s->params, smem);
+  ADD_COUNTER (b, &s->params, threads);
+  ADD_COUNTER (b, &s->params, valid);
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+#define GET_COUNTER(obj, s, field) ((s)->field = (guint64) get_int (obj, #field, 0))
+
+void
+prism_run_stats_from_json (JsonObject *obj, PrismRunStats *s)
+{
+  JsonNode *n;
+
+  memset (s, 0, sizeof *s);
+  s->search.states = (guint64) get_int (obj, "states", 0);
+  if ((n = json_object_get_member (obj, "states_by_depth")) != NULL && JSON_NODE_HOLDS_ARRAY (n))
+    {
+      JsonArray *a = json_node_get_array (n);
+      for (guint d = 0; d < MIN (json_array_get_length (a), PRISM_SEARCH_MAX_DEPTH); d++)
+        s->search.states_by_depth[d] = (guint64) json_array_get_int_element (a, d);
+    }
+  if ((n = json_object_get_member (obj, "pruned")) != NULL && JSON_NODE_HOLDS_OBJECT (n))
+    for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+      s->search.pruned[r] = (guint64) get_int (json_node_get_object (n),
+                                               prism_prune_reason_to_string (r), 0);
+  s->search.sgraphs = (guint64) get_int (obj, "sgraphs", 0);
+  s->search.n_tasks = (guint) get_int (obj, "tasks", 0);
+  s->search.tasks_done = (guint) get_int (obj, "tasks_done", 0);
+  s->search.elapsed_s = get_double (obj, "elapsed_s", 0);
+  s->setup_s = get_double (obj, "setup_s", 0);
+  s->time_to_best_s = get_double (obj, "time_to_best_s", -1);
+  GET_COUNTER (obj, s, map_candidates);
+  GET_COUNTER (obj, s, duplicates);
+  GET_COUNTER (obj, s, no_sizes);
+  GET_COUNTER (obj, s, screened_out);
+  GET_COUNTER (obj, s, verified);
+  GET_COUNTER (obj, s, rejected);
+  GET_COUNTER (obj, s, unknown);
+  GET_COUNTER (obj, s, verifier_bugs);
+  if ((n = json_object_get_member (obj, "maps")) != NULL && JSON_NODE_HOLDS_OBJECT (n))
+    {
+      JsonObject *m = json_node_get_object (n);
+      GET_COUNTER (m, &s->maps, assignments);
+      GET_COUNTER (m, &s->maps, no_split);
+      GET_COUNTER (m, &s->maps, no_omap);
+      GET_COUNTER (m, &s->maps, combinations);
+      GET_COUNTER (m, &s->maps, truncated);
+      GET_COUNTER (m, &s->maps, shape);
+      GET_COUNTER (m, &s->maps, output_shape);
+      GET_COUNTER (m, &s->maps, duplicates);
+      GET_COUNTER (m, &s->maps, candidates);
+    }
+  if ((n = json_object_get_member (obj, "params")) != NULL && JSON_NODE_HOLDS_OBJECT (n))
+    {
+      JsonObject *p = json_node_get_object (n);
+      GET_COUNTER (p, &s->params, assignments);
+      GET_COUNTER (p, &s->params, indivisible);
+      GET_COUNTER (p, &s->params, blocks);
+      GET_COUNTER (p, &s->params, smem);
+      GET_COUNTER (p, &s->params, threads);
+      GET_COUNTER (p, &s->params, valid);
+    }
+}
+
+void
+prism_run_stats_add (PrismRunStats *s, const PrismRunStats *m)
+{
+  s->search.states += m->search.states;
+  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+    s->search.states_by_depth[d] += m->search.states_by_depth[d];
+  for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+    s->search.pruned[r] += m->search.pruned[r];
+  s->search.sgraphs += m->search.sgraphs;
+  s->search.n_tasks = MAX (s->search.n_tasks, m->search.n_tasks);
+  s->search.tasks_done = MAX (s->search.tasks_done, m->search.tasks_done);
+  s->search.elapsed_s += m->search.elapsed_s;
+  prism_map_stats_add (&s->maps, &m->maps);
+  prism_param_stats_add (&s->params, &m->params);
+  s->map_candidates += m->map_candidates;
+  s->duplicates += m->duplicates;
+  s->no_sizes += m->no_sizes;
+  s->screened_out += m->screened_out;
+  s->verified += m->verified;
+  s->rejected += m->rejected;
+  s->unknown += m->unknown;
+  s->verifier_bugs += m->verifier_bugs;
+  if (m->time_to_best_s >= 0)
+    s->time_to_best_s = m->time_to_best_s;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Results */
+
+struct _PrismResults
+{
+  PrismGraph *program;
+  char *source;
+  char *mode;
+  char *target;
+  char *fingerprint;
+  JsonNode *options;
+  double baseline_us;
+  guint baseline_launches;
+  GPtrArray *candidates;   /* PrismCandidate */
+  PrismRunStats stats;
+  guint n_tasks;
+  GArray *done;            /* guint, ascending */
+  char *stop_reason;
+};
+
+PrismResults *
+prism_results_new (PrismGraph *program, const char *source, const char *mode, const char *target,
+                   const char *fingerprint)
+{
+  PrismResults *r = g_new0 (PrismResults, 1);
+
+  r->program = prism_graph_ref (program);
+  r->source = g_strdup (source);
+  r->mode = g_strdup (mode);
+  r->target = g_strdup (target);
+  r->fingerprint = g_strdup (fingerprint);
+  r->candidates = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_candidate_unref);
+  r->done = g_array_new (FALSE, FALSE, sizeof (guint));
+  r->stats.time_to_best_s = -1;
+  return r;
+}
+
+void
+prism_results_free (PrismResults *r)
+{
+  if (r == NULL)
+    return;
+  prism_graph_unref (r->program);
+  g_free (r->source);
+  g_free (r->mode);
+  g_free (r->target);
+  g_free (r->fingerprint);
+  g_clear_pointer (&r->options, json_node_unref);
+  g_ptr_array_unref (r->candidates);
+  g_array_unref (r->done);
+  g_free (r->stop_reason);
+  g_free (r);
+}
+
+void
+prism_results_set_options (PrismResults *r, JsonNode *options)
+{
+  g_clear_pointer (&r->options, json_node_unref);
+  r->options = options ? json_node_ref (options) : NULL;
+}
+
+void
+prism_results_set_baseline (PrismResults *r, double predicted_us, guint launches)
+{
+  r->baseline_us = predicted_us;
+  r->baseline_launches = launches;
+}
+
+void
+prism_results_add_candidate (PrismResults *r, PrismCandidate *c)
+{
+  g_ptr_array_add (r->candidates, prism_candidate_ref (c));
+}
+
+void
+prism_results_set_stats (PrismResults *r, const PrismRunStats *stats)
+{
+  r->stats = *stats;
+}
+
+static int
+compare_guint (gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+  return x < y ? -1 : x > y;
+}
+
+void
+prism_results_set_progress (PrismResults *r, guint n_tasks, GArray *done, const char *stop_reason)
+{
+  r->n_tasks = n_tasks;
+  g_array_set_size (r->done, 0);
+  if (done != NULL)
+    g_array_append_vals (r->done, done->data, done->len);
+  g_array_sort (r->done, compare_guint);
+  g_free (r->stop_reason);
+  r->stop_reason = g_strdup (stop_reason);
+}
+
+static int
+compare_order (gconstpointer a, gconstpointer b)
+{
+  const PrismCandidate *x = *(PrismCandidate * const *) a;
+  const PrismCandidate *y = *(PrismCandidate * const *) b;
+
+  if (x->task != y->task)
+    return x->task < y->task ? -1 : 1;
+  if (x->seq != y->seq)
+    return x->seq < y->seq ? -1 : 1;
+  return g_strcmp0 (x->digest, y->digest);
+}
+
+void
+prism_results_sort (PrismResults *r)
+{
+  g_ptr_array_sort (r->candidates, compare_order);
+  for (guint i = 0; i < r->candidates->len; i++)
+    ((PrismCandidate *) g_ptr_array_index (r->candidates, i))->id = i + 1;
+}
+
+PrismCandidate *
+prism_results_get_best (PrismResults *r)
+{
+  PrismCandidate *best = NULL;
+
+  for (guint i = 0; i < r->candidates->len; i++)
+    {
+      PrismCandidate *c = g_ptr_array_index (r->candidates, i);
+      if (best == NULL || c->speedup > best->speedup)
+        best = c;
+    }
+  return best;
+}
+
+JsonNode *
+prism_results_to_json (PrismResults *r)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  PrismCandidate *best = prism_results_get_best (r);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "format");
+  json_builder_add_string_value (b, PRISM_RESULTS_FORMAT);
+  json_builder_set_member_name (b, "version");
+  json_builder_add_int_value (b, PRISM_RESULTS_FORMAT_VERSION);
+  json_builder_set_member_name (b, "program");
+  json_builder_add_value (b, prism_graph_to_json (r->program, NULL));
+  json_builder_set_member_name (b, "source");
+  json_builder_add_string_value (b, r->source ? r->source : "");
+  json_builder_set_member_name (b, "mode");
+  json_builder_add_string_value (b, r->mode);
+  json_builder_set_member_name (b, "target");
+  json_builder_add_string_value (b, r->target);
+  json_builder_set_member_name (b, "fingerprint");
+  json_builder_add_string_value (b, r->fingerprint ? r->fingerprint : "");
+  json_builder_set_member_name (b, "options");
+  if (r->options != NULL)
+    json_builder_add_value (b, json_node_copy (r->options));
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "complete");
+  json_builder_add_boolean_value (b, g_strcmp0 (r->stop_reason, "exhausted") == 0);
+  json_builder_set_member_name (b, "stop_reason");
+  if (r->stop_reason != NULL)
+    json_builder_add_string_value (b, r->stop_reason);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "stats");
+  json_builder_add_value (b, prism_run_stats_to_json (&r->stats));
+  json_builder_set_member_name (b, "baseline");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "predicted_us");
+  json_builder_add_double_value (b, r->baseline_us);
+  json_builder_set_member_name (b, "launches");
+  json_builder_add_int_value (b, r->baseline_launches);
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "best");
+  if (best != NULL)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "id");
+      json_builder_add_int_value (b, best->id);
+      json_builder_set_member_name (b, "digest");
+      json_builder_add_string_value (b, best->digest);
+      json_builder_set_member_name (b, "predicted_us");
+      json_builder_add_double_value (b, best->predicted_us);
+      json_builder_set_member_name (b, "speedup");
+      json_builder_add_double_value (b, best->speedup);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "progress");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "tasks");
+  json_builder_add_int_value (b, r->n_tasks);
+  json_builder_set_member_name (b, "done");
+  json_builder_begin_array (b);
+  /* Runs of consecutive task indices, [first, last]. */
+  for (guint i = 0; i < r->done->len;)
+    {
+      guint first = g_array_index (r->done, guint, i), last = first;
+      while (++i < r->done->len && g_array_index (r->done, guint, i) == last + 1)
+        last++;
+      json_builder_begin_array (b);
+      json_builder_add_int_value (b, first);
+      json_builder_add_int_value (b, last);
+      json_builder_end_array (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "candidates");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < r->candidates->len; i++)
+    json_builder_add_value (b, prism_candidate_to_json (g_ptr_array_index (r->candidates, i)));
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+gboolean
+prism_results_save (PrismResults *r, const char *path, GError **error)
+{
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = prism_results_to_json (r);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *data = NULL;
+  gsize length;
+
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                   "cannot create the folder “%s”: %s", dir, g_strerror (saved));
+      return FALSE;
+    }
+  json_generator_set_pretty (gen, TRUE);
+  json_generator_set_root (gen, root);
+  data = json_generator_to_data (gen, &length);
+  /* g_file_set_contents() writes a temporary file and renames it over the
+   * old one: a reader (or a kill) never sees half a file. */
+  return g_file_set_contents (path, data, (gssize) length, error);
+}
+
+static gboolean
+load_fail (GError **error, const char *path, const char *what)
+{
+  g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, "%s: %s", path, what);
+  return FALSE;
+}
+
+PrismResults *
+prism_results_load (const char *path, GError **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(PrismGraph) program = NULL;
+  g_autoptr(PrismResults) r = NULL;
+  JsonObject *obj;
+  JsonNode *n;
+  const char *format;
+
+  if (!json_parser_load_from_file (parser, path, error))
+    return NULL;
+  n = json_parser_get_root (parser);
+  if (n == NULL || !JSON_NODE_HOLDS_OBJECT (n))
+    {
+      load_fail (error, path, "not a JSON object");
+      return NULL;
+    }
+  obj = json_node_get_object (n);
+  format = get_string (obj, "format");
+  if (g_strcmp0 (format, PRISM_RESULTS_FORMAT) != 0)
+    {
+      load_fail (error, path, "not a prism-results file (“format” is not “prism-results”)");
+      return NULL;
+    }
+  if (get_int (obj, "version", -1) != PRISM_RESULTS_FORMAT_VERSION)
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_VERSION,
+                   "%s: prism-results version %" G_GINT64_FORMAT " is not supported (only %d)",
+                   path, get_int (obj, "version", -1), PRISM_RESULTS_FORMAT_VERSION);
+      return NULL;
+    }
+  if ((n = json_object_get_member (obj, "program")) == NULL)
+    {
+      load_fail (error, path, "no “program”");
+      return NULL;
+    }
+  program = prism_graph_from_json (n, NULL, error);
+  if (program == NULL)
+    {
+      g_prefix_error (error, "%s: program: ", path);
+      return NULL;
+    }
+  r = prism_results_new (program, get_string (obj, "source"), get_string (obj, "mode"),
+                         get_string (obj, "target"), get_string (obj, "fingerprint"));
+  if (r->mode == NULL || r->target == NULL)
+    {
+      load_fail (error, path, "“mode” or “target” is missing");
+      return NULL;
+    }
+  if ((n = json_object_get_member (obj, "options")) != NULL && !JSON_NODE_HOLDS_NULL (n))
+    r->options = json_node_copy (n);
+  r->stop_reason = g_strdup (get_string (obj, "stop_reason"));
+  if ((n = json_object_get_member (obj, "stats")) != NULL && JSON_NODE_HOLDS_OBJECT (n))
+    prism_run_stats_from_json (json_node_get_object (n), &r->stats);
+  if ((n = json_object_get_member (obj, "baseline")) != NULL && JSON_NODE_HOLDS_OBJECT (n))
+    {
+      r->baseline_us = get_double (json_node_get_object (n), "predicted_us", 0);
+      r->baseline_launches = (guint) get_int (json_node_get_object (n), "launches", 0);
+    }
+  if ((n = json_object_get_member (obj, "progress")) != NULL && JSON_NODE_HOLDS_OBJECT (n))
+    {
+      JsonObject *p = json_node_get_object (n);
+      JsonNode *d = json_object_get_member (p, "done");
+
+      r->n_tasks = (guint) get_int (p, "tasks", 0);
+      if (d != NULL && JSON_NODE_HOLDS_ARRAY (d))
+        {
+          JsonArray *runs = json_node_get_array (d);
+          for (guint i = 0; i < json_array_get_length (runs); i++)
+            {
+              JsonNode *run = json_array_get_element (runs, i);
+              JsonArray *ra;
+              gint64 first, last;
+
+              if (!JSON_NODE_HOLDS_ARRAY (run) || json_array_get_length (ra = json_node_get_array (run)) != 2)
+                {
+                  load_fail (error, path, "“progress.done” holds something that is not a [first, last] pair");
+                  return NULL;
+                }
+              first = json_array_get_int_element (ra, 0);
+              last = json_array_get_int_element (ra, 1);
+              if (first < 0 || last < first || last > G_MAXINT32)
+                {
+                  load_fail (error, path, "“progress.done” holds a bad range");
+                  return NULL;
+                }
+              for (gint64 t = first; t <= last; t++)
+                {
+                  guint v = (guint) t;
+                  g_array_append_val (r->done, v);
+                }
+            }
+        }
+    }
+  if ((n = json_object_get_member (obj, "candidates")) != NULL && JSON_NODE_HOLDS_ARRAY (n))
+    {
+      JsonArray *cands = json_node_get_array (n);
+      for (guint i = 0; i < json_array_get_length (cands); i++)
+        {
+          PrismCandidate *c = prism_candidate_from_json (json_array_get_element (cands, i), error);
+          if (c == NULL)
+            {
+              g_prefix_error (error, "%s: candidates[%u]: ", path, i);
+              return NULL;
+            }
+          g_ptr_array_add (r->candidates, c);
+        }
+    }
+  return g_steal_pointer (&r);
+}
+
+PrismGraph *
+prism_results_get_program (PrismResults *r)
+{
+  return r->program;
+}
+
+const char *
+prism_results_get_source (PrismResults *r)
+{
+  return r->source;
+}
+
+const char *
+prism_results_get_mode (PrismResults *r)
+{
+  return r->mode;
+}
+
+const char *
+prism_results_get_target (PrismResults *r)
+{
+  return r->target;
+}
+
+const char *
+prism_results_get_fingerprint (PrismResults *r)
+{
+  return r->fingerprint;
+}
+
+GPtrArray *
+prism_results_get_candidates (PrismResults *r)
+{
+  return r->candidates;
+}
+
+const PrismRunStats *
+prism_results_get_stats (PrismResults *r)
+{
+  return &r->stats;
+}
+
+double
+prism_results_get_baseline_us (PrismResults *r)
+{
+  return r->baseline_us;
+}
+
+GArray *
+prism_results_get_done_tasks (PrismResults *r)
+{
+  return r->done;
+}
+
+const char *
+prism_results_get_stop_reason (PrismResults *r)
+{
+  return r->stop_reason;
+}

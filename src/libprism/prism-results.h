@@ -1,0 +1,163 @@
+/* prism-results.h — verified candidates and the results.json file
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "prism-graph.h"
+#include "prism-map-instantiate.h"
+#include "prism-param-instantiate.h"
+#include "prism-search.h"
+
+G_BEGIN_DECLS
+
+#define PRISM_RESULTS_FORMAT         "prism-results"
+#define PRISM_RESULTS_FORMAT_VERSION 1
+
+/**
+ * PrismCandidate:
+ *
+ * One verified candidate: a graph with concrete maps whose grid sizes and
+ * loop ranges are variables (as it was proved), the best size assignment
+ * the cost model found, and the evidence.  Reference-counted and immutable
+ * once published (events and results share it across threads).
+ */
+typedef struct
+{
+  /*< private >*/
+  gint ref_count;
+  /*< public >*/
+  guint id;               /* 1, 2, … in the search's deterministic order */
+  char *digest;           /* 32 hex digits naming the candidate (its canonical key hashed) */
+  PrismGraph *graph;      /* concrete maps, symbolic sizes (owned) */
+  guint n_kernels;        /* kernel launches (custom kernels and predefined ops) */
+  char *verdict;          /* "equivalent" */
+  JsonNode *verification; /* methods, verdicts and evidence (owned) */
+  gint64 *values;         /* best assignment, indexed like the graph's variables */
+  guint n_values;
+  double predicted_us;
+  double speedup;         /* over the unfused program, both predicted */
+  GPtrArray *alternatives;/* PrismParamAssignment: the next best assignments */
+  double found_at_s;      /* search time when it was verified */
+  guint task;             /* position in the depth-first order: task … */
+  guint seq;              /* … and order within the task */
+} PrismCandidate;
+
+PrismCandidate *prism_candidate_new         (void);
+PrismCandidate *prism_candidate_ref         (PrismCandidate       *candidate);
+void            prism_candidate_unref       (PrismCandidate       *candidate);
+/* (transfer full) */
+JsonNode       *prism_candidate_to_json     (const PrismCandidate *candidate);
+PrismCandidate *prism_candidate_from_json   (JsonNode             *node,
+                                             GError              **error);
+/* The graph with the best sizes substituted (transfer full). */
+PrismGraph     *prism_candidate_instantiate (const PrismCandidate *candidate,
+                                             GError              **error);
+/* "gx0=128, F0=16" (transfer full) */
+char           *prism_candidate_params_to_string (const PrismCandidate *candidate);
+
+/**
+ * PrismRunStats:
+ *
+ * Every counter of one optimization run: the search's and those of the
+ * stages after it.
+ */
+typedef struct
+{
+  PrismSearchStats search;
+  PrismMapStats maps;
+  PrismParamStats params;
+  guint64 map_candidates;  /* distinct candidates with concrete maps */
+  guint64 duplicates;      /* candidates met again (another sGraph or task) */
+  guint64 no_sizes;        /* no valid size assignment on the target */
+  guint64 screened_out;    /* differed from the program at small shapes */
+  guint64 verified;
+  guint64 rejected;        /* the verifier found them different */
+  guint64 unknown;         /* neither proved nor refuted */
+  guint64 verifier_bugs;   /* proved, but the randomized test disagreed */
+  double setup_s;          /* building the oracle and the verifier (in search.elapsed_s) */
+  double time_to_best_s;   /* when the current best was verified, -1 if none */
+} PrismRunStats;
+
+/* (transfer full) an object with every counter; pruned reasons by name. */
+JsonNode       *prism_run_stats_to_json     (const PrismRunStats  *stats);
+/* Reads what prism_run_stats_to_json() wrote (missing members stay 0). */
+void            prism_run_stats_from_json   (JsonObject           *object,
+                                             PrismRunStats        *stats);
+/* stats += more (counters add; elapsed adds; time to best is kept from @more if set) */
+void            prism_run_stats_add         (PrismRunStats        *stats,
+                                             const PrismRunStats  *more);
+
+typedef struct _PrismResults PrismResults;
+
+/**
+ * prism_results_new:
+ * @program: the input program (a reference is taken)
+ * @source: (nullable): where it came from ("rms_norm", a file name)
+ * @mode: "symbolic" or "enumerative"
+ * @target: a GPU target name
+ * @fingerprint: names the search configuration (for --resume)
+ *
+ * Not thread-safe: one owner (the pipeline serializes access).
+ */
+PrismResults   *prism_results_new           (PrismGraph           *program,
+                                             const char           *source,
+                                             const char           *mode,
+                                             const char           *target,
+                                             const char           *fingerprint);
+void            prism_results_free          (PrismResults         *results);
+
+/* Stored as-is under "options" (a reference is taken). */
+void            prism_results_set_options   (PrismResults         *results,
+                                             JsonNode             *options);
+void            prism_results_set_baseline  (PrismResults         *results,
+                                             double                predicted_us,
+                                             guint                 launches);
+/* Takes a reference. */
+void            prism_results_add_candidate (PrismResults         *results,
+                                             PrismCandidate       *candidate);
+void            prism_results_set_stats     (PrismResults         *results,
+                                             const PrismRunStats  *stats);
+/**
+ * prism_results_set_progress:
+ * @done: (element-type guint): indices of finished tasks, any order
+ * @stop_reason: (nullable): %NULL while running
+ */
+void            prism_results_set_progress  (PrismResults         *results,
+                                             guint                 n_tasks,
+                                             GArray               *done,
+                                             const char           *stop_reason);
+/* Sorts the candidates by their position in the search order and numbers them 1, 2, … */
+void            prism_results_sort          (PrismResults         *results);
+
+/* Writes atomically (temporary file + rename), creating the folder. */
+gboolean        prism_results_save          (PrismResults         *results,
+                                             const char           *path,
+                                             GError              **error);
+/* (transfer full) the document's root */
+JsonNode       *prism_results_to_json       (PrismResults         *results);
+PrismResults   *prism_results_load          (const char           *path,
+                                             GError              **error);
+
+PrismGraph     *prism_results_get_program   (PrismResults         *results);
+const char     *prism_results_get_source    (PrismResults         *results);
+const char     *prism_results_get_mode      (PrismResults         *results);
+const char     *prism_results_get_target    (PrismResults         *results);
+const char     *prism_results_get_fingerprint (PrismResults       *results);
+/* (element-type PrismCandidate) (transfer none) */
+GPtrArray      *prism_results_get_candidates (PrismResults        *results);
+const PrismRunStats *prism_results_get_stats (PrismResults        *results);
+double          prism_results_get_baseline_us (PrismResults       *results);
+/* (element-type guint) (transfer none) finished tasks, ascending */
+GArray         *prism_results_get_done_tasks (PrismResults        *results);
+/* NULL while the run was still going (or killed). */
+const char     *prism_results_get_stop_reason (PrismResults       *results);
+/* The candidate with the highest speedup, or NULL. */
+PrismCandidate *prism_results_get_best      (PrismResults         *results);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismCandidate, prism_candidate_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismResults, prism_results_free)
+
+G_END_DECLS
