@@ -42,9 +42,25 @@ gboolean    prism_cli_parse        (const char   *command,
                                     int          *argc,
                                     char       ***argv);
 
+/* prism-results files (prism-cmd-export.c): TRUE if @path is one. */
+gboolean    prism_cli_is_results_file (const char *path);
+
+/* The candidates of a prism-results file: the one whose id is @want_id, or
+ * (@want_id NULL) the first @max verified ones (0 = all), in file order;
+ * @ids gets their ids and @program the input program when the file names
+ * it.  (element-type PrismGraph) (transfer full) */
+GPtrArray  *prism_cli_open_candidates (const char  *path,
+                                       const char  *want_id,
+                                       guint        max,
+                                       GPtrArray  **ids,
+                                       PrismGraph **program,
+                                       GError     **error);
+
 /* Subcommands, one file each (prism-cmd-NAME.c). */
 int prism_cmd_workloads (int argc, char **argv);
 int prism_cmd_check     (int argc, char **argv);
 int prism_cmd_run       (int argc, char **argv);
+int prism_cmd_export    (int argc, char **argv);
+int prism_cmd_bench     (int argc, char **argv);
 
 G_END_DECLS

@@ -22,6 +22,8 @@ static const Command commands[] = {
   { "workloads", prism_cmd_workloads, N_("List the built-in workloads") },
   { "run", prism_cmd_run, N_("Run a program on the CPU interpreter") },
   { "check", prism_cmd_check, N_("Validate a program file or workload and print it") },
+  { "export", prism_cmd_export, N_("Write the CUDA bundle (.cu, .h, manifest) of a program or candidate") },
+  { "bench", prism_cmd_bench, N_("Time candidates and the unfused baseline on the GPU") },
 };
 
 static void

@@ -1220,16 +1220,15 @@ emit_launcher (PrismCudaEmitter *self, GString *s)
                           " * or the first CUDA error. */\n"
                           "extern \"C\" int\n%s_launch (const void *const *inputs, void *const *outputs,\n"
                           "%*s void *workspace, cudaStream_t stream)\n{\n"
-                          "  unsigned char *const ws = (unsigned char *) workspace;\n"
-                          "  int err = 0;\n\n"
-                          "  (void) ws;\n  (void) err;\n  (void) stream;\n  (void) inputs;\n"
+                          "  unsigned char *const ws = (unsigned char *) workspace;\n\n"
+                          "  (void) ws;\n  (void) stream;\n  (void) inputs;\n"
                           "  if (%s_workspace_size () > 0 && ws == nullptr)\n    return -1;\n",
                           self->prefix, (int) strlen (self->prefix), "", self->prefix);
   for (guint i = 0; i < self->kernels->len; i++)
     {
       const PrismCudaKernel *k = g_ptr_array_index (self->kernels, i);
       if (k->smem_bytes > SMEM_NO_OPT_IN)
-        g_string_append_printf (s, "  if ((err = PRISM_SET_MAX_SMEM (%s, %" G_GSIZE_FORMAT "u)) != 0)\n"
+        g_string_append_printf (s, "  if (int err = PRISM_SET_MAX_SMEM (%s, %" G_GSIZE_FORMAT "u))\n"
                                 "    return err;\n", k->name, k->smem_bytes);
     }
   for (guint i = 0; i < self->kernels->len; i++)

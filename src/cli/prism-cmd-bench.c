@@ -1,0 +1,402 @@
+/* prism-cmd-bench.c — `prism bench`: time candidates and the unfused baseline on the GPU
+ *
+ * Without a GPU it says so and prints the cost model's predicted times
+ * instead (clearly labelled), and still exits with 0: a machine without a
+ * GPU is a normal place to run it.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <glib/gi18n.h>
+#include <json-glib/json-glib.h>
+
+#include "prism-cli.h"
+#include "prism-cost-model.h"
+#include "prism-error.h"
+#include "prism-gpu-bench.h"
+#include "prism-gpu-target.h"
+#include "prism-graph-json.h"
+#include "prism-workload.h"
+
+typedef struct
+{
+  char *label;
+  PrismGraph *graph;
+  gboolean baseline;
+} Entry;
+
+static void
+entry_free (gpointer data)
+{
+  Entry *e = data;
+
+  g_free (e->label);
+  prism_graph_unref (e->graph);
+  g_free (e);
+}
+
+static void
+add_entry (GPtrArray *entries, char *label, PrismGraph *graph, gboolean baseline)
+{
+  Entry *e = g_new0 (Entry, 1);
+
+  e->label = label;
+  e->graph = graph;
+  e->baseline = baseline;
+  g_ptr_array_add (entries, e);
+}
+
+/* What to time: the unfused program first (the baseline), then the fused
+ * graphs. */
+static GPtrArray *
+collect (const char *arg, guint n_candidates, GError **error)
+{
+  g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func (entry_free);
+  g_auto(GStrv) parts = g_strsplit (arg, ":", 2);
+  const PrismWorkloadInfo *info = prism_workload_lookup (parts[0]);
+
+  if (prism_cli_is_results_file (arg))
+    {
+      g_autoptr(GPtrArray) ids = NULL;
+      PrismGraph *program = NULL;
+      g_autoptr(GPtrArray) graphs = prism_cli_open_candidates (arg, NULL, n_candidates, &ids, &program, error);
+
+      if (graphs == NULL)
+        return NULL;
+      if (program != NULL)
+        add_entry (entries, g_strdup (_("unfused program")), program, TRUE);
+      for (guint i = 0; i < graphs->len; i++)
+        add_entry (entries, g_strdup_printf (_("candidate %s"), (const char *) g_ptr_array_index (ids, i)),
+                   prism_graph_ref (g_ptr_array_index (graphs, i)), FALSE);
+    }
+  else if (info != NULL)
+    {
+      PrismGraph *g = prism_cli_open_program (arg, error);
+
+      if (g == NULL)
+        return NULL;
+      add_entry (entries, g_strdup_printf (_("%s (unfused)"), info->name), g, TRUE);
+      if (info->has_reference)
+        {
+          g = prism_cli_open_reference (arg, error);
+          if (g == NULL)
+            return NULL;
+          add_entry (entries, g_strdup_printf (_("%s (reference fused)"), info->name), g, FALSE);
+        }
+    }
+  else
+    {
+      PrismGraph *g = prism_cli_open_program (arg, error);
+
+      if (g == NULL)
+        return NULL;
+      add_entry (entries, g_path_get_basename (arg), g, TRUE);
+    }
+  return g_steal_pointer (&entries);
+}
+
+static const Entry *
+find_baseline (GPtrArray *entries)
+{
+  for (guint i = 0; i < entries->len; i++)
+    if (((const Entry *) g_ptr_array_index (entries, i))->baseline)
+      return g_ptr_array_index (entries, i);
+  return NULL;
+}
+
+typedef enum { FORMAT_TEXT, FORMAT_MARKDOWN, FORMAT_JSON } Format;
+
+static int
+print_predicted (GPtrArray *entries, const char *target_name, const char *why, Format format)
+{
+  const PrismGpuTarget *target = target_name ? prism_gpu_target_lookup (target_name)
+                                             : prism_gpu_target_default ();
+  double base_us = NAN;
+  const Entry *base = find_baseline (entries);
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  if (target == NULL)
+    {
+      g_autofree char *msg = g_strdup_printf (_("unknown --target “%s” (try h100, h200 or a100)"), target_name);
+      return prism_cli_fail ("bench", msg);
+    }
+  if (base != NULL)
+    {
+      PrismCostEstimate est;
+      if (prism_cost_model_predict (target, base->graph, NULL, 0, &est, NULL))
+        base_us = est.total_us;
+    }
+
+  if (format == FORMAT_JSON)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "gpu");
+      json_builder_add_boolean_value (b, FALSE);
+      json_builder_set_member_name (b, "message");
+      json_builder_add_string_value (b, why);
+      json_builder_set_member_name (b, "predicted_for");
+      json_builder_add_string_value (b, target->name);
+      json_builder_set_member_name (b, "programs");
+      json_builder_begin_array (b);
+    }
+  else
+    {
+      printf (_("No GPU measurements: %s\n"), why);
+      printf (_("Predicted times (cost model for %s; not measured):\n\n"), target->display_name);
+      if (format == FORMAT_MARKDOWN)
+        printf ("| %s | %s | %s | %s |\n|---|---:|---:|---:|\n", _("program"), _("kernels"),
+                _("predicted (µs)"), _("predicted speedup"));
+      else
+        printf ("%-36s %8s %16s %18s\n", _("program"), _("kernels"), _("predicted µs"), _("predicted speedup"));
+    }
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const Entry *e = g_ptr_array_index (entries, i);
+      g_autoptr(GError) error = NULL;
+      PrismCostEstimate est;
+      guint n = prism_graph_count_kernels (e->graph);
+      gboolean ok = prism_cost_model_predict (target, e->graph, NULL, 0, &est, &error);
+      double speedup = ok && !isnan (base_us) ? base_us / est.total_us : NAN;
+
+      if (format == FORMAT_JSON)
+        {
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "program");
+          json_builder_add_string_value (b, e->label);
+          json_builder_set_member_name (b, "kernels");
+          json_builder_add_int_value (b, n);
+          json_builder_set_member_name (b, "predicted_us");
+          json_builder_add_double_value (b, ok ? est.total_us : -1);
+          json_builder_set_member_name (b, "predicted_speedup");
+          json_builder_add_double_value (b, isnan (speedup) ? -1 : speedup);
+          json_builder_end_object (b);
+        }
+      else if (!ok)
+        printf (format == FORMAT_MARKDOWN ? "| %s | %u | %s | |\n" : "%-36s %8u %s\n", e->label, n,
+                error->message);
+      else if (format == FORMAT_MARKDOWN)
+        printf ("| %s | %u | %.1f | %.2f× |\n", e->label, n, est.total_us, speedup);
+      else
+        printf ("%-36s %8u %16.1f %17.2f×\n", e->label, n, est.total_us, speedup);
+    }
+  if (format == FORMAT_JSON)
+    {
+      g_autoptr(JsonGenerator) gen = json_generator_new ();
+      g_autoptr(JsonNode) root = NULL;
+      g_autofree char *text = NULL;
+
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+      root = json_builder_get_root (b);
+      json_generator_set_pretty (gen, TRUE);
+      json_generator_set_root (gen, root);
+      text = json_generator_to_data (gen, NULL);
+      printf ("%s\n", text);
+    }
+  return PRISM_EXIT_OK;
+}
+
+int
+prism_cmd_bench (int argc, char **argv)
+{
+  int n_candidates = 3;
+  int timeout = 120;
+  int device = 0;
+  double min_time = 100;
+  g_autofree char *format_name = NULL;
+  g_autofree char *target = NULL;
+  gboolean keep = FALSE;
+  GOptionEntry entries[] = {
+    { "candidates", 'n', 0, G_OPTION_ARG_INT, &n_candidates,
+      N_("With a prism-results file: how many verified candidates to time, best first (default 3)"), N_("N") },
+    { "timeout", 't', 0, G_OPTION_ARG_INT, &timeout,
+      N_("Seconds one program may take on the GPU before it is stopped (default 120)"), N_("S") },
+    { "device", 'd', 0, G_OPTION_ARG_INT, &device, N_("CUDA device ordinal (default 0)"), N_("K") },
+    { "min-time", 0, 0, G_OPTION_ARG_DOUBLE, &min_time,
+      N_("Milliseconds of samples to collect per program (default 100)"), N_("MS") },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
+      N_("Output: text (default), markdown or json"), N_("FORMAT") },
+    { "target", 0, 0, G_OPTION_ARG_STRING, &target,
+      N_("GPU whose cost model predicts times when there is no GPU (h100, h200, a100)"), N_("NAME") },
+    { "keep", 0, 0, G_OPTION_ARG_NONE, &keep, N_("Keep the job folders of the GPU worker"), NULL },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) programs = NULL;
+  g_autoptr(JsonBuilder) jb = json_builder_new ();
+  g_autofree char *device_text = NULL;
+  PrismGpuBenchOptions options;
+  Format format = FORMAT_TEXT;
+  double base_us = NAN;
+  int status = PRISM_EXIT_OK;
+
+  if (!prism_cli_parse ("bench", _("RESULTS.json|FILE|WORKLOAD"),
+                        _("Times programs on the GPU: the unfused program (the baseline) and the fused "
+                          "graphs (a workload’s reference graph, or the best candidates of a "
+                          "prism-results file). Each program is generated, compiled with NVRTC, "
+                          "checked against the CPU interpreter and timed in a child process "
+                          "(median, p20–p80, TFLOP/s, GB/s, % of roofline). Without a GPU it says "
+                          "so and prints predicted times instead."),
+                        entries, &argc, &argv))
+    return PRISM_EXIT_BAD_INPUT;
+  if (argc != 2)
+    return prism_cli_fail ("bench", _("expected one RESULTS.json, FILE or WORKLOAD (see “prism bench --help”)"));
+  if (format_name == NULL || g_str_equal (format_name, "text"))
+    format = FORMAT_TEXT;
+  else if (g_str_equal (format_name, "markdown"))
+    format = FORMAT_MARKDOWN;
+  else if (g_str_equal (format_name, "json"))
+    format = FORMAT_JSON;
+  else
+    return prism_cli_fail ("bench", _("--format must be text, markdown or json"));
+  if (n_candidates < 1 || timeout < 1 || device < 0 || !(min_time > 0))
+    return prism_cli_fail ("bench", _("--candidates, --timeout and --min-time must be positive"));
+
+  programs = collect (argv[1], (guint) n_candidates, &error);
+  if (programs == NULL)
+    return prism_cli_fail ("bench", error->message);
+  if (programs->len == 0)
+    return prism_cli_fail ("bench", _("nothing to time: the results file has no verified candidate"));
+
+  if (!prism_gpu_bench_probe (device, &device_text, &error))
+    {
+      if (!g_error_matches (error, PRISM_ERROR, PRISM_ERROR_NO_GPU))
+        return prism_cli_fail ("bench", error->message);
+      return print_predicted (programs, target, error->message, format);
+    }
+  g_clear_error (&error);
+
+  prism_gpu_bench_options_init (&options);
+  options.timeout_s = (guint) timeout;
+  options.device = device;
+  options.min_time_ms = min_time;
+  options.keep_dir = keep;
+  if (find_baseline (programs) != NULL)
+    options.work_graph = find_baseline (programs)->graph;
+
+  if (format == FORMAT_JSON)
+    {
+      json_builder_begin_object (jb);
+      json_builder_set_member_name (jb, "gpu");
+      json_builder_add_boolean_value (jb, TRUE);
+      json_builder_set_member_name (jb, "device");
+      json_builder_add_string_value (jb, device_text);
+      json_builder_set_member_name (jb, "programs");
+      json_builder_begin_array (jb);
+    }
+  else
+    {
+      printf (_("Device: %s\n\n"), device_text);
+      if (format == FORMAT_MARKDOWN)
+        printf ("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n"
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+                _("program"), _("kernels"), _("median (µs)"), _("p20–p80 (µs)"), "TFLOP/s", "GB/s",
+                _("% of roofline"), _("speedup"), _("max rel. error"));
+      else
+        printf ("%-36s %7s %11s %19s %8s %8s %9s %8s %10s\n", _("program"), _("kernels"), _("median µs"),
+                _("p20–p80 µs"), "TFLOP/s", "GB/s", _("roofline"), _("speedup"), _("max error"));
+    }
+
+  for (guint i = 0; i < programs->len; i++)
+    {
+      const Entry *e = g_ptr_array_index (programs, i);
+      PrismGpuBenchResult r;
+      g_autoptr(GError) err = NULL;
+      double speedup = NAN;
+
+      if (!prism_gpu_bench_run (e->graph, &options, &r, &err))
+        {
+          status = PRISM_EXIT_FAILED;
+          if (format == FORMAT_JSON)
+            {
+              json_builder_begin_object (jb);
+              json_builder_set_member_name (jb, "program");
+              json_builder_add_string_value (jb, e->label);
+              json_builder_set_member_name (jb, "error");
+              json_builder_add_string_value (jb, err->message);
+              json_builder_end_object (jb);
+            }
+          else if (format == FORMAT_MARKDOWN)
+            {
+              g_autofree char *one_line = g_strdelimit (g_strdup (err->message), "\n|", ' ');
+              printf (_("| %s | failed: %s | | | | | | | |\n"), e->label, one_line);
+            }
+          else
+            printf (_("%-36s failed: %s\n"), e->label, err->message);
+          prism_gpu_bench_result_clear (&r);
+          continue;
+        }
+      if (e->baseline)
+        base_us = r.median_us;
+      if (!isnan (base_us))
+        speedup = base_us / r.median_us;
+
+      if (format == FORMAT_JSON)
+        {
+          json_builder_begin_object (jb);
+          json_builder_set_member_name (jb, "program");
+          json_builder_add_string_value (jb, e->label);
+          json_builder_set_member_name (jb, "baseline");
+          json_builder_add_boolean_value (jb, e->baseline);
+          json_builder_set_member_name (jb, "kernels");
+          json_builder_add_int_value (jb, r.n_kernels);
+          json_builder_set_member_name (jb, "samples");
+          json_builder_add_int_value (jb, r.n_samples);
+          json_builder_set_member_name (jb, "median_us");
+          json_builder_add_double_value (jb, r.median_us);
+          json_builder_set_member_name (jb, "p20_us");
+          json_builder_add_double_value (jb, r.p20_us);
+          json_builder_set_member_name (jb, "p80_us");
+          json_builder_add_double_value (jb, r.p80_us);
+          json_builder_set_member_name (jb, "min_us");
+          json_builder_add_double_value (jb, r.min_us);
+          json_builder_set_member_name (jb, "cv");
+          json_builder_add_double_value (jb, r.cv);
+          json_builder_set_member_name (jb, "tflops");
+          json_builder_add_double_value (jb, r.tflops);
+          json_builder_set_member_name (jb, "gbs");
+          json_builder_add_double_value (jb, r.gbs);
+          json_builder_set_member_name (jb, "roofline_pct");
+          json_builder_add_double_value (jb, r.roofline_pct);
+          json_builder_set_member_name (jb, "speedup");
+          json_builder_add_double_value (jb, isnan (speedup) ? -1 : speedup);
+          json_builder_set_member_name (jb, "max_rel_error");
+          json_builder_add_double_value (jb, r.max_rel_error);
+          json_builder_set_member_name (jb, "arch");
+          json_builder_add_string_value (jb, r.arch);
+          json_builder_end_object (jb);
+        }
+      else
+        {
+          g_autofree char *range = g_strdup_printf ("%.1f–%.1f", r.p20_us, r.p80_us);
+          g_autofree char *sp = isnan (speedup) ? g_strdup ("") : g_strdup_printf ("%.2f×", speedup);
+
+          if (format == FORMAT_MARKDOWN)
+            printf ("| %s | %u | %.1f | %s | %.2f | %.0f | %.0f %% | %s | %.1e |\n", e->label, r.n_kernels,
+                    r.median_us, range, r.tflops, r.gbs, r.roofline_pct, sp, r.max_rel_error);
+          else
+            printf ("%-36s %7u %11.1f %19s %8.2f %8.0f %8.0f%% %8s %10.1e\n", e->label, r.n_kernels,
+                    r.median_us, range, r.tflops, r.gbs, r.roofline_pct, sp, r.max_rel_error);
+        }
+      prism_gpu_bench_result_clear (&r);
+    }
+
+  if (format == FORMAT_JSON)
+    {
+      g_autoptr(JsonGenerator) gen = json_generator_new ();
+      g_autoptr(JsonNode) root = NULL;
+      g_autofree char *text = NULL;
+
+      json_builder_end_array (jb);
+      json_builder_end_object (jb);
+      root = json_builder_get_root (jb);
+      json_generator_set_pretty (gen, TRUE);
+      json_generator_set_root (gen, root);
+      text = json_generator_to_data (gen, NULL);
+      printf ("%s\n", text);
+    }
+  return status;
+}

@@ -1,0 +1,116 @@
+/* prism-gpu-bench.h — timing generated kernels on the GPU
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "prism-graph.h"
+
+G_BEGIN_DECLS
+
+/**
+ * PrismGpuBenchOptions:
+ * @timeout_s: the whole measurement (compile, check, warm-up, samples) runs in
+ *   a child process that is killed after this many seconds
+ * @warmup_ms: warm-up by time before the first sample
+ * @min_time_ms: keep sampling until the samples add up to this much…
+ * @min_samples: …and there are at least this many
+ * @max_samples: stop here whatever the time
+ * @tolerance: largest normwise relative error against the interpreter;
+ *   0 means by dtype (f16 2e-2, bf16 5e-2, f32 1e-3)
+ * @device: CUDA device ordinal
+ * @seed: seed of the random inputs
+ * @worker: (nullable): path of prism-gpu-worker; %NULL looks in
+ *   $PRISM_GPU_WORKER, next to the running program, then in $PATH
+ * @work_graph: (nullable): count FLOPs and bytes on this graph (the unfused
+ *   program) instead of the timed one, so candidates and baseline share them
+ * @keep_dir: keep the job folder (for debugging) and log its path
+ */
+typedef struct
+{
+  guint timeout_s;
+  double warmup_ms;
+  double min_time_ms;
+  guint min_samples;
+  guint max_samples;
+  double tolerance;
+  int device;
+  guint64 seed;
+  const char *worker;
+  const PrismGraph *work_graph;
+  gboolean keep_dir;
+} PrismGpuBenchOptions;
+
+/**
+ * PrismGpuBenchResult:
+ *
+ * One measurement: median and p20/p80 of the per-sample times (one CUDA
+ * event pair per sample, L2 flushed before each), with throughput and the
+ * share of the roofline of the device.
+ */
+typedef struct
+{
+  char *device_name;
+  int compute_capability;
+  int sm_count;
+  int driver_version;
+  char *arch;               /* what the kernels were compiled for */
+  guint n_kernels;          /* launches per run */
+  double max_rel_error;     /* worst output, against the interpreter */
+  double tolerance;
+  guint n_samples;
+  double median_us, p20_us, p80_us, min_us, mean_us, cv;
+  double flops, bytes;      /* work of one run */
+  double tflops, gbs;       /* at the median */
+  double roofline_us;       /* max (flops / peak, bytes / bandwidth) */
+  double roofline_pct;      /* roofline_us / median_us · 100 */
+  const char *peak_source;  /* which table the peaks came from */
+} PrismGpuBenchResult;
+
+void     prism_gpu_bench_options_init  (PrismGpuBenchOptions      *options);
+void     prism_gpu_bench_result_clear  (PrismGpuBenchResult       *result);
+
+/**
+ * prism_gpu_bench_probe:
+ * @description: (out) (optional) (transfer full): "NVIDIA H200 (sm_90, 132 SMs)"
+ *
+ * Loads the driver and NVRTC and looks at device @device.
+ *
+ * Returns: %FALSE with %PRISM_ERROR_NO_GPU (and a message saying what is
+ *   missing) when there is no usable GPU
+ */
+gboolean prism_gpu_bench_probe         (int                         device,
+                                        char                      **description,
+                                        GError                    **error);
+
+/**
+ * prism_gpu_bench_run:
+ * @graph: a concrete kernel graph
+ * @result: (out caller-allocates): the measurement
+ *
+ * Generates the CUDA code of @graph, and in a child process (killed after
+ * the timeout) compiles it with NVRTC for the device, runs it once and
+ * compares every output with the CPU interpreter, then times it.
+ *
+ * Returns: %FALSE with @error when there is no GPU (%PRISM_ERROR_NO_GPU),
+ *   the code cannot be built, an output is wrong, or the child failed or
+ *   timed out
+ */
+gboolean prism_gpu_bench_run           (const PrismGraph           *graph,
+                                        const PrismGpuBenchOptions *options,
+                                        PrismGpuBenchResult        *result,
+                                        GError                    **error);
+
+/* FLOPs and DRAM bytes (graph inputs and outputs, each counted once) of one
+ * run of @graph. */
+void     prism_gpu_bench_count_work    (const PrismGraph           *graph,
+                                        double                     *flops,
+                                        double                     *bytes);
+
+/* The child process: `prism-gpu-worker JOBDIR`.  Returns the exit status. */
+int      prism_gpu_bench_worker_main   (int                         argc,
+                                        char                      **argv);
+
+G_END_DECLS
