@@ -24,7 +24,7 @@
 #include "prism-oracle.h"
 #include "prism-param-instantiate.h"
 #include "prism-pipeline.h"
-#include "prism-random-check.h"
+#include "prism-screen.h"
 
 #define SAVE_INTERVAL_US (2 * G_USEC_PER_SEC)
 
@@ -208,7 +208,7 @@ struct _PrismPipeline
   /* Built by prism_pipeline_run(), read-only afterwards. */
   PrismOracle *oracle;
   PrismVerifier *verifier;
-  PrismRandomCheck *screen;
+  PrismScreen *screen;
   PrismSearch *search;
   double baseline_us;
   guint baseline_launches;
@@ -366,7 +366,7 @@ save_locked (PrismPipeline *p)
 /* Deciding one candidate */
 
 static JsonNode *
-screen_evidence (const PrismRandomResult *r, const char *error)
+screen_evidence (const PrismScreenResult *r, const char *error)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
 
@@ -498,7 +498,7 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
   g_autoptr(GPtrArray) params = NULL;
   PrismParamStats pstats = { 0, };
   PrismParamOptions popts = { p->opts.search.smem_limit, p->opts.search.max_blocks, 5 };
-  PrismRandomResult screened;
+  PrismScreenResult screened;
   g_autoptr(GError) error = NULL;
   JsonNode *evidence = NULL;
   g_autofree char *message = NULL;
@@ -540,7 +540,7 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
 
   /* The screen: a run at small shapes refutes most wrong candidates in
    * microseconds, before the e-graph is asked. */
-  if (!prism_random_check_small (p->screen, mc->graph, &screened, &error) || !screened.ok)
+  if (!prism_screen_check (p->screen, mc->graph, &screened, &error) || !screened.ok)
     {
       g_mutex_lock (&p->lock);
       p->counters.screened_out++;
@@ -838,7 +838,7 @@ prism_pipeline_free (PrismPipeline *p)
   g_clear_pointer (&p->search, prism_search_free);
   g_clear_pointer (&p->oracle, prism_oracle_free);
   g_clear_pointer (&p->verifier, prism_verifier_free);
-  g_clear_pointer (&p->screen, prism_random_check_free);
+  g_clear_pointer (&p->screen, prism_screen_free);
   g_clear_pointer (&p->results, prism_results_free);
   g_clear_pointer (&p->seen, g_hash_table_unref);
   g_clear_pointer (&p->done, g_array_unref);
@@ -914,7 +914,7 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
       if (p->verifier == NULL)
         goto fail;
     }
-  p->screen = prism_random_check_new (p->program, p->opts.random_seeds, p->opts.seed, 0, &local);
+  p->screen = prism_screen_new (p->program, p->opts.random_seeds, p->opts.seed, 0, &local);
   if (p->screen == NULL)
     goto fail;
   if (!prism_cost_model_predict (p->target, p->program, NULL, 0, &base, &local))

@@ -1,4 +1,4 @@
-/* prism-random-check.h — candidates against the program on random inputs
+/* prism-screen.h — a fast randomized screen of candidates against the program
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -11,7 +11,7 @@
 G_BEGIN_DECLS
 
 /**
- * PrismRandomResult:
+ * PrismScreenResult:
  *
  * The outcome of running a candidate and the program on the same random
  * inputs with the CPU interpreter (f64) and comparing every output.
@@ -19,17 +19,17 @@ G_BEGIN_DECLS
 typedef struct
 {
   gboolean ok;          /* every output within tolerance for every seed */
-  gboolean shrunk;      /* ran at shrunk shapes (see prism_random_check_small()) */
+  gboolean shrunk;      /* ran at shrunk shapes (see prism_screen_check()) */
   guint n_seeds;
   guint64 first_seed;
   double max_error;     /* worst normwise relative error over outputs and seeds */
   double seconds;
-} PrismRandomResult;
+} PrismScreenResult;
 
-typedef struct _PrismRandomCheck PrismRandomCheck;
+typedef struct _PrismScreen PrismScreen;
 
 /**
- * prism_random_check_new:
+ * prism_screen_new:
  * @reference: the program (concrete; copied)
  * @n_seeds: random input sets per check (≥ 1)
  * @first_seed: seed of the first set; set k uses @first_seed + k
@@ -37,15 +37,15 @@ typedef struct _PrismRandomCheck PrismRandomCheck;
  *
  * Returns: (transfer full) (nullable): the checker, or %NULL with @error
  */
-PrismRandomCheck *prism_random_check_new   (const PrismGraph  *reference,
+PrismScreen *prism_screen_new   (const PrismGraph  *reference,
                                             guint              n_seeds,
                                             guint64            first_seed,
                                             double             tolerance,
                                             GError           **error);
-void              prism_random_check_free  (PrismRandomCheck  *check);
+void              prism_screen_free  (PrismScreen  *check);
 
 /**
- * prism_random_check_small:
+ * prism_screen_check:
  * @check: a checker
  * @candidate: a kernel graph with concrete maps; grid sizes and loop
  *   ranges may be symbolic or concrete
@@ -61,13 +61,13 @@ void              prism_random_check_free  (PrismRandomCheck  *check);
  *
  * Returns: %FALSE with @error when the candidate cannot be rebuilt or run
  */
-gboolean          prism_random_check_small (PrismRandomCheck  *check,
+gboolean          prism_screen_check (PrismScreen  *check,
                                             const PrismGraph  *candidate,
-                                            PrismRandomResult *result,
+                                            PrismScreenResult *result,
                                             GError           **error);
 
 /**
- * prism_random_check_full:
+ * prism_screen_check_full:
  * @check: a checker
  * @candidate: a kernel graph with concrete maps
  * @values: (array length=n_values) (nullable): values of its size
@@ -79,13 +79,13 @@ gboolean          prism_random_check_small (PrismRandomCheck  *check,
  *
  * Returns: %FALSE with @error when the candidate cannot be instantiated or run
  */
-gboolean          prism_random_check_full  (PrismRandomCheck  *check,
+gboolean          prism_screen_check_full  (PrismScreen  *check,
                                             const PrismGraph  *candidate,
                                             const gint64      *values,
                                             guint              n_values,
-                                            PrismRandomResult *result,
+                                            PrismScreenResult *result,
                                             GError           **error);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismRandomCheck, prism_random_check_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismScreen, prism_screen_free)
 
 G_END_DECLS

@@ -1,4 +1,4 @@
-/* prism-random-check.c — candidates against the program on random inputs
+/* prism-screen.c — a fast randomized screen of candidates against the program
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -8,12 +8,12 @@
 
 #include "prism-error.h"
 #include "prism-interp.h"
-#include "prism-random-check.h"
+#include "prism-screen.h"
 #include "prism-sgraph.h"
 
 #define SMALL_KEEP 4   /* sizes up to this stay as they are */
 
-struct _PrismRandomCheck
+struct _PrismScreen
 {
   PrismGraph *reference;
   guint n_seeds;
@@ -82,13 +82,13 @@ compare_gint64 (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-PrismRandomCheck *
-prism_random_check_new (const PrismGraph *reference, guint n_seeds, guint64 first_seed,
+PrismScreen *
+prism_screen_new (const PrismGraph *reference, guint n_seeds, guint64 first_seed,
                         double tolerance, GError **error)
 {
   g_autoptr(GArray) sizes = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
-  PrismRandomCheck *check;
+  PrismScreen *check;
   gint64 next = 8;
 
   g_return_val_if_fail (reference != NULL, NULL);
@@ -98,7 +98,7 @@ prism_random_check_new (const PrismGraph *reference, guint n_seeds, guint64 firs
                    "the randomized check needs a program with concrete sizes");
       return NULL;
     }
-  check = g_new0 (PrismRandomCheck, 1);
+  check = g_new0 (PrismScreen, 1);
   check->reference = prism_graph_ref ((PrismGraph *) reference);
   check->n_seeds = MAX (n_seeds, 1);
   check->first_seed = first_seed;
@@ -142,12 +142,12 @@ prism_random_check_new (const PrismGraph *reference, guint n_seeds, guint64 firs
 
 fail:
   g_prefix_error (error, "randomized check: ");
-  prism_random_check_free (check);
+  prism_screen_free (check);
   return NULL;
 }
 
 void
-prism_random_check_free (PrismRandomCheck *check)
+prism_screen_free (PrismScreen *check)
 {
   if (check == NULL)
     return;
@@ -164,7 +164,7 @@ prism_random_check_free (PrismRandomCheck *check)
 
 /* Compares @outs (per seed) with @expected; fills @result. */
 static void
-compare (PrismRandomCheck *check, GPtrArray *outs, GPtrArray *expected, PrismRandomResult *result)
+compare (PrismScreen *check, GPtrArray *outs, GPtrArray *expected, PrismScreenResult *result)
 {
   result->ok = TRUE;
   result->max_error = 0;
@@ -194,7 +194,7 @@ compare (PrismRandomCheck *check, GPtrArray *outs, GPtrArray *expected, PrismRan
 /* A concrete grid size or loop range larger than 1 becomes a variable, so
  * the shrunk graph can use sizes that divide the shrunk dims. */
 static PrismGraph *
-symbolize_and_shrink (PrismRandomCheck *check, const PrismGraph *candidate, GError **error)
+symbolize_and_shrink (PrismScreen *check, const PrismGraph *candidate, GError **error)
 {
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) owned_dims = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_dim_unref);
@@ -288,8 +288,8 @@ instantiate_small (const PrismGraph *g, GError **error)
 }
 
 gboolean
-prism_random_check_small (PrismRandomCheck *check, const PrismGraph *candidate,
-                          PrismRandomResult *result, GError **error)
+prism_screen_check (PrismScreen *check, const PrismGraph *candidate,
+                          PrismScreenResult *result, GError **error)
 {
   gint64 start = g_get_monotonic_time ();
   g_autoptr(PrismGraph) small = NULL;
@@ -315,8 +315,8 @@ prism_random_check_small (PrismRandomCheck *check, const PrismGraph *candidate,
 }
 
 gboolean
-prism_random_check_full (PrismRandomCheck *check, const PrismGraph *candidate,
-                         const gint64 *values, guint n_values, PrismRandomResult *result,
+prism_screen_check_full (PrismScreen *check, const PrismGraph *candidate,
+                         const gint64 *values, guint n_values, PrismScreenResult *result,
                          GError **error)
 {
   gint64 start = g_get_monotonic_time ();
