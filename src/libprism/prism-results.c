@@ -118,17 +118,33 @@ prism_candidate_to_json (const PrismCandidate *c)
   json_builder_add_int_value (b, c->id);
   json_builder_set_member_name (b, "digest");
   json_builder_add_string_value (b, c->digest);
+  /* "graph" is the program to run (sizes chosen); "symbolic_graph" is the
+   * form that was proved, with the sizes as variables. */
   json_builder_set_member_name (b, "graph");
+  {
+    g_autoptr(PrismGraph) concrete = prism_candidate_instantiate (c, NULL);
+    if (concrete != NULL)
+      json_builder_add_value (b, prism_graph_to_json (concrete, NULL));
+    else
+      json_builder_add_null_value (b);
+  }
+  json_builder_set_member_name (b, "symbolic_graph");
   json_builder_add_value (b, prism_graph_to_json (c->graph, NULL));
   json_builder_set_member_name (b, "kernels");
   json_builder_add_int_value (b, c->n_kernels);
+  json_builder_set_member_name (b, "verified");
+  json_builder_add_boolean_value (b, g_strcmp0 (c->verdict, "equivalent") == 0);
   json_builder_set_member_name (b, "verdict");
   json_builder_add_string_value (b, c->verdict ? c->verdict : "equivalent");
   json_builder_set_member_name (b, "verification");
-  if (c->verification != NULL)
-    json_builder_add_value (b, json_node_copy (c->verification));
-  else
-    json_builder_add_null_value (b);
+  {
+    JsonNode *v = c->verification ? json_node_copy (c->verification)
+                                  : json_node_init_object (json_node_alloc (), json_object_new ());
+    if (JSON_NODE_HOLDS_OBJECT (v))
+      json_object_set_boolean_member (json_node_get_object (v), "verified",
+                                      g_strcmp0 (c->verdict, "equivalent") == 0);
+    json_builder_add_value (b, v);
+  }
   json_builder_set_member_name (b, "params");
   json_builder_add_value (b, params_to_json (c->graph, c->values, c->n_values));
   json_builder_set_member_name (b, "predicted_us");
@@ -203,9 +219,10 @@ prism_candidate_from_json (JsonNode *node, GError **error)
       return NULL;
     }
   obj = json_node_get_object (node);
-  if ((member = json_object_get_member (obj, "graph")) == NULL)
+  if ((member = json_object_get_member (obj, "symbolic_graph")) == NULL &&
+      (member = json_object_get_member (obj, "graph")) == NULL)
     {
-      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, "a candidate has no “graph”");
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, "a candidate has no “symbolic_graph”");
       return NULL;
     }
   c->graph = prism_graph_from_json (member, NULL, error);
