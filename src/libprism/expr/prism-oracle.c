@@ -39,6 +39,8 @@ prism_oracle_options_init (PrismOracleOptions *options)
   options->max_nodes = 100000;
   options->max_iterations = 100;
   options->time_limit_s = 10.0;
+  options->match_limit = 0;
+  options->ban_length = 5;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -214,6 +216,8 @@ prism_oracle_new_full (const PrismGraph *reference, const PrismOracleOptions *op
   run.max_nodes = opts.max_nodes;
   run.max_iterations = opts.max_iterations;
   run.time_limit_s = opts.time_limit_s;
+  run.match_limit = opts.match_limit;
+  run.ban_length = opts.ban_length;
   prism_runner_run (oracle->egraph, rules, &run, &report);
   g_assert (prism_egraph_is_clean (oracle->egraph));
 

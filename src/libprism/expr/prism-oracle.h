@@ -37,6 +37,9 @@ typedef struct
   guint max_nodes;        /* default 100000 */
   guint max_iterations;   /* default 100 */
   double time_limit_s;    /* default 10 */
+  /* The runner's backoff scheduler (prism-runner.h); 0 = every match applied. */
+  guint match_limit;
+  guint ban_length;
 } PrismOracleOptions;
 
 void         prism_oracle_options_init (PrismOracleOptions *options);
