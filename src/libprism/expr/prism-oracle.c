@@ -74,23 +74,49 @@ compare_int64 (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* Adds @d to @sizes unless it is there. */
-static void
-add_size (GArray *sizes, gint64 d)
+static gboolean
+contains (GArray *sizes, gint64 d)
 {
   for (guint i = 0; i < sizes->len; i++)
     if (g_array_index (sizes, gint64, i) == d)
-      return;
-  g_array_append_val (sizes, d);
+      return TRUE;
+  return FALSE;
 }
 
-/* For every composite divisor d of every reduction size of the target:
- * `(sum d ?a) <=> (sum p (sum d/p ?a))` with p the smallest prime factor of d.
- * Splitting off one prime at a time, together with comm-sum and congruence,
- * puts every nesting of divisors whose product is n — (sum 64 (sum 64 x)),
- * (sum 3 (sum 8 x)) for n = 24 — in the class of (sum n x).  Every divisor
- * (not only Mirage's chain n, n/p, n/p/q …) is needed for sizes that are not
- * prime powers. */
+static void
+add_size (GArray *sizes, gint64 d)
+{
+  if (!contains (sizes, d))
+    g_array_append_val (sizes, d);
+}
+
+static void
+append_factor_rule (GString *text, gint64 n, gint64 d, gboolean named_by_divisor)
+{
+  if (named_by_divisor)
+    g_string_append_printf (text, "factor-sum-%" G_GINT64_FORMAT "-%" G_GINT64_FORMAT ": ", n, d);
+  else
+    g_string_append_printf (text, "factor-sum-%" G_GINT64_FORMAT ": ", n);
+  g_string_append_printf (text, "(sum %" G_GINT64_FORMAT " ?a) <=> (sum %" G_GINT64_FORMAT
+                          " (sum %" G_GINT64_FORMAT " ?a))\n", n, d, n / d);
+}
+
+/* The factor rules of a target whose reductions have the sizes found in it.
+ *
+ * - For each such size n and each divisor 1 < d < n:
+ *   `factor-sum-n-d: (sum n ?a) <=> (sum d (sum n/d ?a))`, so that the
+ *   split a tiled program makes (a loop of 64 over tiles of 64 for 4096) is
+ *   in the class of (sum n x) after one iteration.
+ * - For every other composite divisor m of such an n:
+ *   `factor-sum-m: (sum m ?a) <=> (sum p (sum m/p ?a))`, p the smallest prime
+ *   factor of m (Mirage's chain 4096 → 2·2048 → …), so that deeper nestings
+ *   and partial sums, (sum 16 (sum 4 (sum 64 x))) or (sum 64 x), are reached
+ *   through comm-sum and congruence.
+ *
+ * Every divisor gets a rule (not only Mirage's chain n, n/p, n/(pq) …)
+ * because sizes that are not prime powers need them: (sum 3 (sum 8 x)) for
+ * n = 24 needs a rule for 8.  The direct splits of n cost a few more rules
+ * but let the reference saturate in fewer iterations. */
 static char *
 factor_rules (const PrismTerm *target, guint *n_rules)
 {
@@ -99,6 +125,7 @@ factor_rules (const PrismTerm *target, guint *n_rules)
   g_autoptr(GArray) divisors = g_array_new (FALSE, FALSE, sizeof (gint64));
   GString *text = g_string_new (NULL);
 
+  *n_rules = 0;
   for (guint i = 0; i < prism_term_get_n_nodes (target); i++)
     {
       guint child;
@@ -109,6 +136,7 @@ factor_rules (const PrismTerm *target, guint *n_rules)
       if (prism_term_node_is_int (target, child))
         add_size (degrees, prism_term_node_get_int (target, child));
     }
+  g_array_sort (degrees, compare_int64);
 
   for (guint i = 0; i < degrees->len; i++)
     {
@@ -124,15 +152,29 @@ factor_rules (const PrismTerm *target, guint *n_rules)
     }
   g_array_sort (divisors, compare_int64);
 
-  *n_rules = divisors->len;
   for (guint i = 0; i < divisors->len; i++)
     {
-      gint64 d = g_array_index (divisors, gint64, i);
-      gint64 p = smallest_prime_factor (d);
-      g_string_append_printf (text,
-                              "factor-sum-%" G_GINT64_FORMAT ": (sum %" G_GINT64_FORMAT
-                              " ?a) <=> (sum %" G_GINT64_FORMAT " (sum %" G_GINT64_FORMAT
-                              " ?a))\n", d, d, p, d / p);
+      gint64 m = g_array_index (divisors, gint64, i);
+
+      if (contains (degrees, m))
+        {
+          for (gint64 d = 2; d * d <= m; d++)
+            if (m % d == 0)
+              {
+                append_factor_rule (text, m, d, TRUE);
+                (*n_rules)++;
+                if (d * d != m)
+                  {
+                    append_factor_rule (text, m, m / d, TRUE);
+                    (*n_rules)++;
+                  }
+              }
+        }
+      else
+        {
+          append_factor_rule (text, m, smallest_prime_factor (m), FALSE);
+          (*n_rules)++;
+        }
     }
   return g_string_free (text, FALSE);
 }
