@@ -238,9 +238,8 @@ need_size (PrismAbstractWalk *w, const Scope *s, const PrismOp *op, gint64 value
   if (value <= 0)
     {
       fail (w, PRISM_ERROR_UNSUPPORTED,
-            "%s op %s of the %s graph: a size it reduces over is symbolic; "
-            "evaluate it untiled", prism_op_kind_to_string (op->kind),
-            op->name ? op->name : "", s->what);
+            "%s in the %s graph reduces over a symbolic size; only the untiled evaluation "
+            "takes symbolic sizes", prism_op_kind_to_string (op->kind), s->what);
       return FALSE;
     }
   *out = value;
