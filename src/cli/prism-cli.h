@@ -45,10 +45,10 @@ gboolean    prism_cli_parse        (const char   *command,
 /* prism-results files (prism-cmd-export.c): TRUE if @path is one. */
 gboolean    prism_cli_is_results_file (const char *path);
 
-/* The candidates of a prism-results file: the one whose id is @want_id, or
- * (@want_id NULL) the first @max verified ones (0 = all), in file order;
- * @ids gets their ids and @program the input program when the file names
- * it.  (element-type PrismGraph) (transfer full) */
+/* The candidates of a prism-results file with their best sizes: the one
+ * whose number (or digest prefix) is @want_id, or (@want_id NULL) the first
+ * @max (0 = all) by predicted speedup; @ids gets their numbers and @program
+ * the input program.  (element-type PrismGraph) (transfer full) */
 GPtrArray  *prism_cli_open_candidates (const char  *path,
                                        const char  *want_id,
                                        guint        max,

@@ -66,8 +66,7 @@ collect (const char *arg, guint n_candidates, GError **error)
 
       if (graphs == NULL)
         return NULL;
-      if (program != NULL)
-        add_entry (entries, g_strdup (_("unfused program")), program, TRUE);
+      add_entry (entries, g_strdup (_("unfused program")), program, TRUE);
       for (guint i = 0; i < graphs->len; i++)
         add_entry (entries, g_strdup_printf (_("candidate %s"), (const char *) g_ptr_array_index (ids, i)),
                    prism_graph_ref (g_ptr_array_index (graphs, i)), FALSE);
@@ -259,7 +258,7 @@ prism_cmd_bench (int argc, char **argv)
   if (programs == NULL)
     return prism_cli_fail ("bench", error->message);
   if (programs->len == 0)
-    return prism_cli_fail ("bench", _("nothing to time: the results file has no verified candidate"));
+    return prism_cli_fail ("bench", _("nothing to time"));
 
   if (!prism_gpu_bench_probe (device, &device_text, &error))
     {

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
 
@@ -14,6 +15,7 @@
 #include "prism-error.h"
 #include "prism-export.h"
 #include "prism-graph-json.h"
+#include "prism-results.h"
 #include "prism-workload.h"
 
 /* ------------------------------------------------------------------------ */
@@ -42,71 +44,46 @@ prism_cli_is_results_file (const char *path)
   return g_strcmp0 (json_object_get_string_member_with_default (o, "format", ""), "prism-results") == 0;
 }
 
-/* A candidate counts as verified when its "verification" says so (the
- * string "verified", or an object with "verified": true or a "status" of
- * "verified" or "proved"); a candidate without the member is accepted. */
-static gboolean
-candidate_verified (JsonObject *cand)
+static int
+by_speedup (gconstpointer a, gconstpointer b)
 {
-  JsonNode *v = json_object_get_member (cand, "verification");
+  const PrismCandidate *x = *(PrismCandidate * const *) a, *y = *(PrismCandidate * const *) b;
 
-  if (v == NULL)
-    return TRUE;
-  if (JSON_NODE_HOLDS_VALUE (v))
-    return g_strcmp0 (json_node_get_string (v), "verified") == 0;
-  if (JSON_NODE_HOLDS_OBJECT (v))
-    {
-      JsonObject *o = json_node_get_object (v);
-      const char *status = json_object_get_string_member_with_default (o, "status", "");
-      return json_object_get_boolean_member_with_default (o, "verified", FALSE) ||
-             g_str_equal (status, "verified") || g_str_equal (status, "proved");
-    }
-  return FALSE;
-}
-
-static char *
-candidate_id (JsonObject *cand, guint index)
-{
-  JsonNode *id = json_object_get_member (cand, "id");
-
-  if (id != NULL && json_node_get_value_type (id) == G_TYPE_STRING)
-    return g_strdup (json_node_get_string (id));
-  if (id != NULL && json_node_get_value_type (id) == G_TYPE_INT64)
-    return g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (id));
-  return g_strdup_printf ("%u", index);
+  if (x->speedup != y->speedup)
+    return x->speedup > y->speedup ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
 }
 
 GPtrArray *
 prism_cli_open_candidates (const char *path, const char *want_id, guint max, GPtrArray **ids,
                            PrismGraph **program, GError **error)
 {
-  g_autoptr(JsonNode) root = load_json (path, error);
+  g_autoptr(PrismResults) results = prism_results_load (path, error);
   g_autoptr(GPtrArray) graphs = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_graph_unref);
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  JsonObject *o;
-  JsonArray *cands;
+  g_autoptr(GPtrArray) order = NULL;
+  GPtrArray *cands;
 
-  if (root == NULL)
+  if (results == NULL)
     return NULL;
-  o = JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
-  cands = o != NULL && json_object_has_member (o, "candidates") ? json_object_get_array_member (o, "candidates") : NULL;
-  if (cands == NULL)
+  /* Every candidate of a results file is verified; best predicted first. */
+  cands = prism_results_get_candidates (results);
+  /* A borrowed view: g_ptr_array_copy() would copy the free function too. */
+  order = g_ptr_array_sized_new (cands->len);
+  for (guint i = 0; i < cands->len; i++)
+    g_ptr_array_add (order, g_ptr_array_index (cands, i));
+  g_ptr_array_sort (order, by_speedup);
+  for (guint i = 0; i < order->len && (max == 0 || graphs->len < max); i++)
     {
-      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, _("%s: no “candidates” array"), path);
-      return NULL;
-    }
-  for (guint i = 0; i < json_array_get_length (cands) && (max == 0 || graphs->len < max); i++)
-    {
-      JsonObject *cand = json_array_get_object_element (cands, i);
-      g_autofree char *id = NULL;
+      const PrismCandidate *c = g_ptr_array_index (order, i);
+      g_autofree char *id = g_strdup_printf ("%u", c->id);
       PrismGraph *g;
 
-      if (cand == NULL || !json_object_has_member (cand, "graph"))
+      /* An id is the candidate's number or a prefix of its digest. */
+      if (want_id != NULL && !g_str_equal (id, want_id) &&
+          !(strlen (want_id) >= 4 && c->digest != NULL && g_str_has_prefix (c->digest, want_id)))
         continue;
-      id = candidate_id (cand, i);
-      if (want_id != NULL ? !g_str_equal (id, want_id) : !candidate_verified (cand))
-        continue;
-      g = prism_graph_from_json (json_object_get_member (cand, "graph"), NULL, error);
+      g = prism_candidate_instantiate (c, error);
       if (g == NULL)
         {
           g_prefix_error (error, _("%s, candidate %s: "), path, id);
@@ -120,22 +97,8 @@ prism_cli_open_candidates (const char *path, const char *want_id, guint max, GPt
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, _("%s has no candidate “%s”"), path, want_id);
       return NULL;
     }
-
-  /* The input program: a prism-graph under "program", else the workload. */
   if (program != NULL)
-    {
-      *program = NULL;
-      if (json_object_has_member (o, "program") &&
-          JSON_NODE_HOLDS_OBJECT (json_object_get_member (o, "program")))
-        *program = prism_graph_from_json (json_object_get_member (o, "program"), NULL, NULL);
-      else if (json_object_has_member (o, "workload"))
-        {
-          const char *w = json_object_get_string_member_with_default (o, "workload", "");
-          const char *params = json_object_get_string_member_with_default (o, "params", NULL);
-          if (prism_workload_lookup (w) != NULL)
-            *program = prism_workload_build (w, params, NULL);
-        }
-    }
+    *program = prism_graph_ref (prism_results_get_program (results));
   if (ids != NULL)
     *ids = g_steal_pointer (&names);
   return g_steal_pointer (&graphs);
@@ -156,7 +119,7 @@ prism_cmd_export (int argc, char **argv)
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
       N_("Folder to write the bundle to (created if missing)"), N_("DIR") },
     { "candidate", 'c', 0, G_OPTION_ARG_STRING, &candidate,
-      N_("With a prism-results file: the id of the candidate to export (default: the first verified one)"),
+      N_("With a prism-results file: the candidate to export, by number or digest prefix (default: the best)"),
       N_("ID") },
     { "reference", 'r', 0, G_OPTION_ARG_NONE, &reference,
       N_("With a workload: export its hand-written fused graph instead of its program"), NULL },
@@ -204,7 +167,7 @@ prism_cmd_export (int argc, char **argv)
       if (graphs == NULL)
         return prism_cli_fail ("export", error->message);
       if (graphs->len == 0)
-        return prism_cli_fail ("export", _("the results file has no verified candidate"));
+        return prism_cli_fail ("export", _("the results file has no candidate"));
       graph = prism_graph_ref (g_ptr_array_index (graphs, 0));
       printf (_("candidate %s\n"), (const char *) g_ptr_array_index (ids, 0));
     }

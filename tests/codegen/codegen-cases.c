@@ -11,6 +11,7 @@
 
 #include "codegen-cases.h"
 #include "prism-graph-json.h"
+#include "prism-results.h"
 #include "prism-workload.h"
 
 static int
@@ -44,28 +45,6 @@ add_case (GPtrArray *cases, char *label, PrismGraph *graph)
     g_ptr_array_add (cases, c);
 }
 
-/* A candidate counts as verified when its "verification" says so: the
- * string "verified", or an object with "verified": true or a "status" of
- * "verified" / "proved". */
-static gboolean
-candidate_is_verified (JsonObject *cand)
-{
-  JsonNode *v = json_object_get_member (cand, "verification");
-
-  if (v == NULL)
-    return FALSE;
-  if (JSON_NODE_HOLDS_VALUE (v))
-    return g_strcmp0 (json_node_get_string (v), "verified") == 0;
-  if (JSON_NODE_HOLDS_OBJECT (v))
-    {
-      JsonObject *o = json_node_get_object (v);
-      const char *status = json_object_get_string_member_with_default (o, "status", "");
-      return json_object_get_boolean_member_with_default (o, "verified", FALSE) ||
-             g_str_equal (status, "verified") || g_str_equal (status, "proved");
-    }
-  return FALSE;
-}
-
 static void
 add_file (GPtrArray *cases, const char *path, const char *label)
 {
@@ -77,21 +56,24 @@ add_file (GPtrArray *cases, const char *path, const char *label)
     g_error ("%s: %s", path, error->message);
   root = json_node_get_object (json_parser_get_root (parser));
   if (root != NULL && g_strcmp0 (json_object_get_string_member_with_default (root, "format", ""),
-                                 "prism-results") == 0)
+                                 PRISM_RESULTS_FORMAT) == 0)
     {
-      JsonArray *cands = json_object_get_array_member (root, "candidates");
-      for (guint i = 0; cands != NULL && i < json_array_get_length (cands); i++)
-        {
-          JsonObject *cand = json_array_get_object_element (cands, i);
-          PrismGraph *g;
+      /* Every candidate of a results file is verified; each runs with the
+       * best sizes the search found. */
+      g_autoptr(PrismResults) results = prism_results_load (path, &error);
+      GPtrArray *cands;
 
-          if (!candidate_is_verified (cand))
-            continue;
-          g = prism_graph_from_json (json_object_get_member (cand, "graph"), NULL, &error);
+      if (results == NULL)
+        g_error ("%s: %s", path, error->message);
+      cands = prism_results_get_candidates (results);
+      for (guint i = 0; i < cands->len; i++)
+        {
+          const PrismCandidate *c = g_ptr_array_index (cands, i);
+          PrismGraph *g = prism_candidate_instantiate (c, &error);
+
           if (g == NULL)
-            g_error ("%s, candidate %u: %s", path, i, error->message);
-          add_case (cases, g_strdup_printf ("%s#%s", label,
-                                            json_object_get_string_member_with_default (cand, "id", "?")), g);
+            g_error ("%s, candidate %u: %s", path, c->id, error->message);
+          add_case (cases, g_strdup_printf ("%s#%u", label, c->id), g);
         }
       return;
     }
@@ -128,7 +110,8 @@ GPtrArray *
 codegen_cases_load (void)
 {
   GPtrArray *cases = g_ptr_array_new_with_free_func (codegen_case_free);
-  g_autofree char *graphs_dir = g_test_build_filename (G_TEST_DIST, "graphs", NULL);
+  const char *source_dir = g_getenv ("PRISM_SOURCE_DIR") ? g_getenv ("PRISM_SOURCE_DIR") : PRISM_SOURCE_DIR;
+  g_autofree char *graphs_dir = g_build_filename (source_dir, "tests", "codegen", "graphs", NULL);
   g_autoptr(GDir) dir = NULL;
   const PrismWorkloadInfo *list;
   const char *extra = g_getenv ("PRISM_CODEGEN_GRAPHS");

@@ -18,8 +18,9 @@ typedef struct
 } CodegenCase;
 
 /* Every built-in workload (the unfused program and its fused reference
- * graph), every prism-graph file in tests/codegen/graphs/, the verified
- * candidates of every prism-results file there, and the files listed in
+ * graph), every prism-graph file in tests/codegen/graphs/, the candidates
+ * (all verified, at their best sizes) of every prism-results file there,
+ * and the files listed in
  * $PRISM_CODEGEN_GRAPHS (separated by ':').  With $PRISM_CODEGEN_ONLY set,
  * only the cases whose label contains it.  (element-type CodegenCase) */
 GPtrArray  *codegen_cases_load        (void);

@@ -104,6 +104,8 @@ test_nvrtc (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *include = prism_cuda_find_include_dir ();
   const char *wanted[] = { "rms_norm (reference)", "attention (reference)", "swiglu" };
+  /* NVRTC is the path `prism bench` takes; a few programs are enough here,
+   * nvcc above compiles them all. */
   guint done = 0;
 
   if (!prism_cuda_runtime_load_nvrtc (rt, &error) || include == NULL)
@@ -120,6 +122,9 @@ test_nvrtc (void)
 
       for (guint w = 0; w < G_N_ELEMENTS (wanted); w++)
         want = want || g_str_equal (c->label, wanted[w]);
+      /* The hand-written graphs cover what the workloads do not (bf16, f32,
+       * summed outputs, every accumulator). */
+      want = want || g_str_has_prefix (c->label, "graphs/");
       if (!want)
         continue;
       e = prism_cuda_emitter_new (c->graph, NULL, &error);
@@ -132,7 +137,8 @@ test_nvrtc (void)
       g_assert_cmpmem (g_bytes_get_data (cubin, NULL), 4, "\177ELF", 4);
       done++;
     }
-  g_assert_cmpuint (done, ==, G_N_ELEMENTS (wanted));
+  if (g_getenv ("PRISM_CODEGEN_ONLY") == NULL)
+    g_assert_cmpuint (done, >=, G_N_ELEMENTS (wanted));
 
   /* A compile error comes back as an error with NVRTC's log. */
   g_assert_null (prism_cuda_runtime_compile (rt, "#include \"prism-runtime.cuh\"\nthis is not C++;\n",

@@ -16,6 +16,7 @@
 #include "prism-error.h"
 #include "prism-gpu-bench.h"
 #include "prism-graph-json.h"
+#include "prism-results.h"
 #include "prism-workload.h"
 
 static const char *prism_path;
@@ -206,13 +207,16 @@ test_cli_export (void)
   g_autofree char *results = g_build_filename (tmpdir, "results.json", NULL);
   g_autofree char *out1 = g_build_filename (tmpdir, "export1", NULL);
   g_autofree char *out2 = g_build_filename (tmpdir, "export2", NULL);
+  g_autofree char *out3 = g_build_filename (tmpdir, "export3", NULL);
   g_autofree char *cu = g_build_filename (out2, "prism_swiglu.cu", NULL);
   g_autofree char *man = g_build_filename (out1, "manifest.json", NULL);
   g_autofree char *text = NULL;
-  g_autofree char *graph_text = NULL;
   g_autofree char *out = NULL;
   const char *a1[] = { prism_path, "export", "swiglu", "--out", out1, "--arch", "sm_80", NULL };
-  const char *a2[] = { prism_path, "export", results, "--candidate", "c7", "--out", out2, NULL };
+  const char *a2[] = { prism_path, "export", results, "--candidate", "7", "--out", out2, NULL };
+  const char *a3[] = { prism_path, "export", results, "--candidate", "0123", "--out", out3, NULL };
+  const char *best[] = { prism_path, "export", results, "--out", out3, NULL };
+  const char *bench[] = { prism_path, "bench", results, "--candidates", "1", NULL };
   const char *missing[] = { prism_path, "export", results, "--candidate", "nope", "--out", out2, NULL };
   const char *no_out[] = { prism_path, "export", "swiglu", NULL };
   const char *bad_arch[] = { prism_path, "export", "swiglu", "--out", out1, "--arch", "sm_70", NULL };
@@ -224,18 +228,43 @@ test_cli_export (void)
   g_assert_no_error (error);
   g_assert_nonnull (strstr (text, "\"target_arch\" : \"sm_80\""));
 
-  graph_text = prism_graph_to_data (ref, NULL);
-  g_clear_pointer (&text, g_free);
-  text = g_strdup_printf ("{\"format\": \"prism-results\", \"version\": 1, \"candidates\": ["
-                          "{\"id\": \"c3\", \"verification\": {\"status\": \"rejected\"}, \"graph\": %s},"
-                          "{\"id\": \"c7\", \"verification\": {\"status\": \"verified\"}, \"graph\": %s}]}",
-                          graph_text, graph_text);
-  g_file_set_contents (results, text, -1, &error);
-  g_assert_no_error (error);
+  {
+    g_autoptr(PrismGraph) program = prism_workload_build ("swiglu", NULL, &error);
+    g_autoptr(PrismResults) res = prism_results_new (program, "swiglu", "symbolic", "h100", "test");
+    g_autoptr(PrismCandidate) c3 = prism_candidate_new ();
+    g_autoptr(PrismCandidate) c7 = prism_candidate_new ();
+
+    g_assert_no_error (error);
+    c3->id = 3;
+    c3->digest = g_strdup ("0123456789abcdef0123456789abcdef");
+    c3->graph = prism_graph_ref (program);
+    c3->speedup = 1.0;
+    c7->id = 7;
+    c7->digest = g_strdup ("fedcba9876543210fedcba9876543210");
+    c7->graph = prism_graph_ref (ref);
+    c7->speedup = 2.0;
+    prism_results_add_candidate (res, c3);
+    prism_results_add_candidate (res, c7);
+    prism_results_save (res, results, &error);
+    g_assert_no_error (error);
+  }
   g_clear_pointer (&out, g_free);
   g_assert_cmpint (run (a2, NULL, &out, NULL), ==, 0);
-  g_assert_nonnull (strstr (out, "candidate c7"));
+  g_assert_nonnull (strstr (out, "candidate 7"));
   g_assert_true (g_file_test (cu, G_FILE_TEST_IS_REGULAR));
+  /* By digest prefix; without --candidate the best predicted one. */
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run (a3, NULL, &out, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "candidate 3"));
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run (best, NULL, &out, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "candidate 7"));
+  /* bench of a results file: the program and the best candidate. */
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run (bench, "PRISM_CUDA_LIBRARY=/nonexistent/libcuda.so.1", &out, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "unfused program"));
+  g_assert_nonnull (strstr (out, "candidate 7"));
+  g_assert_null (strstr (out, "candidate 3"));
 
   g_assert_cmpint (run (missing, NULL, NULL, NULL), ==, 2);
   g_assert_cmpint (run (no_out, NULL, NULL, NULL), ==, 2);

@@ -100,10 +100,8 @@ prism_cuda_runtime_free (PrismCudaRuntime *self)
     return;
   if (self->context != NULL && self->cu.DevicePrimaryCtxRelease != NULL)
     self->cu.DevicePrimaryCtxRelease (self->device);
-  /* The driver stays mapped: unloading it under live threads it started
-   * is unsafe, and the process ends soon after anyway. */
-  if (self->nvrtc_handle != NULL)
-    dlclose (self->nvrtc_handle);
+  /* The driver and NVRTC stay mapped: unloading a library under threads it
+   * started is unsafe, and both keep process-wide state of their own. */
   g_free (self->driver_path);
   g_free (self->nvrtc_path);
   g_free (self);
