@@ -10,7 +10,7 @@
 G_BEGIN_DECLS
 
 /* A value the backend could not produce (the oracle: "not in the e-graph"). */
-#define PRISM_ABSTRACT_ABSENT G_MAXUINT
+#define PRISM_ABSTRACT_ABSENT (G_MAXUINT - 1)
 
 typedef struct
 {

@@ -16,9 +16,10 @@
 #include "prism-abstract-expr-private.h"
 #include "prism-error.h"
 
-/* A slot not evaluated yet.  Backends return node or class ids, which stay
- * far below this. */
-#define UNSET (G_MAXUINT - 1)
+/* A slot not evaluated yet (all bits set, so that a memset clears the memo).
+ * Backends return node or class ids, which stay far below this. */
+#define UNSET G_MAXUINT
+G_STATIC_ASSERT (UNSET != PRISM_ABSTRACT_ABSENT);
 
 const char *
 prism_abstract_mode_to_string (PrismAbstractMode mode)
@@ -116,10 +117,15 @@ prism_abstract_walk_init (PrismAbstractWalk *walk, const PrismAbstractBackend *b
   walk->block = block;
   walk->block_inputs = block_inputs;
 
-  /* Count the slots first so that one buffer holds them all. */
+  /* Count the slots first so that one buffer holds them all; the bases are
+   * written into the caller's buffer as we go when it is big enough. */
+  if (storage != NULL && n_ops <= PRISM_ABSTRACT_WALK_STACK_OPS)
+    walk->body_base = storage->body_base;
   for (guint i = 0; i < n_ops; i++)
     {
       const PrismOp *op = prism_graph_op (kernel_graph, i);
+      if (walk->body_base != NULL)
+        walk->body_base[i] = cursor;
       if (op->body != NULL)
         cursor += op->body->tensors->len;
     }
@@ -128,12 +134,10 @@ prism_abstract_walk_init (PrismAbstractWalk *walk, const PrismAbstractBackend *b
     cursor += block->tensors->len;
   walk->n_slots = cursor;
 
-  if (storage != NULL && cursor <= PRISM_ABSTRACT_WALK_STACK_SLOTS &&
-      n_ops <= PRISM_ABSTRACT_WALK_STACK_OPS)
+  if (walk->body_base != NULL && cursor <= PRISM_ABSTRACT_WALK_STACK_SLOTS)
     {
       walk->values = storage->values;
       walk->shapes = storage->shapes;
-      walk->body_base = storage->body_base;
     }
   else
     {
@@ -141,18 +145,16 @@ prism_abstract_walk_init (PrismAbstractWalk *walk, const PrismAbstractBackend *b
       walk->shapes = g_new (PrismAbstractShape, MAX (cursor, 1));
       walk->body_base = g_new (guint, MAX (n_ops, 1));
       walk->owns_buffers = TRUE;
+      cursor = kernel_graph->tensors->len;
+      for (guint i = 0; i < n_ops; i++)
+        {
+          const PrismOp *op = prism_graph_op (kernel_graph, i);
+          walk->body_base[i] = cursor;
+          if (op->body != NULL)
+            cursor += op->body->tensors->len;
+        }
     }
-
-  cursor = kernel_graph->tensors->len;
-  for (guint i = 0; i < n_ops; i++)
-    {
-      const PrismOp *op = prism_graph_op (kernel_graph, i);
-      walk->body_base[i] = cursor;
-      if (op->body != NULL)
-        cursor += op->body->tensors->len;
-    }
-  for (guint i = 0; i < walk->n_slots; i++)
-    walk->values[i] = UNSET;
+  memset (walk->values, 0xff, sizeof (guint) * walk->n_slots);
 }
 
 void
