@@ -325,6 +325,44 @@ test_block_ops_symbolic (void)
   assert_bexpr (f.g, f.b, f.ins, add_op (f.b, PRISM_OP_ACCUM_SUM, f.xt, -1, NULL),
                 PRISM_ABSTRACT_AUTO, "(sum 64 v0)");
 
+  /* Elementwise ops and block sum / rms_norm over unpartitioned tiles. */
+  {
+    static const struct
+    {
+      PrismOpKind kind;
+      gboolean binary;
+      const char *want;
+    } ew[] = {
+      { PRISM_OP_EXP, FALSE, "(exp v0)" },
+      { PRISM_OP_SQUARE, FALSE, "(square v0)" },
+      { PRISM_OP_SQRT, FALSE, "(sqrt v0)" },
+      { PRISM_OP_SILU, FALSE, "(silu v0)" },
+      { PRISM_OP_GELU, FALSE, "(gelu v0)" },
+      { PRISM_OP_RELU, FALSE, "(relu v0)" },
+      { PRISM_OP_NEG, FALSE, "(neg v0)" },
+      { PRISM_OP_ADD, TRUE, "(+ v0 v2)" },
+      { PRISM_OP_SUB, TRUE, "(+ v0 (neg v2))" },
+      { PRISM_OP_MUL, TRUE, "(* v0 v2)" },
+      { PRISM_OP_DIV, TRUE, "(/ v0 v2)" },
+      { PRISM_OP_POW, TRUE, "(pow v0 v2)" },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (ew); i++)
+      assert_bexpr (f.g, f.b, f.ins,
+                    add_op (f.b, ew[i].kind, f.xt, ew[i].binary ? f.yt : -1, NULL),
+                    PRISM_ABSTRACT_AUTO, ew[i].want);
+    assert_bexpr (f.g, f.b, f.ins, add_attr (f.b, PRISM_OP_SUM, f.xt, 1, 1, 0),
+                  PRISM_ABSTRACT_AUTO, "(sum 64 v0)");
+    assert_bexpr (f.g, f.b, f.ins, add_attr (f.b, PRISM_OP_SUM, f.xt, 0, 1, 0),
+                  PRISM_ABSTRACT_AUTO, "(sum 8 v0)");
+    assert_bexpr (f.g, f.b, f.ins, add_attr (f.b, PRISM_OP_RMS_NORM, f.xt, 0, 2, 0),
+                  PRISM_ABSTRACT_AUTO, "(/ v0 (rms 512 v0))");
+    assert_bexpr (f.g, f.b, f.ins, add_attr (f.b, PRISM_OP_ACCUM_SUM_TODIMX, f.xt, 0, 1, 16),
+                  PRISM_ABSTRACT_AUTO, "(sum 4 v0)");
+    assert_bexpr (f.g, f.b, f.ins, add_op (f.b, PRISM_OP_ACCUM_MEAN, f.xt, -1, NULL),
+                  PRISM_ABSTRACT_AUTO, "(/ (sum 64 v0) 64)");
+  }
+
   /* CONCRETE needs the loop range, which is a variable here. */
   expr = prism_abstract_expr_new (f.g, f.b, f.ins, PRISM_ABSTRACT_CONCRETE);
   g_assert_cmpint (prism_abstract_expr_get_mode (expr), ==, PRISM_ABSTRACT_CONCRETE);
