@@ -1,0 +1,664 @@
+/* prism-compare-view.c — two candidates side by side, their differences highlighted
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "prism-compare-view"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "prism-compare-view.h"
+
+/* The colour the graph view emphasizes with, for values that differ. */
+#define DIFFERENT_MARKUP "<span foreground=\"#e66100\" weight=\"bold\">%s</span>"
+
+typedef enum
+{
+  METRIC_KERNELS,
+  METRIC_OPERATORS,
+  METRIC_GRIDS,
+  METRIC_LOOPS,
+  METRIC_THREADS,
+  METRIC_SMEM,
+  METRIC_TIME,
+  METRIC_SPEEDUP,
+  METRIC_VERIFICATION,
+  N_METRICS
+} Metric;
+
+struct _PrismCompareView
+{
+  GtkWidget parent_instance;
+
+  /* Owned References */
+  PrismCandidateInfo *candidates[2];
+  PrismGraphDiff *diff;
+
+  /* Child Widgets */
+  GtkWidget *paned;
+  GtkLabel *titles[2];
+  PrismGraphView *views[2];
+  GtkLabel *metric_values[N_METRICS][2];
+  GtkLabel *differences_title;
+  GtkListBox *differences;
+};
+
+G_DEFINE_FINAL_TYPE (PrismCompareView, prism_compare_view, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_DIRECTION,
+  N_PROPS
+};
+
+static GParamSpec *properties [N_PROPS];
+
+/*
+ * Auxiliary methods
+ */
+
+static const char *
+metric_title (Metric metric)
+{
+  switch (metric)
+    {
+    case METRIC_KERNELS:      return _("Kernel launches");
+    case METRIC_OPERATORS:    return _("Operators");
+    case METRIC_GRIDS:        return _("Grids");
+    case METRIC_LOOPS:        return _("Loop ranges");
+    case METRIC_THREADS:      return _("Threads per block");
+    case METRIC_SMEM:         return _("Shared memory");
+    case METRIC_TIME:         return _("Predicted time");
+    case METRIC_SPEEDUP:      return _("Speedup");
+    case METRIC_VERIFICATION: return _("Verification");
+    case N_METRICS:
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* Joins one string per custom kernel with "; ", or "—" without kernels. */
+static char *
+per_kernel (const PrismGraph *graph,
+            Metric            metric)
+{
+  const char * const *names = prism_graph_var_names (graph);
+  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (graph, i);
+      const PrismGraph *body = op->body;
+      guint64 bytes;
+
+      if (op->kind != PRISM_OP_KERNEL || body == NULL)
+        continue;
+      switch (metric)
+        {
+        case METRIC_GRIDS:
+          {
+            GString *s = g_string_new (NULL);
+
+            for (guint d = 0; d < body->grid_ndims; d++)
+              {
+                g_autofree char *dim = prism_dim_to_string (body->grid[d], names);
+
+                g_string_append_printf (s, "%s%s", d ? "×" : "", dim);
+              }
+            g_ptr_array_add (parts, g_string_free (s, FALSE));
+          }
+          break;
+
+        case METRIC_LOOPS:
+          g_ptr_array_add (parts, prism_dim_to_string (body->forloop, names));
+          break;
+
+        case METRIC_THREADS:
+          g_ptr_array_add (parts, g_strdup_printf ("%u", body->block_threads));
+          break;
+
+        case METRIC_SMEM:
+          if (prism_graph_layout_estimate_smem (body, &bytes))
+            g_ptr_array_add (parts, g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS));
+          else
+            g_ptr_array_add (parts, g_strdup ("?"));
+          break;
+
+        case METRIC_KERNELS:
+        case METRIC_OPERATORS:
+        case METRIC_TIME:
+        case METRIC_SPEEDUP:
+        case METRIC_VERIFICATION:
+        case N_METRICS:
+        default:
+          g_assert_not_reached ();
+        }
+    }
+  if (parts->len == 0)
+    return g_strdup ("—");
+  g_ptr_array_add (parts, NULL);
+  return g_strjoinv ("; ", (char **) parts->pdata);
+}
+
+static char *
+metric_value (const PrismCandidateInfo *info,
+              Metric                    metric)
+{
+  const PrismGraph *graph = info->graph;
+  guint n = 0;
+
+  switch (metric)
+    {
+    case METRIC_KERNELS:
+      /* Every predefined op launches a kernel of its own, as does every
+       * custom kernel. */
+      for (guint i = 0; i < graph->ops->len; i++)
+        {
+          PrismOpKind kind = prism_graph_op (graph, i)->kind;
+
+          if (kind != PRISM_OP_INPUT && kind != PRISM_OP_OUTPUT)
+            n++;
+        }
+      return g_strdup_printf ("%u", n);
+
+    case METRIC_OPERATORS:
+      for (guint i = 0; i < graph->ops->len; i++)
+        {
+          const PrismOp *op = prism_graph_op (graph, i);
+
+          if (op->kind == PRISM_OP_KERNEL && op->body != NULL)
+            {
+              for (guint j = 0; j < op->body->ops->len; j++)
+                {
+                  PrismOpKind kind = prism_graph_op (op->body, j)->kind;
+
+                  if (kind != PRISM_OP_INPUT && kind != PRISM_OP_OUTPUT)
+                    n++;
+                }
+            }
+          else if (op->kind != PRISM_OP_INPUT && op->kind != PRISM_OP_OUTPUT)
+            n++;
+        }
+      return g_strdup_printf ("%u", n);
+
+    case METRIC_GRIDS:
+    case METRIC_LOOPS:
+    case METRIC_THREADS:
+    case METRIC_SMEM:
+      return per_kernel (graph, metric);
+
+    case METRIC_TIME:
+      if (info->predicted_us < 0)
+        return g_strdup ("—");
+      /* Translators: a kernel time in microseconds; the second form was measured on a GPU. */
+      return g_strdup_printf (info->measured ? _("%.1f µs (measured)") : _("%.1f µs (predicted)"),
+                              info->predicted_us);
+
+    case METRIC_SPEEDUP:
+      if (info->speedup <= 0)
+        return g_strdup ("—");
+      /* Translators: a speedup factor, e.g. 1.85× */
+      return g_strdup_printf (_("%.2f×"), info->speedup);
+
+    case METRIC_VERIFICATION:
+      return g_strdup (info->verification != NULL ? info->verification : "—");
+
+    case N_METRICS:
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+update_metrics (PrismCompareView *self)
+{
+  for (guint m = 0; m < N_METRICS; m++)
+    {
+      char *values[2] = { NULL, NULL };
+      gboolean differ;
+
+      for (guint side = 0; side < 2; side++)
+        values[side] = self->candidates[side] ? metric_value (self->candidates[side], m) : g_strdup ("");
+      differ = self->candidates[0] != NULL && self->candidates[1] != NULL &&
+               !g_str_equal (values[0], values[1]);
+      for (guint side = 0; side < 2; side++)
+        {
+          g_autofree char *escaped = g_markup_escape_text (values[side], -1);
+          g_autofree char *markup = differ ? g_strdup_printf (DIFFERENT_MARKUP, escaped)
+                                           : g_steal_pointer (&escaped);
+
+          gtk_label_set_markup (self->metric_values[m][side], markup);
+        }
+      g_free (values[0]);
+      g_free (values[1]);
+    }
+}
+
+static void
+update_differences (PrismCompareView *self)
+{
+  GtkWidget *child;
+  guint n;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->differences))))
+    gtk_list_box_remove (self->differences, child);
+
+  n = self->diff ? prism_graph_diff_get_n (self->diff) : 0;
+  if (self->diff == NULL)
+    gtk_label_set_label (self->differences_title, _("Differences"));
+  else
+    {
+      g_autofree char *title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u Difference",
+                                                             "%u Differences", n), n);
+
+      gtk_label_set_label (self->differences_title, title);
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      const PrismGraphDifference *difference = prism_graph_diff_get (self->diff, i);
+      GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+      GtkWidget *marker = gtk_label_new (NULL);
+      GtkWidget *label = gtk_label_new (difference->description);
+      const char *symbol;
+      const char *tooltip;
+
+      switch (difference->kind)
+        {
+        case PRISM_DIFFERENCE_ONLY_A:
+          symbol = "−";
+          tooltip = _("Only in the first graph");
+          break;
+        case PRISM_DIFFERENCE_ONLY_B:
+          symbol = "+";
+          tooltip = _("Only in the second graph");
+          break;
+        case PRISM_DIFFERENCE_CHANGED:
+        default:
+          symbol = "≠";
+          tooltip = _("Changed");
+          break;
+        }
+      {
+        g_autofree char *markup = g_strdup_printf (DIFFERENT_MARKUP, symbol);
+
+        gtk_label_set_markup (GTK_LABEL (marker), markup);
+      }
+      gtk_widget_set_tooltip_text (marker, tooltip);
+      gtk_label_set_width_chars (GTK_LABEL (marker), 2);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+      gtk_widget_set_hexpand (label, TRUE);
+      gtk_box_append (GTK_BOX (row), marker);
+      gtk_box_append (GTK_BOX (row), label);
+      gtk_widget_set_margin_start (row, 4);
+      gtk_widget_set_margin_end (row, 8);
+      gtk_list_box_append (self->differences, row);
+    }
+  if (self->diff != NULL && n == 0)
+    {
+      GtkWidget *label = gtk_label_new (_("The two graphs have the same structure and parameters."));
+
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_widget_add_css_class (label, "dim-label");
+      gtk_widget_set_margin_top (label, 12);
+      gtk_list_box_set_placeholder (self->differences, label);
+    }
+  else
+    gtk_list_box_set_placeholder (self->differences, NULL);
+}
+
+static void
+update (PrismCompareView *self)
+{
+  g_clear_pointer (&self->diff, prism_graph_diff_free);
+  if (self->candidates[0] != NULL && self->candidates[1] != NULL)
+    self->diff = prism_graph_diff_new (self->candidates[0]->graph, self->candidates[1]->graph);
+
+  for (guint side = 0; side < 2; side++)
+    {
+      PrismCandidateInfo *info = self->candidates[side];
+      g_autoptr(GArray) ops = self->diff ? prism_graph_diff_get_ops (self->diff, side == 1) : NULL;
+
+      gtk_label_set_label (self->titles[side], info ? info->id : "");
+      prism_graph_view_set_graph (self->views[side], info ? info->graph : NULL);
+      if (ops != NULL)
+        prism_graph_view_set_highlight (self->views[side], (const guint *) (void *) ops->data, ops->len);
+      else
+        prism_graph_view_set_highlight (self->views[side], NULL, 0);
+    }
+  update_metrics (self);
+  update_differences (self);
+}
+
+/*
+ * Signal callbacks
+ */
+
+static void
+difference_activated_cb (PrismCompareView *self,
+                         GtkListBoxRow    *row,
+                         GtkListBox       *list)
+{
+  const PrismGraphDifference *difference;
+  int index = gtk_list_box_row_get_index (row);
+
+  if (self->diff == NULL || index < 0 || (guint) index >= prism_graph_diff_get_n (self->diff))
+    return;
+  difference = prism_graph_diff_get (self->diff, index);
+  if (difference->op_a != PRISM_OP_ID_NONE)
+    prism_graph_view_center_on (self->views[0], difference->op_a);
+  if (difference->op_b != PRISM_OP_ID_NONE)
+    prism_graph_view_center_on (self->views[1], difference->op_b);
+}
+
+static void
+direction_changed_cb (PrismCompareView *self,
+                      GParamSpec       *pspec,
+                      PrismGraphView   *view)
+{
+  /* Both sides always use the same direction. */
+  prism_compare_view_set_direction (self, prism_graph_view_get_direction (view));
+}
+
+/*
+ * GObject overrides
+ */
+
+static void
+prism_compare_view_dispose (GObject *object)
+{
+  PrismCompareView *self = (PrismCompareView *)object;
+
+  g_clear_pointer (&self->paned, gtk_widget_unparent);
+  g_clear_pointer (&self->candidates[0], prism_candidate_info_unref);
+  g_clear_pointer (&self->candidates[1], prism_candidate_info_unref);
+  g_clear_pointer (&self->diff, prism_graph_diff_free);
+
+  G_OBJECT_CLASS (prism_compare_view_parent_class)->dispose (object);
+}
+
+static void
+prism_compare_view_get_property (GObject    *object,
+                                 guint       prop_id,
+                                 GValue     *value,
+                                 GParamSpec *pspec)
+{
+  PrismCompareView *self = PRISM_COMPARE_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_DIRECTION:
+      g_value_set_enum (value, prism_graph_view_get_direction (self->views[0]));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+prism_compare_view_set_property (GObject      *object,
+                                 guint         prop_id,
+                                 const GValue *value,
+                                 GParamSpec   *pspec)
+{
+  PrismCompareView *self = PRISM_COMPARE_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_DIRECTION:
+      prism_compare_view_set_direction (self, g_value_get_enum (value));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+prism_compare_view_class_init (PrismCompareViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = prism_compare_view_dispose;
+  object_class->get_property = prism_compare_view_get_property;
+  object_class->set_property = prism_compare_view_set_property;
+
+  properties [PROP_DIRECTION] =
+    g_param_spec_enum ("direction", NULL, NULL,
+                       PRISM_TYPE_GRAPH_DIRECTION, PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "compareview");
+}
+
+static GtkWidget *
+graph_column (PrismCompareView *self,
+              guint             side)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *side_label = gtk_label_new (side == 0 ? _("First") : _("Second"));
+  GtkWidget *title = gtk_label_new (NULL);
+
+  gtk_widget_add_css_class (side_label, "dim-label");
+  gtk_widget_add_css_class (title, "heading");
+  gtk_label_set_ellipsize (GTK_LABEL (title), PANGO_ELLIPSIZE_END);
+  gtk_widget_set_margin_start (header, 12);
+  gtk_widget_set_margin_end (header, 12);
+  gtk_widget_set_margin_top (header, 6);
+  gtk_widget_set_margin_bottom (header, 6);
+  gtk_box_append (GTK_BOX (header), side_label);
+  gtk_box_append (GTK_BOX (header), title);
+  gtk_box_append (GTK_BOX (box), header);
+  gtk_box_append (GTK_BOX (box), gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));
+
+  self->titles[side] = GTK_LABEL (title);
+  self->views[side] = PRISM_GRAPH_VIEW (prism_graph_view_new ());
+  prism_graph_view_set_show_legend (self->views[side], FALSE);
+  gtk_widget_set_vexpand (GTK_WIDGET (self->views[side]), TRUE);
+  gtk_widget_set_hexpand (GTK_WIDGET (self->views[side]), TRUE);
+  g_signal_connect_object (self->views[side], "notify::direction",
+                           G_CALLBACK (direction_changed_cb), self, G_CONNECT_SWAPPED);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->views[side]));
+  return box;
+}
+
+static GtkWidget *
+metrics_grid (PrismCompareView *self)
+{
+  GtkWidget *grid = gtk_grid_new ();
+
+  gtk_grid_set_column_spacing (GTK_GRID (grid), 18);
+  gtk_grid_set_row_spacing (GTK_GRID (grid), 4);
+  gtk_widget_set_margin_start (grid, 12);
+  gtk_widget_set_margin_end (grid, 12);
+  gtk_widget_set_margin_top (grid, 10);
+  gtk_widget_set_margin_bottom (grid, 10);
+
+  for (guint side = 0; side < 2; side++)
+    {
+      GtkWidget *label = gtk_label_new (side == 0 ? _("First") : _("Second"));
+
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_widget_add_css_class (label, "heading");
+      gtk_grid_attach (GTK_GRID (grid), label, 1 + side, 0, 1, 1);
+    }
+  for (guint m = 0; m < N_METRICS; m++)
+    {
+      GtkWidget *title = gtk_label_new (metric_title (m));
+
+      gtk_label_set_xalign (GTK_LABEL (title), 0);
+      gtk_widget_add_css_class (title, "dim-label");
+      gtk_grid_attach (GTK_GRID (grid), title, 0, 1 + m, 1, 1);
+      for (guint side = 0; side < 2; side++)
+        {
+          GtkWidget *value = gtk_label_new (NULL);
+
+          gtk_label_set_xalign (GTK_LABEL (value), 0);
+          gtk_label_set_selectable (GTK_LABEL (value), TRUE);
+          gtk_label_set_wrap (GTK_LABEL (value), TRUE);
+          gtk_label_set_max_width_chars (GTK_LABEL (value), 32);
+          gtk_widget_set_hexpand (value, TRUE);
+          gtk_grid_attach (GTK_GRID (grid), value, 1 + side, 1 + m, 1, 1);
+          self->metric_values[m][side] = GTK_LABEL (value);
+        }
+    }
+  return grid;
+}
+
+static void
+prism_compare_view_init (PrismCompareView *self)
+{
+  GtkWidget *graphs = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
+  GtkWidget *bottom = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  GtkWidget *scrolled;
+  GtkWidget *box;
+  GtkWidget *title;
+
+  gtk_paned_set_start_child (GTK_PANED (graphs), graph_column (self, 0));
+  gtk_paned_set_end_child (GTK_PANED (graphs), graph_column (self, 1));
+  gtk_paned_set_shrink_start_child (GTK_PANED (graphs), FALSE);
+  gtk_paned_set_shrink_end_child (GTK_PANED (graphs), FALSE);
+  gtk_paned_set_wide_handle (GTK_PANED (graphs), TRUE);
+
+  /* The metrics are few: always shown whole; the differences scroll. */
+  gtk_box_append (GTK_BOX (bottom), metrics_grid (self));
+  gtk_box_append (GTK_BOX (bottom), gtk_separator_new (GTK_ORIENTATION_VERTICAL));
+
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_widget_set_hexpand (box, TRUE);
+  title = gtk_label_new (_("Differences"));
+  gtk_label_set_xalign (GTK_LABEL (title), 0);
+  gtk_widget_add_css_class (title, "heading");
+  gtk_widget_set_margin_start (title, 12);
+  gtk_widget_set_margin_top (title, 10);
+  gtk_widget_set_margin_bottom (title, 6);
+  self->differences_title = GTK_LABEL (title);
+  gtk_box_append (GTK_BOX (box), title);
+  self->differences = GTK_LIST_BOX (gtk_list_box_new ());
+  gtk_list_box_set_selection_mode (self->differences, GTK_SELECTION_SINGLE);
+  gtk_list_box_set_activate_on_single_click (self->differences, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->differences), "navigation-sidebar");
+  g_signal_connect_object (self->differences, "row-activated",
+                           G_CALLBACK (difference_activated_cb), self, G_CONNECT_SWAPPED);
+  scrolled = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), GTK_WIDGET (self->differences));
+  gtk_widget_set_vexpand (scrolled, TRUE);
+  gtk_box_append (GTK_BOX (box), scrolled);
+  gtk_box_append (GTK_BOX (bottom), box);
+
+  self->paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
+  gtk_paned_set_start_child (GTK_PANED (self->paned), graphs);
+  gtk_paned_set_end_child (GTK_PANED (self->paned), bottom);
+  gtk_paned_set_resize_end_child (GTK_PANED (self->paned), FALSE);
+  gtk_paned_set_shrink_start_child (GTK_PANED (self->paned), FALSE);
+  gtk_paned_set_shrink_end_child (GTK_PANED (self->paned), FALSE);
+  gtk_widget_set_parent (self->paned, GTK_WIDGET (self));
+
+  update (self);
+}
+
+/*
+ * Public API
+ */
+
+GtkWidget *
+prism_compare_view_new (void)
+{
+  return g_object_new (PRISM_TYPE_COMPARE_VIEW, NULL);
+}
+
+/**
+ * prism_compare_view_set_candidates:
+ * @a: (nullable): the candidate shown on the left (a reference is taken)
+ * @b: (nullable): the candidate shown on the right
+ *
+ * Shows both graphs with what differs between them highlighted in each,
+ * their metrics side by side, and the list of differences.
+ */
+void
+prism_compare_view_set_candidates (PrismCompareView   *self,
+                                   PrismCandidateInfo *a,
+                                   PrismCandidateInfo *b)
+{
+  g_return_if_fail (PRISM_IS_COMPARE_VIEW (self));
+
+  if (a != NULL)
+    prism_candidate_info_ref (a);
+  if (b != NULL)
+    prism_candidate_info_ref (b);
+  g_clear_pointer (&self->candidates[0], prism_candidate_info_unref);
+  g_clear_pointer (&self->candidates[1], prism_candidate_info_unref);
+  self->candidates[0] = a;
+  self->candidates[1] = b;
+  update (self);
+}
+
+/**
+ * prism_compare_view_get_candidate:
+ * @second: %FALSE for the left candidate, %TRUE for the right one
+ *
+ * Returns: (transfer none) (nullable)
+ */
+PrismCandidateInfo *
+prism_compare_view_get_candidate (PrismCompareView *self,
+                                  gboolean          second)
+{
+  g_return_val_if_fail (PRISM_IS_COMPARE_VIEW (self), NULL);
+  return self->candidates[second ? 1 : 0];
+}
+
+/**
+ * prism_compare_view_get_diff:
+ *
+ * Returns: (transfer none) (nullable): the differences, %NULL unless both
+ *   candidates are set
+ */
+const PrismGraphDiff *
+prism_compare_view_get_diff (PrismCompareView *self)
+{
+  g_return_val_if_fail (PRISM_IS_COMPARE_VIEW (self), NULL);
+  return self->diff;
+}
+
+/* Returns: (transfer none) */
+PrismGraphView *
+prism_compare_view_get_graph_view (PrismCompareView *self,
+                                   gboolean          second)
+{
+  g_return_val_if_fail (PRISM_IS_COMPARE_VIEW (self), NULL);
+  return self->views[second ? 1 : 0];
+}
+
+/* Returns: (transfer none): one row per difference, in the diff's order */
+GtkListBox *
+prism_compare_view_get_differences_list (PrismCompareView *self)
+{
+  g_return_val_if_fail (PRISM_IS_COMPARE_VIEW (self), NULL);
+  return self->differences;
+}
+
+void
+prism_compare_view_set_direction (PrismCompareView    *self,
+                                  PrismGraphDirection  direction)
+{
+  gboolean changed;
+
+  g_return_if_fail (PRISM_IS_COMPARE_VIEW (self));
+
+  changed = prism_graph_view_get_direction (self->views[0]) != direction ||
+            prism_graph_view_get_direction (self->views[1]) != direction;
+  if (!changed)
+    return;
+  prism_graph_view_set_direction (self->views[0], direction);
+  prism_graph_view_set_direction (self->views[1], direction);
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_DIRECTION]);
+}
