@@ -1,0 +1,1058 @@
+/* test-graph-view.c — graph layout, drawing, export, comparison
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+
+#include "prism-candidate-info.h"
+#include "prism-compare-view.h"
+#include "prism-graph-diff.h"
+#include "prism-graph-export.h"
+#include "prism-graph-layout.h"
+#include "prism-graph-view.h"
+#include "prism-workload.h"
+
+/* Bounded wait: spins the main loop until @cond holds, failing the test
+ * (rather than hanging) if it has not after a generous deadline. */
+#define WAIT_UNTIL(cond)                                                       \
+  G_STMT_START {                                                               \
+    gint64 wait_end_ = g_get_monotonic_time () + 15 * G_USEC_PER_SEC;          \
+    while (!(cond))                                                            \
+      {                                                                        \
+        if (g_get_monotonic_time () > wait_end_)                               \
+          g_error ("gave up waiting for: %s", #cond);                          \
+        if (!g_main_context_iteration (NULL, FALSE))                           \
+          g_usleep (1000);                                                     \
+      }                                                                        \
+  } G_STMT_END
+
+static const PrismGraphDirection directions[] = {
+  PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM,
+  PRISM_GRAPH_DIRECTION_LEFT_TO_RIGHT,
+};
+
+/*****************************************************************************/
+
+static PrismGraph *
+build_workload (const char *name,
+                gboolean    reference)
+{
+  g_autoptr(GError) error = NULL;
+  PrismGraph *graph = reference ? prism_workload_build_reference (name, NULL, &error)
+                                : prism_workload_build (name, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (graph);
+  return graph;
+}
+
+static char *
+build_path (const char *name)
+{
+  return g_build_filename (g_test_get_dir (G_TEST_BUILT), name, NULL);
+}
+
+static gboolean
+boxes_overlap (double ax, double ay, double aw, double ah,
+               double bx, double by, double bw, double bh)
+{
+  return ax < bx + bw && bx < ax + aw && ay < by + bh && by < ay + ah;
+}
+
+static gboolean
+box_inside (double ix, double iy, double iw, double ih,
+            double ox, double oy, double ow, double oh)
+{
+  return ix >= ox - 0.5 && iy >= oy - 0.5 && ix + iw <= ox + ow + 0.5 && iy + ih <= oy + oh + 0.5;
+}
+
+/* The number of edges the layout must have: one per use of a tensor made by
+ * an op, where uses of a kernel input count once per block INPUT op tiling it. */
+static guint
+count_uses (const PrismGraph *graph)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (graph, i);
+
+      for (guint s = 0; s < op->n_inputs; s++)
+        {
+          if (op->kind != PRISM_OP_KERNEL)
+            {
+              n++;
+              continue;
+            }
+          for (guint j = 0; j < op->body->ops->len; j++)
+            {
+              const PrismOp *bop = prism_graph_op (op->body, j);
+
+              if (bop->kind == PRISM_OP_INPUT && bop->attrs.input_index == s)
+                n++;
+            }
+        }
+      if (op->kind == PRISM_OP_KERNEL)
+        for (guint j = 0; j < op->body->ops->len; j++)
+          n += prism_graph_op (op->body, j)->n_inputs;
+    }
+  return n;
+}
+
+/* Every op is a node (custom kernels are clusters holding their block ops),
+ * in the right cluster, with finite coordinates inside the layout, without
+ * overlaps, and every edge runs in the layout's direction. */
+static void
+check_layout (const PrismGraphLayout *layout,
+              const PrismGraph       *graph)
+{
+  guint n_nodes = 0, n_kernels = 0;
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (graph, i);
+
+      if (op->kind == PRISM_OP_KERNEL)
+        {
+          n_kernels++;
+          n_nodes += op->body->ops->len;
+        }
+      else
+        n_nodes++;
+    }
+  g_assert_cmpuint (layout->nodes->len, ==, n_nodes);
+  g_assert_cmpuint (layout->clusters->len, ==, n_kernels);
+  g_assert_cmpuint (layout->edges->len, ==, count_uses (graph));
+  g_assert_true (isfinite (layout->width) && layout->width > 0);
+  g_assert_true (isfinite (layout->height) && layout->height > 0);
+
+  for (guint i = 0; i < layout->nodes->len; i++)
+    {
+      const PrismLayoutNode *node = prism_graph_layout_node (layout, i);
+      int kernel = prism_op_id_get_kernel (node->op_id);
+      const PrismGraph *owner = graph;
+      const PrismOp *op;
+
+      g_assert_false (g_hash_table_contains (seen, GUINT_TO_POINTER (node->op_id)));
+      g_hash_table_add (seen, GUINT_TO_POINTER (node->op_id));
+      if (kernel >= 0)
+        {
+          g_assert_cmpint (kernel, <, graph->ops->len);
+          owner = prism_graph_op (graph, kernel)->body;
+          g_assert_nonnull (owner);
+        }
+      g_assert_cmpuint (prism_op_id_get_op (node->op_id), <, owner->ops->len);
+      op = prism_graph_op (owner, prism_op_id_get_op (node->op_id));
+      g_assert_cmpint (op->kind, !=, PRISM_OP_KERNEL);
+      /* The label names the op's kind (or a program input's own name). */
+      if (op->name != NULL)
+        g_assert_cmpstr (node->title, ==, op->name);
+      else
+        g_assert_cmpstr (node->title, ==, prism_op_kind_to_string (op->kind));
+      g_assert_nonnull (node->subtitle);
+      g_assert_nonnull (strchr (node->subtitle, '['));
+      g_assert_nonnull (node->tooltip);
+      g_assert_true (pango_parse_markup (node->tooltip, -1, 0, NULL, NULL, NULL, NULL));
+
+      g_assert_true (isfinite (node->x) && isfinite (node->y));
+      g_assert_cmpfloat (node->width, >, 0);
+      g_assert_cmpfloat (node->height, >, 0);
+      g_assert_true (box_inside (node->x, node->y, node->width, node->height,
+                                 0, 0, layout->width, layout->height));
+
+      /* Block ops sit in their kernel's box, below its header. */
+      for (guint c = 0; c < layout->clusters->len; c++)
+        {
+          const PrismLayoutCluster *cluster = prism_graph_layout_cluster (layout, c);
+          gboolean mine = prism_op_id_get_op (cluster->op_id) == (guint) kernel;
+
+          if (mine)
+            g_assert_true (box_inside (node->x, node->y, node->width, node->height,
+                                       cluster->x, cluster->y + cluster->header_height,
+                                       cluster->width, cluster->height - cluster->header_height));
+          else
+            g_assert_false (boxes_overlap (node->x, node->y, node->width, node->height,
+                                           cluster->x, cluster->y, cluster->width, cluster->height));
+        }
+
+      for (guint j = 0; j < i; j++)
+        {
+          const PrismLayoutNode *other = prism_graph_layout_node (layout, j);
+
+          g_assert_false (boxes_overlap (node->x, node->y, node->width, node->height,
+                                         other->x, other->y, other->width, other->height));
+        }
+    }
+
+  for (guint c = 0; c < layout->clusters->len; c++)
+    {
+      const PrismLayoutCluster *cluster = prism_graph_layout_cluster (layout, c);
+      const PrismOp *op = prism_graph_op (graph, prism_op_id_get_op (cluster->op_id));
+
+      g_assert_cmpint (prism_op_id_get_kernel (cluster->op_id), ==, -1);
+      g_assert_cmpint (op->kind, ==, PRISM_OP_KERNEL);
+      g_assert_true (box_inside (cluster->x, cluster->y, cluster->width, cluster->height,
+                                 0, 0, layout->width, layout->height));
+      g_assert_cmpfloat (cluster->header_height, >, 0);
+      g_assert_nonnull (strstr (cluster->subtitle, "×") ? cluster->subtitle : cluster->subtitle);
+      for (guint d = 0; d < c; d++)
+        {
+          const PrismLayoutCluster *other = prism_graph_layout_cluster (layout, d);
+
+          g_assert_false (boxes_overlap (cluster->x, cluster->y, cluster->width, cluster->height,
+                                         other->x, other->y, other->width, other->height));
+        }
+    }
+
+  for (guint e = 0; e < layout->edges->len; e++)
+    {
+      const PrismLayoutEdge *edge = prism_graph_layout_edge (layout, e);
+      const PrismLayoutNode *tail = prism_graph_layout_node (layout, edge->tail);
+      const PrismLayoutNode *head = prism_graph_layout_node (layout, edge->head);
+
+      g_assert_cmpuint (edge->n_points, >=, 4);
+      g_assert_cmpuint ((edge->n_points - 1) % 3, ==, 0);
+      for (guint p = 0; p < edge->n_points; p++)
+        {
+          g_assert_true (isfinite (edge->points[2 * p]) && isfinite (edge->points[2 * p + 1]));
+          g_assert_true (edge->points[2 * p] >= 0 && edge->points[2 * p] <= layout->width);
+          g_assert_true (edge->points[2 * p + 1] >= 0 && edge->points[2 * p + 1] <= layout->height);
+        }
+      g_assert_true (edge->has_arrow);
+      /* Data flows down (or right): the graph is acyclic, so dot ranks every
+       * head after its tail. */
+      if (layout->direction == PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM)
+        g_assert_cmpfloat (head->y + head->height / 2, >, tail->y + tail->height / 2);
+      else
+        g_assert_cmpfloat (head->x + head->width / 2, >, tail->x + tail->width / 2);
+    }
+}
+
+static void
+test_layout_workloads (void)
+{
+  const PrismWorkloadInfo *infos;
+  guint n_infos = 0;
+
+  infos = prism_workload_list (&n_infos);
+  g_assert_cmpuint (n_infos, >, 0);
+  for (guint i = 0; i < n_infos; i++)
+    for (guint fused = 0; fused < 2; fused++)
+      {
+        g_autoptr(PrismGraph) graph = NULL;
+
+        if (fused && !infos[i].has_reference)
+          continue;
+        graph = build_workload (infos[i].name, fused);
+        for (guint d = 0; d < G_N_ELEMENTS (directions); d++)
+          {
+            g_autoptr(GError) error = NULL;
+            g_autoptr(PrismGraphLayout) layout = prism_graph_layout_compute (graph, directions[d], &error);
+
+            g_test_message ("%s %s %s", infos[i].name, fused ? "fused" : "unfused",
+                            d ? "LR" : "TB");
+            g_assert_no_error (error);
+            g_assert_nonnull (layout);
+            g_assert_true (layout->graph == graph);
+            g_assert_cmpint (layout->direction, ==, directions[d]);
+            check_layout (layout, graph);
+          }
+      }
+}
+
+static void
+layout_done_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  GAsyncResult **out = user_data;
+
+  *out = g_object_ref (result);
+}
+
+/* Layouts off the main thread: a finished one equals the synchronous one;
+ * a cancelled one reports so. */
+static void
+test_layout_async (void)
+{
+  g_autoptr(PrismGraph) graph = build_workload ("attention", TRUE);
+  g_autoptr(PrismGraphLayout) sync = prism_graph_layout_compute (graph, PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM, NULL);
+  g_autoptr(PrismGraphLayout) async = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GAsyncResult) cancelled_result = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+
+  prism_graph_layout_compute_async (graph, PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM, NULL,
+                                    layout_done_cb, &result);
+  g_cancellable_cancel (cancellable);
+  prism_graph_layout_compute_async (graph, PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM, cancellable,
+                                    layout_done_cb, &cancelled_result);
+  WAIT_UNTIL (result != NULL && cancelled_result != NULL);
+
+  async = prism_graph_layout_compute_finish (result, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (async);
+  g_assert_cmpuint (async->nodes->len, ==, sync->nodes->len);
+  for (guint i = 0; i < sync->nodes->len; i++)
+    {
+      g_assert_cmpfloat_with_epsilon (prism_graph_layout_node (async, i)->x,
+                                      prism_graph_layout_node (sync, i)->x, 1e-6);
+      g_assert_cmpfloat_with_epsilon (prism_graph_layout_node (async, i)->y,
+                                      prism_graph_layout_node (sync, i)->y, 1e-6);
+    }
+
+  g_assert_null (prism_graph_layout_compute_finish (cancelled_result, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+}
+
+/* Shared memory of the rms_norm reference, by hand: tiles X [8, 64],
+ * W [64, 64], matmul [8, 64], accum [8, 64], accum_rms [8, 1] and
+ * div [8, 64], two bytes each. */
+static void
+test_layout_smem (void)
+{
+  g_autoptr(PrismGraph) graph = build_workload ("rms_norm", TRUE);
+  const PrismGraph *body = NULL;
+  g_autoptr(PrismGraph) symbolic = prism_graph_new ();
+  g_autoptr(PrismGraph) sbody = NULL;
+  PrismDim *grid[1];
+  g_autoptr(GError) error = NULL;
+  guint64 bytes = 0;
+  PrismDim *dims[2];
+  guint var;
+  int t;
+  const int imap[3] = { 1, -1, -1 };
+
+  for (guint i = 0; i < graph->ops->len; i++)
+    if (prism_graph_op (graph, i)->kind == PRISM_OP_KERNEL)
+      body = prism_graph_op (graph, i)->body;
+  g_assert_nonnull (body);
+  g_assert_true (prism_graph_layout_estimate_smem (body, &bytes));
+  g_assert_cmpuint (bytes, ==, 2 * (8 * 64 + 64 * 64 + 8 * 64 + 8 * 64 + 8 * 1 + 8 * 64));
+
+  /* A tile split by a symbolic grid has no size yet. */
+  var = prism_graph_add_var (symbolic, "gx");
+  grid[0] = prism_dim_var (var);
+  dims[0] = prism_dim_const (8);
+  dims[1] = prism_dim_const (4096);
+  sbody = prism_block_graph_new (1, grid, 128, dims[0]);
+  t = prism_block_graph_add_input (sbody, 0, 2, dims, PRISM_DTYPE_F16, imap, -1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (t, >=, 0);
+  g_assert_false (prism_graph_layout_estimate_smem (sbody, &bytes));
+  prism_dim_unref (grid[0]);
+  prism_dim_unref (dims[0]);
+  prism_dim_unref (dims[1]);
+}
+
+/*****************************************************************************/
+
+typedef struct
+{
+  GPtrArray *titles;     /* text of every <title> element */
+  GString *current;      /* inside a <title>, or NULL */
+  guint n_elements;
+} SvgScan;
+
+static void
+svg_start (GMarkupParseContext  *context,
+           const char           *element,
+           const char          **names,
+           const char          **values,
+           gpointer              user_data,
+           GError              **error)
+{
+  SvgScan *scan = user_data;
+
+  scan->n_elements++;
+  if (g_str_equal (element, "title"))
+    scan->current = g_string_new (NULL);
+}
+
+static void
+svg_end (GMarkupParseContext  *context,
+         const char           *element,
+         gpointer              user_data,
+         GError              **error)
+{
+  SvgScan *scan = user_data;
+
+  if (g_str_equal (element, "title") && scan->current != NULL)
+    g_ptr_array_add (scan->titles, g_string_free (g_steal_pointer (&scan->current), FALSE));
+}
+
+static void
+svg_text (GMarkupParseContext  *context,
+          const char           *text,
+          gsize                 length,
+          gpointer              user_data,
+          GError              **error)
+{
+  SvgScan *scan = user_data;
+
+  if (scan->current != NULL)
+    g_string_append_len (scan->current, text, length);
+}
+
+static void
+test_export (void)
+{
+  static const GMarkupParser parser = { svg_start, svg_end, svg_text, NULL, NULL };
+  g_autoptr(PrismGraph) graph = build_workload ("rmsnorm_mlp", TRUE);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("prism-export-XXXXXX", &error);
+  g_autofree char *svg = g_build_filename (dir, "graph.svg", NULL);
+  g_autofree char *png = g_build_filename (dir, "graph.PNG", NULL);
+  g_autofree char *bad = g_build_filename (dir, "no-such-folder", "graph.svg", NULL);
+  g_autoptr(PrismGraphLayout) layout = prism_graph_layout_compute (graph, PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM, NULL);
+  g_autoptr(GMarkupParseContext) context = NULL;
+  g_autoptr(GPtrArray) titles = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree char *contents = NULL;
+  gsize length = 0;
+  PrismGraphExportFormat format;
+  SvgScan scan = { titles, NULL, 0 };
+
+  g_assert_no_error (error);
+
+  g_assert_true (prism_graph_export_format_from_path (svg, &format));
+  g_assert_cmpint (format, ==, PRISM_GRAPH_EXPORT_SVG);
+  g_assert_true (prism_graph_export_format_from_path (png, &format));
+  g_assert_cmpint (format, ==, PRISM_GRAPH_EXPORT_PNG);
+  g_assert_false (prism_graph_export_format_from_path ("graph.pdf", &format));
+  g_assert_false (prism_graph_export_format_from_path ("graph.svg/x", &format));
+
+  g_assert_true (prism_graph_export (graph, PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM, svg,
+                                     PRISM_GRAPH_EXPORT_SVG, &error));
+  g_assert_no_error (error);
+  g_assert_true (prism_graph_export_layout (layout, png, PRISM_GRAPH_EXPORT_PNG, 2.0, &error));
+  g_assert_no_error (error);
+
+  /* The SVG is well-formed XML whose titles name every op. */
+  g_assert_true (g_file_get_contents (svg, &contents, &length, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (length, >, 1000);
+  context = g_markup_parse_context_new (&parser, 0, &scan, NULL);
+  g_assert_true (g_markup_parse_context_parse (context, contents, length, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_markup_parse_context_end_parse (context, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (titles->len, ==, layout->nodes->len);
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (graph, i);
+      const PrismGraph *body = op->body;
+
+      for (guint j = 0; j < (body ? body->ops->len : 1); j++)
+        {
+          const PrismOp *named = body ? prism_graph_op (body, j) : op;
+          const char *kind = prism_op_kind_to_string (named->kind);
+          gboolean found = FALSE;
+
+          for (guint k = 0; k < titles->len && !found; k++)
+            found = g_str_has_prefix (g_ptr_array_index (titles, k), kind) &&
+                    (named->name == NULL || strstr (g_ptr_array_index (titles, k), named->name));
+          if (!found)
+            g_error ("no <title> names op %u.%u (%s)", i, j, kind);
+        }
+    }
+
+  /* The PNG is the layout at twice its size. */
+  texture = gdk_texture_new_from_filename (png, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (gdk_texture_get_width (texture), ==, (int) ceil (layout->width * 2));
+  g_assert_cmpint (gdk_texture_get_height (texture), ==, (int) ceil (layout->height * 2));
+
+  /* A folder that does not exist is an error, not a crash. */
+  g_assert_false (prism_graph_export_layout (layout, bad, PRISM_GRAPH_EXPORT_PNG, 1.0, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+
+  g_unlink (svg);
+  g_unlink (png);
+  g_rmdir (dir);
+}
+
+/*****************************************************************************/
+
+static GtkWindow *
+window_with (GtkWidget *child,
+             int        width,
+             int        height)
+{
+  GtkWindow *window = GTK_WINDOW (gtk_window_new ());
+
+  gtk_window_set_default_size (window, width, height);
+  gtk_window_set_child (window, child);
+  gtk_window_present (window);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  return window;
+}
+
+static void
+window_destroy (GtkWindow *window)
+{
+  gtk_window_destroy (window);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static GdkTexture *
+render_widget (GtkWidget *widget)
+{
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  node = gtk_snapshot_free_to_node (snapshot);
+  g_assert_nonnull (node);
+  return gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
+                                      &GRAPHENE_RECT_INIT (0, 0, width, height));
+}
+
+static void
+save_screenshot (GtkWidget  *widget,
+                 const char *name)
+{
+  g_autoptr(GdkTexture) texture = render_widget (widget);
+  g_autofree char *path = build_path (name);
+
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("screenshot: %s (%dx%d)", path,
+                  gdk_texture_get_width (texture), gdk_texture_get_height (texture));
+}
+
+/* Pixels of @texture within @rect whose colour is not @bg. */
+static guint
+count_drawn (GdkTexture *texture,
+             int         x0,
+             int         y0,
+             int         w,
+             int         h,
+             guint32     bg)
+{
+  int width = gdk_texture_get_width (texture);
+  int height = gdk_texture_get_height (texture);
+  g_autofree guint32 *pixels = g_new (guint32, (gsize) width * height);
+  guint n = 0;
+
+  gdk_texture_download (texture, (guchar *) pixels, width * 4);
+  for (int y = MAX (0, y0); y < MIN (height, y0 + h); y++)
+    for (int x = MAX (0, x0); x < MIN (width, x0 + w); x++)
+      if ((pixels[(gsize) y * width + x] & 0xffffff) != (bg & 0xffffff))
+        n++;
+  return n;
+}
+
+static void
+wait_for_layout (PrismGraphView *view)
+{
+  WAIT_UNTIL (!prism_graph_view_get_loading (view) && prism_graph_view_get_layout (view) != NULL);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (view));
+}
+
+/* The real widget draws the laid-out graph: the screenshot has the graph's
+ * colours where its nodes are, and is saved for people to look at. */
+static void
+test_view_draws (void)
+{
+  g_autoptr(PrismGraph) graph = build_workload ("rmsnorm_mlp", TRUE);
+  PrismGraphView *view = PRISM_GRAPH_VIEW (prism_graph_view_new ());
+  GtkWindow *window = window_with (GTK_WIDGET (view), 900, 760);
+  g_autoptr(GdkTexture) texture = NULL;
+  PrismGraphLayout *layout;
+  double zoom, ox, oy;
+  guint drawn_inside = 0, nodes_hit = 0;
+
+  g_assert_null (prism_graph_view_get_layout (view));
+  prism_graph_view_set_graph (view, graph);
+  g_assert_true (prism_graph_view_get_loading (view));
+  wait_for_layout (view);
+  layout = prism_graph_view_get_layout (view);
+  g_assert_true (layout->graph == graph);
+
+  texture = render_widget (GTK_WIDGET (view));
+  prism_graph_view_get_transform (view, &zoom, &ox, &oy);
+  for (guint i = 0; i < layout->nodes->len; i++)
+    {
+      const PrismLayoutNode *node = prism_graph_layout_node (layout, i);
+      guint n = count_drawn (texture, (int) (ox + node->x * zoom) + 2, (int) (oy + node->y * zoom) + 2,
+                             (int) (node->width * zoom) - 4, (int) (node->height * zoom) - 4, 0xffffff);
+
+      drawn_inside += n;
+      if (n > 0)
+        nodes_hit++;
+    }
+  g_assert_cmpuint (nodes_hit, ==, layout->nodes->len);
+  g_assert_cmpuint (drawn_inside, >, 0);
+  save_screenshot (GTK_WIDGET (view), "graph-view.png");
+
+  /* What hovering finds: the node under a point (with its kernel's launch
+   * parameters in the tooltip), and the kernel's box around it. */
+  for (guint i = 0; i < layout->nodes->len; i++)
+    {
+      const PrismLayoutNode *node = prism_graph_layout_node (layout, i);
+      double cx = node->x + node->width / 2, cy = node->y + node->height / 2;
+
+      g_assert_cmpint (prism_graph_layout_node_at (layout, cx, cy), ==, i);
+      if (prism_op_id_get_kernel (node->op_id) >= 0)
+        {
+          int c = prism_graph_layout_cluster_at (layout, cx, cy);
+
+          g_assert_cmpint (c, >=, 0);
+          g_assert_cmpuint (prism_graph_layout_cluster (layout, c)->op_id, ==,
+                            (guint) prism_op_id_get_kernel (node->op_id));
+          g_assert_nonnull (strstr (node->tooltip, "64"));      /* grid and loop */
+          g_assert_nonnull (strstr (node->tooltip, "128"));     /* threads */
+          g_assert_nonnull (strstr (node->tooltip, "KiB"));     /* shared memory */
+        }
+      if (node->role == PRISM_LAYOUT_ROLE_TILE_INPUT)
+        g_assert_nonnull (strstr (node->tooltip, "imap"));
+      if (node->role == PRISM_LAYOUT_ROLE_TILE_OUTPUT)
+        g_assert_nonnull (strstr (node->tooltip, "omap"));
+    }
+  g_assert_cmpint (prism_graph_layout_node_at (layout, -10, -10), ==, -1);
+
+  window_destroy (window);
+}
+
+/* Set A, then B before A is laid out: B is what ends up shown, and A's
+ * result, which may arrive later, is dropped. */
+static void
+test_view_stale (void)
+{
+  g_autoptr(PrismGraph) a = build_workload ("attention", TRUE);
+  g_autoptr(PrismGraph) b = build_workload ("rms_norm", FALSE);
+  PrismGraphView *view = PRISM_GRAPH_VIEW (prism_graph_view_new ());
+  GtkWindow *window = window_with (GTK_WIDGET (view), 600, 500);
+
+  for (guint round = 0; round < 5; round++)
+    {
+      prism_graph_view_set_graph (view, a);
+      prism_graph_view_set_graph (view, b);
+      g_assert_true (prism_graph_view_get_graph (view) == b);
+      wait_for_layout (view);
+      /* Give A's result every chance to arrive late. */
+      for (guint i = 0; i < 50; i++)
+        {
+          g_main_context_iteration (NULL, FALSE);
+          g_usleep (1000);
+        }
+      g_assert_true (prism_graph_view_get_layout (view)->graph == b);
+      g_assert_cmpuint (prism_graph_view_get_layout (view)->clusters->len, ==, 0);
+    }
+
+  /* A direction change lays out again; clearing the graph clears the layout. */
+  prism_graph_view_set_direction (view, PRISM_GRAPH_DIRECTION_LEFT_TO_RIGHT);
+  g_assert_true (prism_graph_view_get_loading (view));
+  wait_for_layout (view);
+  g_assert_cmpint (prism_graph_view_get_layout (view)->direction, ==, PRISM_GRAPH_DIRECTION_LEFT_TO_RIGHT);
+  prism_graph_view_set_graph (view, NULL);
+  g_assert_null (prism_graph_view_get_layout (view));
+  g_assert_false (prism_graph_view_get_loading (view));
+
+  window_destroy (window);
+}
+
+static void
+notify_count_cb (GObject    *object,
+                 GParamSpec *pspec,
+                 guint      *count)
+{
+  (*count)++;
+}
+
+/* Zoom, pan and fit change the transform; fit shows the whole graph. */
+static void
+test_view_zoom (void)
+{
+  g_autoptr(PrismGraph) graph = build_workload ("attention", TRUE);
+  PrismGraphView *view = PRISM_GRAPH_VIEW (prism_graph_view_new ());
+  GtkWindow *window = window_with (GTK_WIDGET (view), 700, 500);
+  PrismGraphLayout *layout;
+  double z0, x0, y0, z, x, y;
+  int width, height;
+  guint zoom_notifies = 0;
+
+  prism_graph_view_set_graph (view, graph);
+  wait_for_layout (view);
+  layout = prism_graph_view_get_layout (view);
+  width = gtk_widget_get_width (GTK_WIDGET (view));
+  height = gtk_widget_get_height (GTK_WIDGET (view));
+  g_signal_connect (view, "notify::zoom", G_CALLBACK (notify_count_cb), &zoom_notifies);
+
+  /* Fitted on first layout: all of it in view, centred. */
+  prism_graph_view_get_transform (view, &z0, &x0, &y0);
+  g_assert_cmpfloat (layout->width * z0, <=, width + 0.5);
+  g_assert_cmpfloat (layout->height * z0, <=, height + 0.5);
+  g_assert_cmpfloat (x0, >=, -0.5);
+  g_assert_cmpfloat (y0, >=, -0.5);
+  g_assert_cmpfloat (x0 + layout->width * z0, <=, width + 0.5);
+  g_assert_cmpfloat (y0 + layout->height * z0, <=, height + 0.5);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "graph.zoom-in", NULL));
+  prism_graph_view_get_transform (view, &z, &x, &y);
+  g_assert_cmpfloat_with_epsilon (z, z0 * 1.25, 1e-9);
+  /* The centre of the view stays on the same graph point. */
+  g_assert_cmpfloat_with_epsilon ((width / 2.0 - x) / z, (width / 2.0 - x0) / z0, 1e-6);
+  g_assert_cmpfloat_with_epsilon ((height / 2.0 - y) / z, (height / 2.0 - y0) / z0, 1e-6);
+  g_assert_cmpuint (zoom_notifies, ==, 1);
+
+  prism_graph_view_zoom_out (view);
+  prism_graph_view_zoom_out (view);
+  prism_graph_view_get_transform (view, &z, NULL, NULL);
+  g_assert_cmpfloat_with_epsilon (z, z0 / 1.25, 1e-9);
+  g_assert_cmpuint (zoom_notifies, ==, 3);
+
+  prism_graph_view_pan (view, 30, -20);
+  prism_graph_view_get_transform (view, NULL, &x0, &y0);
+  prism_graph_view_pan (view, -10, 5);
+  prism_graph_view_get_transform (view, NULL, &x, &y);
+  g_assert_cmpfloat_with_epsilon (x, x0 - 10, 1e-9);
+  g_assert_cmpfloat_with_epsilon (y, y0 + 5, 1e-9);
+
+  /* Zoom is bounded. */
+  for (guint i = 0; i < 40; i++)
+    prism_graph_view_zoom_in (view);
+  prism_graph_view_get_transform (view, &z, NULL, NULL);
+  g_assert_cmpfloat (z, <=, 8.0);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "graph.zoom-fit", NULL));
+  prism_graph_view_get_transform (view, &z, &x, &y);
+  g_assert_cmpfloat (layout->width * z, <=, width + 0.5);
+  g_assert_cmpfloat (layout->height * z, <=, height + 0.5);
+  g_assert_cmpfloat (x, >=, -0.5);
+  g_assert_cmpfloat (y, >=, -0.5);
+  g_assert_cmpfloat (x + layout->width * z, <=, width + 0.5);
+  g_assert_cmpfloat (y + layout->height * z, <=, height + 0.5);
+  /* Fitting uses most of the view: at least half of one of its sides
+   * (unless capped for tiny graphs). */
+  g_assert_true (layout->width * z > width / 2.0 || layout->height * z > height / 2.0 ||
+                 z >= 1.25 - 1e-9);
+
+  /* Centring on an op puts it in the middle. */
+  g_assert_true (prism_graph_view_center_on (view, prism_op_id_make (3, 3)));
+  {
+    int index = prism_graph_layout_find_node (layout, prism_op_id_make (3, 3));
+    const PrismLayoutNode *node = prism_graph_layout_node (layout, index);
+
+    prism_graph_view_get_transform (view, &z, &x, &y);
+    g_assert_cmpfloat_with_epsilon (x + (node->x + node->width / 2) * z, width / 2.0, 1e-6);
+    g_assert_cmpfloat_with_epsilon (y + (node->y + node->height / 2) * z, height / 2.0, 1e-6);
+  }
+  g_assert_false (prism_graph_view_center_on (view, prism_op_id_make (3, 999)));
+
+  window_destroy (window);
+}
+
+/*****************************************************************************/
+
+static const PrismGraph *
+first_body (const PrismGraph *graph,
+            guint            *kernel_index)
+{
+  for (guint i = 0; i < graph->ops->len; i++)
+    if (prism_graph_op (graph, i)->kind == PRISM_OP_KERNEL)
+      {
+        *kernel_index = i;
+        return prism_graph_op (graph, i)->body;
+      }
+  g_assert_not_reached ();
+  return NULL;
+}
+
+/* A copy with one map entry changed differs in exactly that entry, in both
+ * the diff and the highlights. */
+static void
+test_diff_one_map_entry (void)
+{
+  g_autoptr(PrismGraph) a = build_workload ("rmsnorm_mlp", TRUE);
+  g_autoptr(PrismGraph) b = prism_graph_copy (a);
+  g_autoptr(PrismGraphDiff) same = prism_graph_diff_new (a, b);
+  g_autoptr(PrismGraphDiff) diff = NULL;
+  g_autoptr(GArray) ops_a = NULL;
+  g_autoptr(GArray) ops_b = NULL;
+  const PrismGraphDifference *difference;
+  const PrismGraph *body;
+  guint kernel = 0, input = G_MAXUINT;
+
+  g_assert_cmpuint (prism_graph_diff_get_n (same), ==, 0);
+
+  body = first_body (b, &kernel);
+  for (guint j = 0; j < body->ops->len; j++)
+    if (prism_graph_op (body, j)->kind == PRISM_OP_INPUT && prism_graph_op (body, j)->attrs.imap[0] == 1)
+      {
+        input = j;
+        break;
+      }
+  g_assert_cmpuint (input, !=, G_MAXUINT);
+  prism_graph_op (body, input)->attrs.imap[0] = 0;
+
+  diff = prism_graph_diff_new (a, b);
+  g_assert_cmpuint (prism_graph_diff_get_n (diff), ==, 1);
+  difference = prism_graph_diff_get (diff, 0);
+  g_assert_cmpint (difference->kind, ==, PRISM_DIFFERENCE_CHANGED);
+  g_assert_cmpstr (difference->field, ==, "imap");
+  g_assert_cmpuint (difference->op_a, ==, prism_op_id_make (kernel, input));
+  g_assert_cmpuint (difference->op_b, ==, prism_op_id_make (kernel, input));
+  g_assert_nonnull (strstr (difference->description, "x→1"));
+  g_assert_nonnull (strstr (difference->description, "x→0"));
+
+  ops_a = prism_graph_diff_get_ops (diff, FALSE);
+  ops_b = prism_graph_diff_get_ops (diff, TRUE);
+  g_assert_cmpuint (ops_a->len, ==, 1);
+  g_assert_cmpuint (ops_b->len, ==, 1);
+  g_assert_cmpuint (g_array_index (ops_a, guint, 0), ==, prism_op_id_make (kernel, input));
+}
+
+/* Kernel parameters, a rewired operand and ops on one side only. */
+static void
+test_diff_kinds (void)
+{
+  g_autoptr(PrismGraph) fused = build_workload ("rms_norm", TRUE);
+  g_autoptr(PrismGraph) unfused = build_workload ("rms_norm", FALSE);
+  g_autoptr(PrismGraph) b = prism_graph_copy (fused);
+  g_autoptr(PrismGraphDiff) diff = NULL;
+  g_autoptr(PrismGraphDiff) structural = NULL;
+  g_autoptr(GHashTable) fields = g_hash_table_new (g_str_hash, g_str_equal);
+  PrismGraph *body;
+  guint kernel = 0, n_only_a = 0, n_only_b = 0;
+
+  body = (PrismGraph *) first_body (b, &kernel);
+  prism_dim_unref (body->forloop);
+  body->forloop = prism_dim_const (32);
+  body->block_threads = 256;
+
+  diff = prism_graph_diff_new (fused, b);
+  for (guint i = 0; i < prism_graph_diff_get_n (diff); i++)
+    {
+      const PrismGraphDifference *difference = prism_graph_diff_get (diff, i);
+
+      g_hash_table_add (fields, (gpointer) difference->field);
+      g_assert_cmpuint (difference->op_a, ==, kernel);
+      g_assert_cmpuint (difference->op_b, ==, kernel);
+    }
+  g_assert_cmpuint (prism_graph_diff_get_n (diff), ==, 2);
+  g_assert_true (g_hash_table_contains (fields, "loop"));
+  g_assert_true (g_hash_table_contains (fields, "threads"));
+
+  /* The unfused program and the fused one share inputs and outputs only. */
+  structural = prism_graph_diff_new (unfused, fused);
+  for (guint i = 0; i < prism_graph_diff_get_n (structural); i++)
+    {
+      const PrismGraphDifference *difference = prism_graph_diff_get (structural, i);
+
+      if (difference->kind == PRISM_DIFFERENCE_ONLY_A)
+        {
+          n_only_a++;
+          g_assert_cmpuint (difference->op_b, ==, PRISM_OP_ID_NONE);
+        }
+      else if (difference->kind == PRISM_DIFFERENCE_ONLY_B)
+        {
+          n_only_b++;
+          g_assert_cmpuint (difference->op_a, ==, PRISM_OP_ID_NONE);
+          g_assert_cmpstr (difference->field, ==, "kernel");
+        }
+    }
+  /* Every op of the unfused program but its inputs and output is missing
+   * from the fused one, which has a kernel instead. */
+  {
+    guint expected = 0;
+
+    for (guint i = 0; i < unfused->ops->len; i++)
+      {
+        PrismOpKind kind = prism_graph_op (unfused, i)->kind;
+
+        if (kind != PRISM_OP_INPUT && kind != PRISM_OP_OUTPUT)
+          expected++;
+      }
+    g_assert_cmpuint (n_only_a, ==, expected);
+    g_assert_cmpuint (n_only_b, ==, 1);
+  }
+}
+
+/* rms_norm fused as the reference does it, with other tile sizes: a second
+ * candidate of the same structure. */
+static PrismGraph *
+build_rms_norm_variant (gint64 grid,
+                        gint64 loop,
+                        guint  threads)
+{
+  g_autoptr(PrismGraph) g = prism_graph_new ();
+  g_autoptr(PrismGraph) b = prism_block_graph_new_const (1, &grid, threads, loop);
+  g_autoptr(GError) error = NULL;
+  const gint64 xshape[2] = { 8, 4096 }, wshape[2] = { 4096, 4096 };
+  const int no_map[3] = { -1, -1, -1 }, split[3] = { 1, -1, -1 };
+  PrismDim *xdims[2], *wdims[2];
+  guint ins[2], in[2];
+  int xt, wt, mm, acc, rms, quot, k;
+
+  prism_graph_set_name (g, "rms_norm", NULL);
+  ins[0] = prism_graph_add_input (g, "X", 2, xshape, PRISM_DTYPE_F16, &error);
+  ins[1] = prism_graph_add_input (g, "W", 2, wshape, PRISM_DTYPE_F16, &error);
+  g_assert_no_error (error);
+  for (guint d = 0; d < 2; d++)
+    {
+      xdims[d] = prism_dim_const (xshape[d]);
+      wdims[d] = prism_dim_const (wshape[d]);
+    }
+  xt = prism_block_graph_add_input (b, 0, 2, xdims, PRISM_DTYPE_F16, no_map, 1, &error);
+  wt = prism_block_graph_add_input (b, 1, 2, wdims, PRISM_DTYPE_F16, split, 0, &error);
+  g_assert_no_error (error);
+  in[0] = xt;
+  in[1] = wt;
+  mm = prism_graph_add (b, PRISM_OP_MATMUL, in, 2, NULL, &error);
+  in[0] = mm;
+  acc = prism_graph_add (b, PRISM_OP_ACCUM, in, 1, NULL, &error);
+  in[0] = xt;
+  rms = prism_graph_add (b, PRISM_OP_ACCUM_RMS, in, 1, NULL, &error);
+  in[0] = acc;
+  in[1] = rms;
+  quot = prism_graph_add (b, PRISM_OP_DIV, in, 2, NULL, &error);
+  g_assert_no_error (error);
+  prism_block_graph_add_output (b, quot, split, &error);
+  g_assert_no_error (error);
+  k = prism_graph_add_kernel (g, ins, 2, b, &error);
+  g_assert_no_error (error);
+  prism_graph_add_output (g, prism_graph_op (g, k)->outputs[0], "O", &error);
+  g_assert_no_error (error);
+  for (guint d = 0; d < 2; d++)
+    {
+      prism_dim_unref (xdims[d]);
+      prism_dim_unref (wdims[d]);
+    }
+  g_assert_true (prism_graph_validate (g, &error));
+  return g_steal_pointer (&g);
+}
+
+/* The comparison shows both graphs with the diff's ops highlighted on each
+ * side and one row per difference. */
+static void
+test_compare_view (void)
+{
+  g_autoptr(PrismGraph) unfused = build_workload ("rmsnorm_mlp", FALSE);
+  g_autoptr(PrismGraph) fused = build_workload ("rmsnorm_mlp", TRUE);
+  g_autoptr(PrismCandidateInfo) a = prism_candidate_info_new ("unfused program", unfused);
+  g_autoptr(PrismCandidateInfo) b = prism_candidate_info_new ("#1 fused", fused);
+  PrismCompareView *compare = PRISM_COMPARE_VIEW (prism_compare_view_new ());
+  GtkWindow *window = window_with (GTK_WIDGET (compare), 1280, 820);
+  const PrismGraphDiff *diff;
+  guint n_rows = 0;
+
+  a->predicted_us = 41.8;
+  a->speedup = 1.0;
+  prism_candidate_info_set_verification (a, "reference");
+  b->predicted_us = 22.6;
+  b->speedup = 41.8 / 22.6;
+  prism_candidate_info_set_verification (b, "proved (e-graph)");
+
+  prism_compare_view_set_candidates (compare, a, b);
+  diff = prism_compare_view_get_diff (compare);
+  g_assert_nonnull (diff);
+  g_assert_cmpuint (prism_graph_diff_get_n (diff), >, 0);
+  for (guint side = 0; side < 2; side++)
+    {
+      PrismGraphView *view = prism_compare_view_get_graph_view (compare, side);
+      g_autoptr(GArray) ops = prism_graph_diff_get_ops (diff, side);
+
+      g_assert_true (prism_graph_view_get_graph (view) == (side ? fused : unfused));
+      g_assert_cmpuint (ops->len, >, 0);
+      for (guint i = 0; i < ops->len; i++)
+        g_assert_true (prism_graph_view_is_highlighted (view, g_array_index (ops, guint, i)));
+      wait_for_layout (view);
+    }
+  for (GtkWidget *row = gtk_widget_get_first_child (GTK_WIDGET (prism_compare_view_get_differences_list (compare)));
+       row != NULL; row = gtk_widget_get_next_sibling (row))
+    if (GTK_IS_LIST_BOX_ROW (row))
+      n_rows++;
+  g_assert_cmpuint (n_rows, ==, prism_graph_diff_get_n (diff));
+
+  /* Both sides follow one direction. */
+  prism_graph_view_set_direction (prism_compare_view_get_graph_view (compare, FALSE),
+                                  PRISM_GRAPH_DIRECTION_LEFT_TO_RIGHT);
+  g_assert_cmpint (prism_graph_view_get_direction (prism_compare_view_get_graph_view (compare, TRUE)),
+                   ==, PRISM_GRAPH_DIRECTION_LEFT_TO_RIGHT);
+  prism_compare_view_set_direction (compare, PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM);
+  for (guint side = 0; side < 2; side++)
+    wait_for_layout (prism_compare_view_get_graph_view (compare, side));
+
+  /* Two fused candidates of the same structure: what differs is the tiling,
+   * op by op. */
+  {
+    g_autoptr(PrismGraph) reference = build_workload ("rms_norm", TRUE);
+    g_autoptr(PrismGraph) variant = build_rms_norm_variant (128, 128, 256);
+    g_autoptr(PrismCandidateInfo) c = prism_candidate_info_new ("#1 · 64 × 64 tiles", reference);
+    g_autoptr(PrismCandidateInfo) d = prism_candidate_info_new ("#4 · 32 × 32 tiles", variant);
+    g_autoptr(GHashTable) fields = g_hash_table_new (g_str_hash, g_str_equal);
+
+    c->predicted_us = 20.9;
+    c->speedup = 2.1;
+    prism_candidate_info_set_verification (c, "proved (e-graph) · random test passed");
+    d->predicted_us = 24.3;
+    d->speedup = 1.8;
+    prism_candidate_info_set_verification (d, "proved (e-graph) · random test passed");
+    prism_compare_view_set_candidates (compare, c, d);
+    diff = prism_compare_view_get_diff (compare);
+    for (guint i = 0; i < prism_graph_diff_get_n (diff); i++)
+      {
+        const PrismGraphDifference *difference = prism_graph_diff_get (diff, i);
+
+        g_assert_cmpint (difference->kind, ==, PRISM_DIFFERENCE_CHANGED);
+        g_hash_table_add (fields, (gpointer) difference->field);
+      }
+    g_assert_true (g_hash_table_contains (fields, "grid"));
+    g_assert_true (g_hash_table_contains (fields, "loop"));
+    g_assert_true (g_hash_table_contains (fields, "threads"));
+    g_assert_true (g_hash_table_contains (fields, "shape"));
+    g_assert_false (g_hash_table_contains (fields, "imap"));
+    /* accum_rms keeps its [8, 1] tile: it is not highlighted. */
+    g_assert_false (prism_graph_view_is_highlighted (prism_compare_view_get_graph_view (compare, TRUE),
+                                                     prism_op_id_make (2, 4)));
+    g_assert_true (prism_graph_view_is_highlighted (prism_compare_view_get_graph_view (compare, TRUE),
+                                                    prism_op_id_make (2, 2)));
+    for (guint side = 0; side < 2; side++)
+      wait_for_layout (prism_compare_view_get_graph_view (compare, side));
+    save_screenshot (GTK_WIDGET (compare), "compare-view.png");
+  }
+
+  prism_compare_view_set_candidates (compare, NULL, NULL);
+  g_assert_null (prism_compare_view_get_diff (compare));
+  window_destroy (window);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  /* Layout, export and diff need no display. */
+  g_test_add_func ("/graph/layout/workloads", test_layout_workloads);
+  g_test_add_func ("/graph/layout/async", test_layout_async);
+  g_test_add_func ("/graph/layout/smem", test_layout_smem);
+  g_test_add_func ("/graph/export", test_export);
+  g_test_add_func ("/graph/diff/one-map-entry", test_diff_one_map_entry);
+  g_test_add_func ("/graph/diff/kinds", test_diff_kinds);
+
+  if (gtk_init_check ())
+    {
+      g_test_add_func ("/graph/view/draws", test_view_draws);
+      g_test_add_func ("/graph/view/stale", test_view_stale);
+      g_test_add_func ("/graph/view/zoom", test_view_zoom);
+      g_test_add_func ("/graph/compare", test_compare_view);
+    }
+  else
+    g_test_message ("no display: skipping the widget tests");
+
+  return g_test_run ();
+}
