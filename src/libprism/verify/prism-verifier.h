@@ -40,6 +40,14 @@ typedef struct
   double max_error;          /* worst max relative error over seeds */
   double random_seconds;
   char *message;             /* one sentence for users */
+  /* more evidence */
+  guint formal_iterations;
+  guint formal_nodes;        /* e-nodes when the saturation stopped */
+  char *formal_message;      /* nullable: why the formal method could not decide */
+  char *explanation;         /* nullable: the proof, one term per line (keep_explanation) */
+  guint64 failing_seed;      /* when the randomized test differed */
+  char *sizes;               /* nullable: the size assignment the randomized test ran */
+  char *random_message;      /* nullable: why it could not run, or how it differed */
 } PrismVerdict;
 
 void          prism_verdict_free        (PrismVerdict *verdict);
@@ -55,6 +63,11 @@ typedef struct
   guint max_iterations;
   double time_limit_s;
   gboolean skip_random;  /* formal only */
+  guint n_threads;       /* interpreter threads per run: 1 (default) when checks run
+                          * concurrently, 0 = one per processor */
+  gboolean keep_explanation; /* fill PrismVerdict.explanation */
+  /* Testing only: rules added to the built-in ones (they may be unsound). */
+  const char *extra_rules;
 } PrismVerifierOptions;
 
 void          prism_verifier_options_init (PrismVerifierOptions *options);

@@ -1,0 +1,637 @@
+/* prism-par-typer.c — shapes and parallel axes of e-classes
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The typing judgement mirrors the IR's shape rules (prism-graph.c) on
+ * parallel tensors: binary ops broadcast dims of size 1 and need equal axis
+ * sets, matmul needs equal batch dims and A[-1] == B[-2], partition needs a
+ * fresh axis, combine and reduce an axis the operand has.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "prism-error.h"
+#include "prism-par-typer.h"
+
+enum
+{
+  STATE_UNKNOWN = 0,
+  STATE_BUSY,      /* being computed (a cycle through this class) */
+  STATE_NONE,      /* not a well-typed tensor */
+  STATE_TYPED,
+};
+
+typedef struct
+{
+  guint8 state;
+  PrismParType type;
+} Entry;
+
+struct _PrismParTyper
+{
+  const PrismParEnv *env;
+  const PrismEgraph *eg;
+  GPtrArray *memo;     /* Entry* by class id (NULL: unknown); entries never move */
+};
+
+/* Operator symbols, interned once per process. */
+static struct
+{
+  PrismSymbol exp, square, sqrt, silu, gelu, relu, neg;
+  PrismSymbol add, sub, mul, div, pow;
+  PrismSymbol matmul, sum, divn, rms_norm, rms, concat;
+  PrismSymbol partition, replicate, combine, reduce, reduce_max;
+} sym;
+
+static void
+intern_symbols (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done))
+    {
+      sym.exp = prism_symbol_intern ("exp");
+      sym.square = prism_symbol_intern ("square");
+      sym.sqrt = prism_symbol_intern ("sqrt");
+      sym.silu = prism_symbol_intern ("silu");
+      sym.gelu = prism_symbol_intern ("gelu");
+      sym.relu = prism_symbol_intern ("relu");
+      sym.neg = prism_symbol_intern ("neg");
+      sym.add = prism_symbol_intern ("add");
+      sym.sub = prism_symbol_intern ("sub");
+      sym.mul = prism_symbol_intern ("mul");
+      sym.div = prism_symbol_intern ("div");
+      sym.pow = prism_symbol_intern ("pow");
+      sym.matmul = prism_symbol_intern ("matmul");
+      sym.sum = prism_symbol_intern ("sum");
+      sym.divn = prism_symbol_intern ("divn");
+      sym.rms_norm = prism_symbol_intern ("rms_norm");
+      sym.rms = prism_symbol_intern ("rms");
+      sym.concat = prism_symbol_intern ("concat");
+      sym.partition = prism_symbol_intern ("partition");
+      sym.replicate = prism_symbol_intern ("replicate");
+      sym.combine = prism_symbol_intern ("combine");
+      sym.reduce = prism_symbol_intern ("reduce");
+      sym.reduce_max = prism_symbol_intern ("reduce_max");
+      g_once_init_leave (&done, 1);
+    }
+}
+
+static void
+type_clear (PrismParType *t)
+{
+  for (guint i = 0; i < t->ndims; i++)
+    g_clear_pointer (&t->dims[i], prism_dim_unref);
+  t->ndims = 0;
+  t->axes = 0;
+}
+
+static void
+type_copy (PrismParType *dst, const PrismParType *src)
+{
+  dst->ndims = src->ndims;
+  dst->axes = src->axes;
+  for (guint i = 0; i < src->ndims; i++)
+    dst->dims[i] = prism_dim_ref (src->dims[i]);
+}
+
+/* Replaces dim @i of @t (taking @dim). */
+static void
+type_set_dim (PrismParType *t, guint i, PrismDim *dim)
+{
+  prism_dim_unref (t->dims[i]);
+  t->dims[i] = dim;
+}
+
+static gboolean
+type_equal (const PrismParType *a, const PrismParType *b)
+{
+  if (a->ndims != b->ndims || a->axes != b->axes)
+    return FALSE;
+  for (guint i = 0; i < a->ndims; i++)
+    if (!prism_dim_equal (a->dims[i], b->dims[i]))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+dim_is_one (const PrismDim *d)
+{
+  return prism_dim_is_const (d) && prism_dim_get_const (d) == 1;
+}
+
+PrismParTyper *
+prism_par_typer_new (const PrismParEnv *env, const PrismEgraph *egraph)
+{
+  PrismParTyper *ty = g_new0 (PrismParTyper, 1);
+
+  intern_symbols ();
+  ty->env = env;
+  ty->eg = egraph;
+  ty->memo = g_ptr_array_new ();
+  return ty;
+}
+
+void
+prism_par_typer_free (PrismParTyper *ty)
+{
+  if (ty == NULL)
+    return;
+  for (guint i = 0; i < ty->memo->len; i++)
+    {
+      Entry *e = g_ptr_array_index (ty->memo, i);
+      if (e != NULL)
+        {
+          type_clear (&e->type);
+          g_free (e);
+        }
+    }
+  g_ptr_array_unref (ty->memo);
+  g_free (ty);
+}
+
+static Entry *
+entry (PrismParTyper *ty, guint cls)
+{
+  if (cls >= ty->memo->len)
+    g_ptr_array_set_size (ty->memo, (gint) MAX (cls + 1, prism_egraph_get_n_ids (ty->eg)));
+  if (g_ptr_array_index (ty->memo, cls) == NULL)
+    g_ptr_array_index (ty->memo, cls) = g_new0 (Entry, 1);
+  return g_ptr_array_index (ty->memo, cls);
+}
+
+/* Attribute children ------------------------------------------------------ */
+
+static gboolean
+class_int (PrismParTyper *ty, guint cls, gint64 *value)
+{
+  return prism_egraph_get_const (ty->eg, cls, value);
+}
+
+/* The leaf symbol of a class, or PRISM_SYMBOL_NONE. */
+static PrismSymbol
+class_symbol (PrismParTyper *ty, guint cls)
+{
+  guint n = prism_egraph_class_get_n_nodes (ty->eg, cls);
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint node = prism_egraph_class_get_node (ty->eg, cls, i);
+      if (!prism_egraph_node_is_int (ty->eg, node) &&
+          prism_egraph_node_get_n_children (ty->eg, node) == 0)
+        return prism_egraph_node_get_op (ty->eg, node);
+    }
+  return PRISM_SYMBOL_NONE;
+}
+
+static int
+class_axis (PrismParTyper *ty, guint cls)
+{
+  PrismSymbol s = class_symbol (ty, cls);
+
+  return s == PRISM_SYMBOL_NONE ? -1 : prism_par_env_lookup_axis (ty->env, s);
+}
+
+/* A size leaf: (transfer full) dim, or NULL. */
+static PrismDim *
+class_size (PrismParTyper *ty, guint cls)
+{
+  gint64 v;
+  PrismSymbol s;
+  const PrismDim *d;
+
+  if (class_int (ty, cls, &v))
+    return v > 0 ? prism_dim_const (v) : NULL;
+  s = class_symbol (ty, cls);
+  d = s == PRISM_SYMBOL_NONE ? NULL : prism_par_env_lookup_size (ty->env, s);
+  return d ? prism_dim_ref (d) : NULL;
+}
+
+/* A data dim numbered from the last, as an index into dims[]. */
+static gboolean
+class_dim_index (PrismParTyper *ty, guint cls, guint ndims, guint *index)
+{
+  gint64 v;
+
+  if (!class_int (ty, cls, &v) || v < 0 || v >= (gint64) ndims)
+    return FALSE;
+  *index = ndims - 1 - (guint) v;
+  return TRUE;
+}
+
+/* Typing of e-nodes -------------------------------------------------------- */
+
+static const PrismParType *class_type (PrismParTyper *ty, guint cls, gboolean *cycle);
+
+static gboolean
+type_broadcast (const PrismParType *a, const PrismParType *b, PrismParType *out)
+{
+  if (a->ndims != b->ndims || a->axes != b->axes)
+    return FALSE;
+  out->ndims = a->ndims;
+  out->axes = a->axes;
+  for (guint i = 0; i < a->ndims; i++)
+    {
+      const PrismDim *d;
+      if (prism_dim_equal (a->dims[i], b->dims[i]) || dim_is_one (b->dims[i]))
+        d = a->dims[i];
+      else if (dim_is_one (a->dims[i]))
+        d = b->dims[i];
+      else
+        {
+          for (guint j = 0; j < i; j++)
+            g_clear_pointer (&out->dims[j], prism_dim_unref);
+          out->ndims = 0;
+          return FALSE;
+        }
+      out->dims[i] = prism_dim_ref (d);
+    }
+  return TRUE;
+}
+
+static gboolean
+type_matmul (const PrismParType *a, const PrismParType *b, PrismParType *out)
+{
+  guint n = a->ndims;
+
+  if (a->ndims != b->ndims || n < 2 || a->axes != b->axes)
+    return FALSE;
+  for (guint i = 0; i + 2 < n; i++)
+    if (!prism_dim_equal (a->dims[i], b->dims[i]))
+      return FALSE;
+  if (!prism_dim_equal (a->dims[n - 1], b->dims[n - 2]))
+    return FALSE;
+  type_copy (out, a);
+  type_set_dim (out, n - 1, prism_dim_ref (b->dims[n - 1]));
+  return TRUE;
+}
+
+/* The type of e-node @node if its children are typed; FALSE otherwise. */
+static gboolean
+node_type (PrismParTyper *ty, guint node, PrismParType *out, gboolean *cycle)
+{
+  const PrismEgraph *eg = ty->eg;
+  PrismSymbol op;
+  guint n;
+  const PrismParType *a = NULL, *b = NULL;
+  guint ch[3] = { 0, 0, 0 };
+
+  memset (out, 0, sizeof *out);
+  if (prism_egraph_node_is_int (eg, node))
+    return FALSE;
+  op = prism_egraph_node_get_op (eg, node);
+  n = prism_egraph_node_get_n_children (eg, node);
+  if (n == 0)
+    {
+      const PrismTensor *in = prism_par_env_lookup_input (ty->env, op);
+      if (in == NULL)
+        return FALSE;
+      out->ndims = in->ndims;
+      for (guint i = 0; i < in->ndims; i++)
+        out->dims[i] = prism_dim_ref (in->dims[i]);
+      return TRUE;
+    }
+  if (n > 3)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    ch[i] = prism_egraph_node_get_child (eg, node, i);
+  a = class_type (ty, ch[0], cycle);
+  if (a == NULL)
+    return FALSE;
+
+  if (n == 1 && (op == sym.exp || op == sym.square || op == sym.sqrt || op == sym.silu ||
+                 op == sym.gelu || op == sym.relu || op == sym.neg))
+    {
+      type_copy (out, a);
+      return TRUE;
+    }
+  if (n == 2 && (op == sym.add || op == sym.sub || op == sym.mul || op == sym.div ||
+                 op == sym.pow || op == sym.matmul))
+    {
+      b = class_type (ty, ch[1], cycle);
+      if (b == NULL)
+        return FALSE;
+      return op == sym.matmul ? type_matmul (a, b, out) : type_broadcast (a, b, out);
+    }
+  if (n == 2 && (op == sym.divn || op == sym.rms_norm || op == sym.rms))
+    {
+      g_autoptr(PrismDim) size = class_size (ty, ch[1]);
+      if (size == NULL || class_type (ty, ch[1], cycle) != NULL)
+        return FALSE;
+      type_copy (out, a);
+      if (op == sym.rms)
+        type_set_dim (out, a->ndims - 1, prism_dim_const (1));
+      return TRUE;
+    }
+  if (n == 2 && op == sym.sum)
+    {
+      guint d;
+      if (!class_dim_index (ty, ch[1], a->ndims, &d))
+        return FALSE;
+      type_copy (out, a);
+      type_set_dim (out, d, prism_dim_const (1));
+      return TRUE;
+    }
+  if (n == 3 && op == sym.concat)
+    {
+      guint d;
+      b = class_type (ty, ch[1], cycle);
+      if (b == NULL || a->ndims != b->ndims || a->axes != b->axes ||
+          !class_dim_index (ty, ch[2], a->ndims, &d))
+        return FALSE;
+      for (guint i = 0; i < a->ndims; i++)
+        if (i != d && !prism_dim_equal (a->dims[i], b->dims[i]))
+          return FALSE;
+      type_copy (out, a);
+      type_set_dim (out, d, prism_dim_add (a->dims[d], b->dims[d]));
+      return TRUE;
+    }
+  if ((n == 3 && (op == sym.partition || op == sym.combine)) ||
+      (n == 2 && (op == sym.replicate || op == sym.reduce || op == sym.reduce_max)))
+    {
+      int p = class_axis (ty, ch[n - 1]);
+      guint64 bit;
+      guint d = 0;
+      const PrismDim *size;
+
+      if (p < 0)
+        return FALSE;
+      bit = G_GUINT64_CONSTANT (1) << p;
+      size = prism_par_env_get_axis_size (ty->env, (guint) p);
+      if (n == 3 && !class_dim_index (ty, ch[1], a->ndims, &d))
+        return FALSE;
+      if ((op == sym.partition || op == sym.replicate) == ((a->axes & bit) != 0))
+        return FALSE;  /* partition/replicate add a fresh axis; the others remove one */
+      type_copy (out, a);
+      out->axes ^= bit;
+      if (op == sym.partition)
+        {
+          PrismDim *q = prism_dim_div (a->dims[d], size);
+          /* A constant that does not divide is not a partition. */
+          if (prism_dim_is_const (a->dims[d]) && prism_dim_is_const (size) && !prism_dim_is_const (q))
+            {
+              prism_dim_unref (q);
+              type_clear (out);
+              return FALSE;
+            }
+          type_set_dim (out, d, q);
+        }
+      else if (op == sym.combine)
+        type_set_dim (out, d, prism_dim_mul (a->dims[d], size));
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static const PrismParType *
+class_type (PrismParTyper *ty, guint cls, gboolean *cycle)
+{
+  Entry *e;
+  guint n;
+  gboolean my_cycle = FALSE;
+
+  cls = prism_egraph_find (ty->eg, cls);
+  e = entry (ty, cls);
+  if (e->state == STATE_TYPED)
+    return &e->type;
+  if (e->state == STATE_NONE)
+    return NULL;
+  if (e->state == STATE_BUSY)
+    {
+      *cycle = TRUE;
+      return NULL;
+    }
+  e->state = STATE_BUSY;
+  n = prism_egraph_class_get_n_nodes (ty->eg, cls);
+  for (guint i = 0; i < n; i++)
+    {
+      PrismParType t;
+      if (node_type (ty, prism_egraph_class_get_node (ty->eg, cls, i), &t, &my_cycle))
+        {
+          e->type = t;
+          e->state = STATE_TYPED;
+          return &e->type;
+        }
+    }
+  /* A failure that went through a class being computed may succeed from
+   * another starting point: remember only definite failures. */
+  e->state = my_cycle ? STATE_UNKNOWN : STATE_NONE;
+  *cycle |= my_cycle;
+  return NULL;
+}
+
+const PrismParType *
+prism_par_typer_get (PrismParTyper *ty, guint class_id)
+{
+  gboolean cycle = FALSE;
+
+  return class_type (ty, class_id, &cycle);
+}
+
+/* Conditions ---------------------------------------------------------------- */
+
+static gboolean
+arg_class (const PrismCondArg *arg, guint *cls)
+{
+  if (arg->kind != PRISM_COND_ARG_CLASS)
+    return FALSE;
+  *cls = arg->class_id;
+  return TRUE;
+}
+
+static gboolean
+arg_int (PrismParTyper *ty, const PrismCondArg *arg, gint64 *value)
+{
+  if (arg->kind == PRISM_COND_ARG_INT)
+    {
+      *value = arg->value;
+      return TRUE;
+    }
+  return arg->kind == PRISM_COND_ARG_CLASS && class_int (ty, arg->class_id, value);
+}
+
+/* The size of dim @arg (numbered from the last) of tensor class @cls. */
+static const PrismDim *
+arg_tensor_dim (PrismParTyper *ty, const PrismCondArg *t, const PrismCondArg *d)
+{
+  const PrismParType *type;
+  guint cls;
+  gint64 v;
+
+  if (!arg_class (t, &cls) || !arg_int (ty, d, &v))
+    return NULL;
+  type = prism_par_typer_get (ty, cls);
+  if (type == NULL || v < 0 || v >= (gint64) type->ndims)
+    return NULL;
+  return type->dims[type->ndims - 1 - v];
+}
+
+static gboolean
+cond_same_dim (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  PrismParTyper *ty = user_data;
+  const PrismDim *a = arg_tensor_dim (ty, &args[0], &args[2]);
+  const PrismDim *b = arg_tensor_dim (ty, &args[1], &args[2]);
+
+  return a != NULL && b != NULL && prism_dim_equal (a, b);
+}
+
+static gboolean
+cond_dim_one (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  const PrismDim *a = arg_tensor_dim (user_data, &args[0], &args[1]);
+
+  return a != NULL && dim_is_one (a);
+}
+
+static gboolean
+cond_same_size (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  PrismParTyper *ty = user_data;
+  guint p, q;
+  int ap, aq;
+
+  if (!arg_class (&args[0], &p) || !arg_class (&args[1], &q))
+    return FALSE;
+  ap = class_axis (ty, p);
+  aq = class_axis (ty, q);
+  return ap >= 0 && aq >= 0 &&
+         prism_dim_equal (prism_par_env_get_axis_size (ty->env, (guint) ap),
+                          prism_par_env_get_axis_size (ty->env, (guint) aq));
+}
+
+static gboolean
+cond_mm_ok (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  PrismParTyper *ty = user_data;
+  const PrismParType *a, *b;
+  PrismParType out = { 0, };
+  guint ca, cb;
+  gboolean ok;
+
+  if (!arg_class (&args[0], &ca) || !arg_class (&args[1], &cb))
+    return FALSE;
+  a = prism_par_typer_get (ty, ca);
+  b = prism_par_typer_get (ty, cb);
+  if (a == NULL || b == NULL)
+    return FALSE;
+  ok = type_matmul (a, b, &out);
+  type_clear (&out);
+  return ok;
+}
+
+static gboolean
+cond_fits (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  PrismParTyper *ty = user_data;
+  const PrismParType *s, *a;
+  guint cs, ca;
+
+  if (!arg_class (&args[0], &cs) || !arg_class (&args[1], &ca))
+    return FALSE;
+  s = prism_par_typer_get (ty, cs);
+  a = prism_par_typer_get (ty, ca);
+  if (s == NULL || a == NULL || s->ndims != a->ndims || s->axes != a->axes)
+    return FALSE;
+  for (guint i = 0; i < s->ndims; i++)
+    if (!dim_is_one (s->dims[i]) && !prism_dim_equal (s->dims[i], a->dims[i]))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+cond_count_of (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  PrismParTyper *ty = user_data;
+  PrismCondArg zero = { PRISM_COND_ARG_INT, 0, PRISM_SYMBOL_NONE, 0 };
+  const PrismDim *last = arg_tensor_dim (ty, &args[0], &zero);
+  g_autoptr(PrismDim) n = NULL;
+  guint cls;
+
+  if (last == NULL || !arg_class (&args[1], &cls))
+    return FALSE;
+  n = class_size (ty, cls);
+  return n != NULL && prism_dim_equal (n, last);
+}
+
+static gboolean
+cond_ge (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  gint64 a, b;
+
+  return arg_int (user_data, &args[0], &a) && arg_int (user_data, &args[1], &b) && a >= b;
+}
+
+void
+prism_par_typer_register_conditions (PrismParTyper *ty, PrismRuleSet *rules)
+{
+  prism_rule_set_register_condition (rules, "same_dim", 3, cond_same_dim, ty, NULL);
+  prism_rule_set_register_condition (rules, "dim_one", 2, cond_dim_one, ty, NULL);
+  prism_rule_set_register_condition (rules, "same_size", 2, cond_same_size, ty, NULL);
+  prism_rule_set_register_condition (rules, "mm_ok", 2, cond_mm_ok, ty, NULL);
+  prism_rule_set_register_condition (rules, "fits", 2, cond_fits, ty, NULL);
+  prism_rule_set_register_condition (rules, "count_of", 2, cond_count_of, ty, NULL);
+  prism_rule_set_register_condition (rules, "ge", 2, cond_ge, ty, NULL);
+}
+
+/* Audit ----------------------------------------------------------------------- */
+
+char *
+prism_par_type_to_string (const PrismParType *type, const PrismParEnv *env)
+{
+  GString *s = g_string_new ("[");
+
+  for (guint i = 0; i < type->ndims; i++)
+    {
+      g_autofree char *d = prism_dim_to_string (type->dims[i], NULL);
+      g_string_append_printf (s, "%s%s", i ? ", " : "", d);
+    }
+  g_string_append (s, "] {");
+  for (guint i = 0, k = 0; i < prism_par_env_get_n_axes (env); i++)
+    if (type->axes & (G_GUINT64_CONSTANT (1) << i))
+      g_string_append_printf (s, "%s%s", k++ ? ", " : "", prism_par_env_get_axis_name (env, i));
+  g_string_append_c (s, '}');
+  return g_string_free (s, FALSE);
+}
+
+gboolean
+prism_par_typer_audit (PrismParTyper *ty, GError **error)
+{
+  guint n_ids = prism_egraph_get_n_ids (ty->eg);
+
+  for (guint id = 0; id < n_ids; id++)
+    {
+      const PrismParType *ct;
+      guint n;
+
+      if (prism_egraph_find (ty->eg, id) != id)
+        continue;
+      ct = prism_par_typer_get (ty, id);
+      if (ct == NULL)
+        continue;
+      n = prism_egraph_class_get_n_nodes (ty->eg, id);
+      for (guint i = 0; i < n; i++)
+        {
+          guint node = prism_egraph_class_get_node (ty->eg, id, i);
+          PrismParType t;
+          gboolean cycle = FALSE, ok;
+
+          ok = node_type (ty, node, &t, &cycle);
+          if (!ok || !type_equal (&t, ct))
+            {
+              g_autoptr(PrismTerm) term = prism_egraph_extract (ty->eg, id);
+              g_autofree char *text = prism_term_to_string (term);
+              g_autofree char *want = prism_par_type_to_string (ct, ty->env);
+              g_autofree char *got = ok ? prism_par_type_to_string (&t, ty->env) : g_strdup ("ill-typed");
+              g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED,
+                           "class %u (%s) has type %s but its e-node %u (%s) is %s", id, text, want,
+                           node, prism_symbol_name (prism_egraph_node_get_op (ty->eg, node)), got);
+              type_clear (&t);
+              return FALSE;
+            }
+          type_clear (&t);
+        }
+    }
+  return TRUE;
+}
