@@ -380,6 +380,7 @@ add_block_node (Builder       *b,
       const PrismTensor *out = prism_graph_tensor (body, op->outputs[0]);
       GString *operands = g_string_new (NULL);
       g_autofree char *operand_list = NULL;
+      const char *note;
 
       if (prism_op_kind_is_accum (op->kind))
         role = PRISM_LAYOUT_ROLE_ACCUM;
@@ -396,14 +397,13 @@ add_block_node (Builder       *b,
       operand_list = g_string_free (operands, FALSE);
       subtitle = tensor_label (b, out);
       detail = attrs_string (op);
-      line = g_markup_printf_escaped ("\n%s %s\n%s %s%s%s%s",
+      note = role == PRISM_LAYOUT_ROLE_ACCUM ? _("Accumulates over the loop")
+             : role == PRISM_LAYOUT_ROLE_EPILOGUE ? _("Runs once after the loop") : NULL;
+      line = g_markup_printf_escaped ("\n%s %s\n%s %s%s%s%s%s",
                                       _("Tile:"), subtitle,
                                       _("Operands:"), operand_list,
                                       detail ? "\n" : "", detail ? detail : "",
-                                      role == PRISM_LAYOUT_ROLE_ACCUM
-                                      ? _("\nAccumulates over the loop")
-                                      : role == PRISM_LAYOUT_ROLE_EPILOGUE
-                                      ? _("\nRuns once after the loop") : "");
+                                      note ? "\n" : "", note ? note : "");
     }
   g_string_append (tip, line);
   g_string_append (tip, "\n\n");
