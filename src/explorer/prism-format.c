@@ -1,0 +1,93 @@
+/* prism-format.c — numbers, times and speedups as the explorer writes them
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <math.h>
+#include <glib/gi18n.h>
+
+#include "prism-format.h"
+
+char *
+prism_format_count (guint64 count)
+{
+  if (count < 1000)
+    return g_strdup_printf ("%u", (guint) count);
+  if (count < 1000000)
+    /* Translators: a count in thousands, as in “12.3 k states” */
+    return g_strdup_printf (_("%.*f k"), count < 10000 ? 2 : count < 100000 ? 1 : 0, count / 1e3);
+  if (count < 1000000000)
+    /* Translators: a count in millions */
+    return g_strdup_printf (_("%.*f M"), count < 10000000 ? 2 : count < 100000000 ? 1 : 0,
+                            count / 1e6);
+  /* Translators: a count in billions */
+  return g_strdup_printf (_("%.1f G"), count / 1e9);
+}
+
+char *
+prism_format_exact (guint64 count)
+{
+  /* glibc's ' flag groups digits the locale's way. */
+  return g_strdup_printf ("%'llu", (unsigned long long) count);
+}
+
+char *
+prism_format_seconds (double seconds)
+{
+  if (!isfinite (seconds) || seconds < 0)
+    seconds = 0;
+  if (seconds < 10)
+    /* Translators: seconds with one decimal */
+    return g_strdup_printf (_("%.1f s"), seconds);
+  if (seconds < 60)
+    /* Translators: whole seconds */
+    return g_strdup_printf (_("%.0f s"), floor (seconds));
+  if (seconds < 3600)
+    {
+      guint s = (guint) seconds;
+      /* Translators: minutes and seconds */
+      return g_strdup_printf (_("%u min %02u s"), s / 60, s % 60);
+    }
+  {
+    guint m = (guint) (seconds / 60);
+    /* Translators: hours and minutes */
+    return g_strdup_printf (_("%u h %02u min"), m / 60, m % 60);
+  }
+}
+
+char *
+prism_format_time_us (double us)
+{
+  if (!isfinite (us) || us < 0)
+    return g_strdup ("—");
+  if (us < 1)
+    /* Translators: nanoseconds */
+    return g_strdup_printf (_("%.0f ns"), us * 1e3);
+  if (us < 1000)
+    /* Translators: microseconds */
+    return g_strdup_printf (_("%.*f µs"), us < 10 ? 2 : us < 100 ? 1 : 0, us);
+  /* Translators: milliseconds */
+  return g_strdup_printf (_("%.*f ms"), us < 1e4 ? 2 : us < 1e5 ? 1 : 0, us / 1e3);
+}
+
+char *
+prism_format_speedup (double speedup)
+{
+  if (!isfinite (speedup) || speedup <= 0)
+    return g_strdup ("—");
+  /* Translators: a speedup over the unfused program, as in “1.42×” */
+  return g_strdup_printf (_("%.2f×"), speedup);
+}
+
+char *
+prism_format_error (double error)
+{
+  if (!isfinite (error))
+    return g_strdup ("—");
+  if (error == 0)
+    return g_strdup ("0");
+  if (error >= 0.01 && error < 1000)
+    return g_strdup_printf ("%.3g", error);
+  return g_strdup_printf ("%.2e", error);
+}

@@ -1,0 +1,24 @@
+/* prism-format.h — numbers, times and speedups as the explorer writes them
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* "987", "12.3 k", "4.56 M" (transfer full) */
+char *prism_format_count    (guint64 count);
+/* "1,234,567" with the locale's grouping (transfer full) */
+char *prism_format_exact    (guint64 count);
+/* "0.8 s", "42 s", "3 min 05 s", "1 h 02 min" (transfer full) */
+char *prism_format_seconds  (double  seconds);
+/* "812 ns", "12.3 µs", "1.23 ms" (transfer full) */
+char *prism_format_time_us  (double  microseconds);
+/* "1.42×" (transfer full) */
+char *prism_format_speedup  (double  speedup);
+/* "0.05", "2.4e-07"; "—" when not a number (transfer full) */
+char *prism_format_error    (double  error);
+
+G_END_DECLS

@@ -1,0 +1,773 @@
+/* prism-search-model.c — what the explorer shows of a running search
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "prism-search-model"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "prism-search-model.h"
+
+/* The model lives on the main thread: the session hands it batches of
+ * events there, and the views read it there. Applying a batch is cheap
+ * (counters and at most a few list rows); the views learn of it through
+ * "changed", which is coalesced so that they redraw at most ~30 times a
+ * second however often batches come. */
+#define CHANGED_INTERVAL_US (G_USEC_PER_SEC / 30)
+
+/* States per second are measured over about this much search time. */
+#define RATE_WINDOW_S 1.0
+#define N_RATE_SAMPLES 32
+
+typedef struct
+{
+  double time_s;
+  guint64 states;
+} RateSample;
+
+struct _PrismSearchModel
+{
+  GObject parent_instance;
+
+  PrismSearchState state;
+  char *stop_reason;
+  char *error;
+  PrismRunStats stats;
+  double elapsed_s;
+  PrismSearchDepth depths[PRISM_SEARCH_MAX_DEPTH];
+  gboolean pruned_by_depth;
+  guint64 sgraphs;
+  guint64 verified;
+  guint64 rejected;
+
+  RateSample rate[N_RATE_SAMPLES];
+  guint rate_head;
+  guint rate_len;
+  double states_per_s;
+
+  /* Candidates: at most max_candidates rows, the fastest ones. */
+  GListStore *candidates;
+  GHashTable *by_digest;        /* digest → PrismCandidateRow (borrowed from the store) */
+  guint max_candidates;
+  guint hidden_candidates;
+  PrismCandidateRow *best;      /* owned */
+
+  /* Speedup over time. */
+  GArray *best_series;          /* PrismSpeedupPoint, one per new best */
+  GArray *points;               /* PrismSpeedupPoint, one per candidate */
+  guint max_points;
+  guint hidden_points;
+
+  /* Coalescing of "changed". */
+  guint changed_source;
+  gint64 last_changed_us;
+  guint dirty : 1;
+};
+
+G_DEFINE_FINAL_TYPE (PrismSearchModel, prism_search_model, G_TYPE_OBJECT)
+
+enum {
+  CHANGED,
+  N_SIGNALS
+};
+
+static guint signals [N_SIGNALS];
+
+/*
+ * Auxiliary methods
+ */
+
+static gboolean
+emit_changed_cb (gpointer user_data)
+{
+  PrismSearchModel *self = user_data;
+
+  self->changed_source = 0;
+  prism_search_model_flush (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+queue_changed (PrismSearchModel *self)
+{
+  gint64 now, due;
+
+  self->dirty = TRUE;
+  if (self->changed_source != 0)
+    return;
+
+  now = g_get_monotonic_time ();
+  due = self->last_changed_us + CHANGED_INTERVAL_US;
+  if (due <= now)
+    self->changed_source = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, emit_changed_cb, self, NULL);
+  else
+    self->changed_source = g_timeout_add_full (G_PRIORITY_DEFAULT_IDLE,
+                                               (guint) ((due - now + 999) / 1000),
+                                               emit_changed_cb, self, NULL);
+  g_source_set_name_by_id (self->changed_source, "[prism] search model changed");
+}
+
+/* Thins a series to half its points, keeping the first and last, when it is
+ * full; returns how many points were dropped. */
+static guint
+thin_series (GArray *series,
+             guint   max_points)
+{
+  guint kept = 0;
+  guint before = series->len;
+
+  if (series->len < max_points || series->len < 4)
+    return 0;
+  for (guint i = 0; i < series->len; i++)
+    if (i % 2 == 0 || i == series->len - 1)
+      g_array_index (series, PrismSpeedupPoint, kept++) = g_array_index (series, PrismSpeedupPoint, i);
+  g_array_set_size (series, kept);
+  return before - kept;
+}
+
+static void
+add_point (PrismSearchModel        *self,
+           GArray                  *series,
+           const PrismSpeedupPoint *point)
+{
+  guint dropped = thin_series (series, self->max_points);
+
+  if (series == self->points)
+    self->hidden_points += dropped;
+  g_array_append_val (series, *point);
+}
+
+static void
+update_rate (PrismSearchModel *self,
+             double            time_s,
+             guint64           states)
+{
+  RateSample *oldest = NULL;
+
+  self->rate[self->rate_head] = (RateSample) { time_s, states };
+  self->rate_head = (self->rate_head + 1) % N_RATE_SAMPLES;
+  self->rate_len = MIN (self->rate_len + 1, N_RATE_SAMPLES);
+
+  /* The newest sample at least a window old, else the oldest kept. */
+  for (guint k = 1; k < self->rate_len; k++)
+    {
+      guint i = (self->rate_head + N_RATE_SAMPLES - 1 - k) % N_RATE_SAMPLES;
+
+      oldest = &self->rate[i];
+      if (time_s - oldest->time_s >= RATE_WINDOW_S)
+        break;
+    }
+  if (oldest != NULL && time_s > oldest->time_s && states >= oldest->states)
+    self->states_per_s = (states - oldest->states) / (time_s - oldest->time_s);
+}
+
+static void
+apply_stats (PrismSearchModel    *self,
+             const PrismRunStats *stats,
+             double               time_s)
+{
+  self->stats = *stats;
+  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+    self->depths[d].states = stats->search.states_by_depth[d];
+  update_rate (self, MAX (time_s, stats->search.elapsed_s), stats->search.states);
+}
+
+static PrismCandidateRow *
+find_slowest (PrismSearchModel *self,
+              guint            *position)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->candidates));
+  PrismCandidateRow *slowest = NULL;
+
+  for (guint i = 0; i < n; i++)
+    {
+      PrismCandidateRow *row = g_list_model_get_item (G_LIST_MODEL (self->candidates), i);
+
+      if (slowest == NULL ||
+          prism_candidate_row_get_speedup (row) < prism_candidate_row_get_speedup (slowest))
+        {
+          slowest = row;
+          *position = i;
+        }
+      g_object_unref (row);  /* the store keeps it alive */
+    }
+  return slowest;
+}
+
+static void
+set_best (PrismSearchModel  *self,
+          PrismCandidateRow *row,
+          double             time_s)
+{
+  PrismSpeedupPoint point;
+
+  g_set_object (&self->best, row);
+  point.time_s = time_s;
+  point.speedup = prism_candidate_row_get_speedup (row);
+  point.id = prism_candidate_row_get_id (row);
+  point.measured = prism_candidate_row_get_measured (row);
+  add_point (self, self->best_series, &point);
+}
+
+/* Adds a verified candidate, or counts it as hidden when the table is full
+ * of faster ones. Rows to append are collected in @added and spliced into
+ * the store at the end of the batch, so a batch is one change. */
+static void
+add_candidate (PrismSearchModel *self,
+               PrismCandidate   *candidate,
+               double            time_s,
+               GPtrArray        *added)
+{
+  g_autoptr(PrismCandidateRow) row = NULL;
+  PrismSpeedupPoint point;
+  guint n_rows;
+
+  if (candidate->digest != NULL && g_hash_table_contains (self->by_digest, candidate->digest))
+    return;
+
+  row = prism_candidate_row_new (candidate);
+  point.time_s = time_s;
+  point.speedup = prism_candidate_row_get_speedup (row);
+  point.id = candidate->id;
+  point.measured = FALSE;
+  add_point (self, self->points, &point);
+
+  if (self->best == NULL || point.speedup > prism_candidate_row_get_speedup (self->best))
+    set_best (self, row, time_s);
+
+  n_rows = g_list_model_get_n_items (G_LIST_MODEL (self->candidates)) + added->len;
+  if (n_rows >= self->max_candidates)
+    {
+      guint position = 0;
+      PrismCandidateRow *slowest;
+
+      /* Flush what is pending so that the slowest is looked up among all. */
+      if (added->len > 0)
+        {
+          g_list_store_splice (self->candidates,
+                               g_list_model_get_n_items (G_LIST_MODEL (self->candidates)), 0,
+                               added->pdata, added->len);
+          g_ptr_array_set_size (added, 0);
+        }
+      slowest = find_slowest (self, &position);
+      self->hidden_candidates++;
+      if (slowest == NULL || prism_candidate_row_get_speedup (slowest) >= point.speedup)
+        return;
+      if (prism_candidate_row_get_candidate (slowest)->digest != NULL)
+        g_hash_table_remove (self->by_digest, prism_candidate_row_get_candidate (slowest)->digest);
+      g_list_store_remove (self->candidates, position);
+    }
+
+  if (candidate->digest != NULL)
+    g_hash_table_insert (self->by_digest, g_strdup (candidate->digest), row);
+  g_ptr_array_add (added, g_steal_pointer (&row));
+}
+
+static void
+apply_one (PrismSearchModel *self,
+           const PrismEvent *event,
+           GPtrArray        *added)
+{
+  guint depth;
+
+  self->elapsed_s = MAX (self->elapsed_s, event->time_s);
+  if (self->state == PRISM_SEARCH_STATE_IDLE)
+    self->state = PRISM_SEARCH_STATE_RUNNING;
+
+  switch (event->kind)
+    {
+    case PRISM_EVENT_PROGRESS:
+      apply_stats (self, &event->stats, event->time_s);
+      break;
+
+    case PRISM_EVENT_SGRAPH:
+      depth = prism_search_depth_of_graph (event->graph);
+      self->depths[depth].sgraphs++;
+      self->sgraphs++;
+      break;
+
+    case PRISM_EVENT_VERIFIED:
+      if (event->candidate == NULL)
+        break;
+      depth = prism_search_depth_of_graph (event->candidate->graph);
+      self->depths[depth].verified++;
+      self->verified++;
+      add_candidate (self, event->candidate, event->time_s, added);
+      break;
+
+    case PRISM_EVENT_BEST:
+      /* The VERIFIED event before it already made it the best; a BEST for a
+       * candidate not seen (a resumed run) adds it. */
+      if (event->candidate != NULL)
+        add_candidate (self, event->candidate, event->time_s, added);
+      break;
+
+    case PRISM_EVENT_REJECTED:
+      depth = prism_search_depth_of_graph (event->graph);
+      self->depths[depth].rejected++;
+      self->rejected++;
+      break;
+
+    case PRISM_EVENT_FINISHED:
+      apply_stats (self, &event->stats, event->time_s);
+      if (self->state != PRISM_SEARCH_STATE_FAILED)
+        self->state = PRISM_SEARCH_STATE_FINISHED;
+      g_free (self->stop_reason);
+      self->stop_reason = g_strdup (event->message);
+      break;
+
+    case PRISM_EVENT_ERROR:
+      self->state = PRISM_SEARCH_STATE_FAILED;
+      g_free (self->error);
+      self->error = g_strdup (event->message);
+      break;
+
+    default:
+      break;
+    }
+}
+
+/*
+ * GObject overrides
+ */
+
+static void
+prism_search_model_dispose (GObject *object)
+{
+  PrismSearchModel *self = (PrismSearchModel *)object;
+
+  g_clear_handle_id (&self->changed_source, g_source_remove);
+
+  G_OBJECT_CLASS (prism_search_model_parent_class)->dispose (object);
+}
+
+static void
+prism_search_model_finalize (GObject *object)
+{
+  PrismSearchModel *self = (PrismSearchModel *)object;
+
+  g_clear_pointer (&self->by_digest, g_hash_table_unref);
+  g_clear_object (&self->candidates);
+  g_clear_object (&self->best);
+  g_clear_pointer (&self->best_series, g_array_unref);
+  g_clear_pointer (&self->points, g_array_unref);
+  g_clear_pointer (&self->stop_reason, g_free);
+  g_clear_pointer (&self->error, g_free);
+
+  G_OBJECT_CLASS (prism_search_model_parent_class)->finalize (object);
+}
+
+static void
+prism_search_model_class_init (PrismSearchModelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = prism_search_model_dispose;
+  object_class->finalize = prism_search_model_finalize;
+
+  /**
+   * PrismSearchModel::changed:
+   *
+   * Something shown changed; emitted at most ~30 times a second, from the
+   * main loop, never from within prism_search_model_apply_events().
+   */
+  signals [CHANGED] =
+    g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void
+prism_search_model_init (PrismSearchModel *self)
+{
+  self->candidates = g_list_store_new (PRISM_TYPE_CANDIDATE_ROW);
+  self->by_digest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->best_series = g_array_new (FALSE, FALSE, sizeof (PrismSpeedupPoint));
+  self->points = g_array_new (FALSE, FALSE, sizeof (PrismSpeedupPoint));
+  self->max_candidates = PRISM_SEARCH_MODEL_MAX_CANDIDATES;
+  self->max_points = PRISM_SEARCH_MODEL_MAX_POINTS;
+}
+
+/*
+ * Public API
+ */
+
+PrismSearchModel *
+prism_search_model_new (void)
+{
+  return g_object_new (PRISM_TYPE_SEARCH_MODEL, NULL);
+}
+
+/**
+ * prism_search_model_reset:
+ *
+ * Forgets everything, for a new search.
+ */
+void
+prism_search_model_reset (PrismSearchModel *self)
+{
+  g_return_if_fail (PRISM_IS_SEARCH_MODEL (self));
+
+  self->state = PRISM_SEARCH_STATE_IDLE;
+  g_clear_pointer (&self->stop_reason, g_free);
+  g_clear_pointer (&self->error, g_free);
+  memset (&self->stats, 0, sizeof self->stats);
+  memset (self->depths, 0, sizeof self->depths);
+  self->elapsed_s = 0;
+  self->sgraphs = self->verified = self->rejected = 0;
+  self->rate_head = self->rate_len = 0;
+  self->states_per_s = 0;
+  g_hash_table_remove_all (self->by_digest);
+  g_list_store_remove_all (self->candidates);
+  self->hidden_candidates = 0;
+  g_clear_object (&self->best);
+  g_array_set_size (self->best_series, 0);
+  g_array_set_size (self->points, 0);
+  self->hidden_points = 0;
+  queue_changed (self);
+}
+
+/**
+ * prism_search_model_apply_events:
+ * @events: (array length=n_events): a batch of events, in the order they happened
+ *
+ * Applies a batch from the session. Main thread only; the events are
+ * borrowed (candidates in them are referenced by the rows).
+ */
+void
+prism_search_model_apply_events (PrismSearchModel   *self,
+                                 PrismEvent * const *events,
+                                 guint               n_events)
+{
+  g_autoptr(GPtrArray) added = g_ptr_array_new_with_free_func (g_object_unref);
+
+  g_return_if_fail (PRISM_IS_SEARCH_MODEL (self));
+  g_return_if_fail (events != NULL || n_events == 0);
+
+  for (guint i = 0; i < n_events; i++)
+    apply_one (self, events[i], added);
+  if (added->len > 0)
+    g_list_store_splice (self->candidates, g_list_model_get_n_items (G_LIST_MODEL (self->candidates)),
+                         0, added->pdata, added->len);
+  if (n_events > 0)
+    queue_changed (self);
+}
+
+void
+prism_search_model_apply_event (PrismSearchModel *self,
+                                const PrismEvent *event)
+{
+  PrismEvent *events[1] = { (PrismEvent *) event };
+
+  prism_search_model_apply_events (self, events, 1);
+}
+
+/**
+ * prism_search_model_set_measured:
+ * @digest: names the candidate
+ *
+ * Records a GPU measurement of a candidate: its row, its point and, if it
+ * becomes the fastest, the best series use the measured speedup.
+ */
+void
+prism_search_model_set_measured (PrismSearchModel *self,
+                                 const char       *digest,
+                                 double            measured_us,
+                                 double            speedup)
+{
+  PrismCandidateRow *row;
+  guint id;
+
+  g_return_if_fail (PRISM_IS_SEARCH_MODEL (self));
+  g_return_if_fail (digest != NULL);
+
+  row = g_hash_table_lookup (self->by_digest, digest);
+  if (row == NULL)
+    return;
+  prism_candidate_row_set_measured (row, measured_us, speedup);
+  id = prism_candidate_row_get_id (row);
+  for (guint i = 0; i < self->points->len; i++)
+    {
+      PrismSpeedupPoint *point = &g_array_index (self->points, PrismSpeedupPoint, i);
+
+      if (point->id == id && id != 0)
+        {
+          point->speedup = speedup;
+          point->measured = TRUE;
+        }
+    }
+  if (self->best == NULL || row == self->best ||
+      speedup > prism_candidate_row_get_speedup (self->best))
+    set_best (self, row, self->elapsed_s);
+  queue_changed (self);
+}
+
+/**
+ * prism_search_model_set_caps:
+ * @max_candidates: rows kept in the candidates table (the fastest)
+ * @max_points: points kept per speedup series before it is thinned
+ *
+ * Changes the caps that keep memory bounded (tests use small ones).
+ */
+void
+prism_search_model_set_caps (PrismSearchModel *self,
+                             guint             max_candidates,
+                             guint             max_points)
+{
+  g_return_if_fail (PRISM_IS_SEARCH_MODEL (self));
+  g_return_if_fail (max_candidates > 0 && max_points >= 4);
+
+  self->max_candidates = max_candidates;
+  self->max_points = max_points;
+}
+
+/**
+ * prism_search_model_flush:
+ *
+ * Emits a pending "changed" now.
+ */
+void
+prism_search_model_flush (PrismSearchModel *self)
+{
+  g_return_if_fail (PRISM_IS_SEARCH_MODEL (self));
+
+  g_clear_handle_id (&self->changed_source, g_source_remove);
+  if (!self->dirty)
+    return;
+  self->dirty = FALSE;
+  self->last_changed_us = g_get_monotonic_time ();
+  g_signal_emit (self, signals [CHANGED], 0);
+}
+
+PrismSearchState
+prism_search_model_get_state (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), PRISM_SEARCH_STATE_IDLE);
+  return self->state;
+}
+
+/* Returns: (nullable): why the search ended ("exhausted", "time limit", "stopped") */
+const char *
+prism_search_model_get_stop_reason (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), NULL);
+  return self->stop_reason;
+}
+
+/* Returns: (nullable): why the search could not go on */
+const char *
+prism_search_model_get_error (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), NULL);
+  return self->error;
+}
+
+/* Returns: (transfer none): the latest counters */
+const PrismRunStats *
+prism_search_model_get_stats (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), NULL);
+  return &self->stats;
+}
+
+double
+prism_search_model_get_elapsed (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), 0);
+  return MAX (self->elapsed_s, self->stats.search.elapsed_s);
+}
+
+double
+prism_search_model_get_states_per_second (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), 0);
+  return self->states_per_s;
+}
+
+/* Returns: one more than the deepest depth anything happened at */
+guint
+prism_search_model_get_n_depths (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), 0);
+
+  for (guint d = PRISM_SEARCH_MAX_DEPTH; d > 0; d--)
+    {
+      const PrismSearchDepth *depth = &self->depths[d - 1];
+      guint64 pruned = 0;
+
+      for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+        pruned += depth->pruned[r];
+      if (depth->states || pruned || depth->sgraphs || depth->verified || depth->rejected)
+        return d;
+    }
+  return 0;
+}
+
+/**
+ * prism_search_model_get_depth:
+ * @depth: below %PRISM_SEARCH_MAX_DEPTH (the last one holds all deeper)
+ *
+ * Returns: (transfer none): the counters at @depth
+ */
+const PrismSearchDepth *
+prism_search_model_get_depth (PrismSearchModel *self,
+                              guint             depth)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), NULL);
+  g_return_val_if_fail (depth < PRISM_SEARCH_MAX_DEPTH, NULL);
+  return &self->depths[depth];
+}
+
+/* Whether the depths' pruned counters are filled; when not, only the
+ * totals by reason (in the stats) are known. */
+gboolean
+prism_search_model_get_pruned_by_depth (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), FALSE);
+  return self->pruned_by_depth;
+}
+
+guint64
+prism_search_model_get_sgraphs (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), 0);
+  return MAX (self->sgraphs, self->stats.search.sgraphs);
+}
+
+guint64
+prism_search_model_get_verified (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), 0);
+  return MAX (self->verified, self->stats.verified);
+}
+
+guint64
+prism_search_model_get_rejected (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), 0);
+  return MAX (self->rejected, self->stats.rejected);
+}
+
+/**
+ * prism_search_model_get_candidates:
+ *
+ * Returns: (transfer none): the #PrismCandidateRow of each candidate shown,
+ *   in the order they were verified
+ */
+GListModel *
+prism_search_model_get_candidates (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), NULL);
+  return G_LIST_MODEL (self->candidates);
+}
+
+/* Returns: how many verified candidates the table does not show */
+guint
+prism_search_model_get_hidden_candidates (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), 0);
+  return self->hidden_candidates;
+}
+
+/* Returns: (transfer none) (nullable): the fastest candidate so far */
+PrismCandidateRow *
+prism_search_model_get_best (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), NULL);
+  return self->best;
+}
+
+/* Returns: the best speedup so far, 0 when none */
+double
+prism_search_model_get_best_speedup (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), 0);
+  return self->best ? prism_candidate_row_get_speedup (self->best) : 0;
+}
+
+gboolean
+prism_search_model_get_best_measured (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), FALSE);
+  return self->best ? prism_candidate_row_get_measured (self->best) : FALSE;
+}
+
+/**
+ * prism_search_model_get_best_series:
+ * @n_points: (out): length of the series
+ *
+ * Returns: (transfer none) (array length=n_points): the best speedup each
+ *   time it improved, in time order
+ */
+const PrismSpeedupPoint *
+prism_search_model_get_best_series (PrismSearchModel *self,
+                                    guint            *n_points)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), NULL);
+  *n_points = self->best_series->len;
+  return (const PrismSpeedupPoint *) self->best_series->data;
+}
+
+/**
+ * prism_search_model_get_points:
+ * @n_points: (out): length of the series
+ *
+ * Returns: (transfer none) (array length=n_points): every candidate's
+ *   speedup when it was verified, in time order, thinned when long
+ */
+const PrismSpeedupPoint *
+prism_search_model_get_points (PrismSearchModel *self,
+                               guint            *n_points)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), NULL);
+  *n_points = self->points->len;
+  return (const PrismSpeedupPoint *) self->points->data;
+}
+
+/* Returns: candidates' points dropped by thinning */
+guint
+prism_search_model_get_hidden_points (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), 0);
+  return self->hidden_points;
+}
+
+/**
+ * prism_search_depth_of_graph:
+ * @graph: (nullable): an sGraph or a candidate built from one
+ *
+ * The depth of the search tree at which the search completed @graph: one
+ * step per kernel-level op, and for each custom kernel one to open it, one
+ * per op of its body and one to close it. Deeper graphs share the last depth.
+ *
+ * Returns: the depth, below %PRISM_SEARCH_MAX_DEPTH
+ */
+guint
+prism_search_depth_of_graph (const PrismGraph *graph)
+{
+  guint depth = 0;
+
+  if (graph == NULL)
+    return 0;
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (graph, i);
+
+      if (op->kind == PRISM_OP_INPUT || op->kind == PRISM_OP_OUTPUT)
+        continue;
+      depth++;
+      if (op->body != NULL)
+        {
+          depth++;
+          for (guint k = 0; k < op->body->ops->len; k++)
+            {
+              PrismOpKind kind = prism_graph_op (op->body, k)->kind;
+
+              if (kind != PRISM_OP_INPUT && kind != PRISM_OP_OUTPUT)
+                depth++;
+            }
+        }
+    }
+  return MIN (depth, PRISM_SEARCH_MAX_DEPTH - 1);
+}

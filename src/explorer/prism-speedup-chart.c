@@ -1,0 +1,714 @@
+/* prism-speedup-chart.c — best speedup over time and every candidate's
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "prism-speedup-chart"
+
+#include "config.h"
+
+#include <math.h>
+#include <glib/gi18n.h>
+
+#include "prism-format.h"
+#include "prism-speedup-chart.h"
+
+/* Time runs left to right from the start of the search; speedup over the
+ * unfused program runs up from 0, with the program itself (1×) as a dashed
+ * line. The best speedup so far is a step line, as it only changes when a
+ * faster candidate is verified; each candidate is a dot at the time it was
+ * verified, hollow when its speedup is the cost model's prediction and
+ * filled when it was measured on a GPU. The axes only grow, in nice steps,
+ * so the chart does not jitter while the search runs. */
+
+#define PAD          12.0
+#define AXIS_LEFT    46.0
+#define AXIS_BOTTOM  24.0
+#define DOT_RADIUS    3.5
+#define HOVER_RADIUS 10.0
+
+#define COLOR_BEST   "#3584e4"
+#define COLOR_POINTS "#e66100"
+
+typedef struct
+{
+  double x, y;
+  PrismSpeedupPoint point;
+} Dot;
+
+struct _PrismSpeedupChart
+{
+  GtkWidget parent_instance;
+
+  PrismSearchModel *model;
+  gulong changed_handler;
+
+  double max_time_s;
+  double max_speedup;
+  GArray *dots;          /* Dot, where the last snapshot drew the points */
+  double pointer_x, pointer_y;
+  gboolean pointer_inside;
+};
+
+G_DEFINE_FINAL_TYPE (PrismSpeedupChart, prism_speedup_chart, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_MODEL,
+  N_PROPS
+};
+
+static GParamSpec *properties [N_PROPS];
+
+/*
+ * Auxiliary methods
+ */
+
+static GdkRGBA
+parse_color (const char *spec)
+{
+  GdkRGBA rgba;
+
+  gdk_rgba_parse (&rgba, spec);
+  return rgba;
+}
+
+/* A step of 1, 2 or 5 × 10ⁿ giving at most @max_ticks ticks over @range. */
+static double
+nice_step (double range,
+           guint  max_ticks)
+{
+  double base, step;
+
+  if (range <= 0)
+    return 1;
+  base = pow (10, floor (log10 (range / max_ticks)));
+  step = base;
+  while (range / step > max_ticks)
+    step = step == base ? 2 * base : step == 2 * base ? 5 * base : (base *= 10);
+  return step;
+}
+
+/* Seconds step in 1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min … */
+static double
+time_step (double range,
+           guint  max_ticks)
+{
+  static const double steps[] = { 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600,
+                                  7200, 14400, 43200, 86400 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    if (range / steps[i] <= max_ticks)
+      return steps[i];
+  return nice_step (range, max_ticks);
+}
+
+static char *
+format_tick_time (double seconds)
+{
+  if (seconds < 60 || fmod (seconds, 60) != 0)
+    /* Translators: an axis tick in seconds */
+    return g_strdup_printf (_("%g s"), seconds);
+  if (seconds < 3600 || fmod (seconds, 3600) != 0)
+    /* Translators: an axis tick in minutes */
+    return g_strdup_printf (_("%g min"), seconds / 60);
+  /* Translators: an axis tick in hours */
+  return g_strdup_printf (_("%g h"), seconds / 3600);
+}
+
+static void
+append_text (GtkSnapshot   *snapshot,
+             PangoLayout   *layout,
+             const GdkRGBA *color,
+             double         x,
+             double         y)
+{
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x, y));
+  gtk_snapshot_append_layout (snapshot, layout, color);
+  gtk_snapshot_restore (snapshot);
+}
+
+static void
+text_size (PangoLayout *layout,
+           double      *width,
+           double      *height)
+{
+  int w, h;
+
+  pango_layout_get_pixel_size (layout, &w, &h);
+  *width = w;
+  *height = h;
+}
+
+static void
+update_ranges (PrismSpeedupChart *self)
+{
+  const PrismSpeedupPoint *points;
+  guint n_points = 0;
+  double elapsed = prism_search_model_get_elapsed (self->model);
+  double top = 1.25;
+  double step;
+
+  points = prism_search_model_get_points (self->model, &n_points);
+  for (guint i = 0; i < n_points; i++)
+    {
+      top = MAX (top, points[i].speedup * 1.1);
+      elapsed = MAX (elapsed, points[i].time_s);
+    }
+  points = prism_search_model_get_best_series (self->model, &n_points);
+  for (guint i = 0; i < n_points; i++)
+    top = MAX (top, points[i].speedup * 1.1);
+
+  /* Grow only, and to the next tick, so that the axes stay still. */
+  elapsed = MAX (elapsed, 5);
+  if (elapsed > self->max_time_s)
+    {
+      step = time_step (elapsed * 1.15, 6);
+      self->max_time_s = ceil (elapsed * 1.15 / step) * step;
+    }
+  if (top > self->max_speedup)
+    {
+      step = nice_step (top, 5);
+      self->max_speedup = ceil (top / step) * step;
+    }
+}
+
+static void
+draw_legend (PrismSpeedupChart *self,
+             GtkSnapshot       *snapshot,
+             const GdkRGBA     *fg,
+             const GdkRGBA     *dim,
+             double             width,
+             double            *y)
+{
+  GtkWidget *widget = GTK_WIDGET (self);
+  const char *labels[4] = {
+    _("Best so far"),
+    _("Candidate, predicted (cost model)"),
+    _("Candidate, measured on GPU"),
+    _("Baseline: the unfused program (1×)"),
+  };
+  double x = PAD + AXIS_LEFT, line_height = 0;
+  GdkRGBA best = parse_color (COLOR_BEST);
+  GdkRGBA dots = parse_color (COLOR_POINTS);
+  guint hidden = prism_search_model_get_hidden_points (self->model);
+  g_autofree char *hidden_text = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    {
+      g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, labels[i]);
+      double tw, th, item_width;
+      cairo_t *cr;
+
+      text_size (layout, &tw, &th);
+      item_width = 22 + 5 + tw + 16;
+      if (x + item_width > width - PAD && x > PAD + AXIS_LEFT)
+        {
+          x = PAD + AXIS_LEFT;
+          *y += line_height + 4;
+        }
+      line_height = MAX (line_height, th);
+
+      cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (x, *y, 22, th));
+      cairo_set_line_width (cr, i == 0 ? 2 : 1.5);
+      switch (i)
+        {
+        case 0:
+          gdk_cairo_set_source_rgba (cr, &best);
+          cairo_move_to (cr, x, *y + th / 2 + 3);
+          cairo_line_to (cr, x + 11, *y + th / 2 + 3);
+          cairo_line_to (cr, x + 11, *y + th / 2 - 3);
+          cairo_line_to (cr, x + 22, *y + th / 2 - 3);
+          cairo_stroke (cr);
+          break;
+        case 1:
+        case 2:
+          cairo_arc (cr, x + 11, *y + th / 2, DOT_RADIUS, 0, 2 * G_PI);
+          gdk_cairo_set_source_rgba (cr, &dots);
+          if (i == 2)
+            cairo_fill_preserve (cr);
+          cairo_stroke (cr);
+          break;
+        default:
+          cairo_set_dash (cr, (double[]) { 4, 3 }, 2, 0);
+          gdk_cairo_set_source_rgba (cr, dim);
+          cairo_move_to (cr, x, *y + th / 2);
+          cairo_line_to (cr, x + 22, *y + th / 2);
+          cairo_stroke (cr);
+          break;
+        }
+      cairo_destroy (cr);
+      append_text (snapshot, layout, fg, x + 27, *y);
+      x += item_width;
+    }
+
+  /* The thinning of a long series is said, never silent. */
+  if (hidden > 0)
+    {
+      g_autoptr(PangoLayout) layout = NULL;
+      double tw, th;
+
+      hidden_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                  "%u earlier candidate not shown (series thinned)",
+                                                  "%u earlier candidates not shown (series thinned)",
+                                                  hidden), hidden);
+      layout = gtk_widget_create_pango_layout (widget, hidden_text);
+      text_size (layout, &tw, &th);
+      if (x + tw > width - PAD)
+        {
+          x = PAD + AXIS_LEFT;
+          *y += line_height + 4;
+        }
+      append_text (snapshot, layout, dim, x, *y);
+    }
+  *y += line_height + 10;
+}
+
+/*
+ * GtkWidget overrides
+ */
+
+static void
+prism_speedup_chart_snapshot (GtkWidget   *widget,
+                              GtkSnapshot *snapshot)
+{
+  PrismSpeedupChart *self = PRISM_SPEEDUP_CHART (widget);
+  double width = gtk_widget_get_width (widget);
+  double height = gtk_widget_get_height (widget);
+  double top = PAD, left = PAD + AXIS_LEFT, right = width - PAD - 8, bottom;
+  double plot_w, plot_h, step, elapsed;
+  const PrismSpeedupPoint *points, *best;
+  guint n_points = 0, n_best = 0;
+  GdkRGBA fg, dim, grid, best_color, dot_color;
+  cairo_t *cr;
+  int hover = -1;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_style_context_get_color (gtk_widget_get_style_context (widget), &fg);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  dim = fg;
+  dim.alpha *= 0.6;
+  grid = fg;
+  grid.alpha *= 0.1;
+  best_color = parse_color (COLOR_BEST);
+  dot_color = parse_color (COLOR_POINTS);
+
+  g_array_set_size (self->dots, 0);
+  if (self->model == NULL)
+    return;
+
+  draw_legend (self, snapshot, &fg, &dim, width, &top);
+  bottom = height - PAD - AXIS_BOTTOM;
+  plot_w = right - left;
+  plot_h = bottom - top;
+  if (plot_w < 40 || plot_h < 30)
+    return;
+
+  update_ranges (self);
+  points = prism_search_model_get_points (self->model, &n_points);
+  best = prism_search_model_get_best_series (self->model, &n_best);
+  elapsed = prism_search_model_get_elapsed (self->model);
+
+#define X(t) (left + (t) / self->max_time_s * plot_w)
+#define Y(s) (bottom - (s) / self->max_speedup * plot_h)
+
+  /* Grid and tick labels. */
+  step = nice_step (self->max_speedup, 5);
+  for (double s = 0; s <= self->max_speedup + step / 1000; s += step)
+    {
+      g_autofree char *label = g_strdup_printf ("%g×", s);
+      g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, label);
+      double tw, th, y = floor (Y (s));
+
+      gtk_snapshot_append_color (snapshot, &grid, &GRAPHENE_RECT_INIT (left, y, plot_w, 1));
+      text_size (layout, &tw, &th);
+      append_text (snapshot, layout, &dim, left - 6 - tw, y - th / 2);
+    }
+  step = time_step (self->max_time_s, 6);
+  for (double t = 0; t <= self->max_time_s + step / 1000; t += step)
+    {
+      g_autofree char *label = format_tick_time (t);
+      g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, label);
+      double tw, th, x = floor (X (t));
+
+      gtk_snapshot_append_color (snapshot, &grid, &GRAPHENE_RECT_INIT (x, top, 1, plot_h));
+      text_size (layout, &tw, &th);
+      append_text (snapshot, layout, &dim, CLAMP (x - tw / 2, left - tw / 2, width - PAD - tw),
+                   bottom + 5);
+    }
+  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  cairo_rectangle (cr, left, top - DOT_RADIUS - 2, plot_w + DOT_RADIUS + 2, plot_h + DOT_RADIUS + 2);
+  cairo_clip (cr);
+
+  /* Baseline. */
+  cairo_set_line_width (cr, 1.5);
+  cairo_set_dash (cr, (double[]) { 4, 3 }, 2, 0);
+  gdk_cairo_set_source_rgba (cr, &dim);
+  cairo_move_to (cr, left, floor (Y (1)) + .5);
+  cairo_line_to (cr, right, floor (Y (1)) + .5);
+  cairo_stroke (cr);
+  cairo_set_dash (cr, NULL, 0, 0);
+
+  /* Best so far: a step line up to now, lightly filled below. */
+  if (n_best > 0)
+    {
+      double now = MAX (elapsed, best[n_best - 1].time_s);
+
+      cairo_move_to (cr, X (best[0].time_s), Y (best[0].speedup));
+      for (guint i = 1; i < n_best; i++)
+        {
+          cairo_line_to (cr, X (best[i].time_s), Y (best[i - 1].speedup));
+          cairo_line_to (cr, X (best[i].time_s), Y (best[i].speedup));
+        }
+      cairo_line_to (cr, X (now), Y (best[n_best - 1].speedup));
+      cairo_set_line_width (cr, 2);
+      cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+      gdk_cairo_set_source_rgba (cr, &best_color);
+      cairo_stroke_preserve (cr);
+      cairo_line_to (cr, X (now), bottom);
+      cairo_line_to (cr, X (best[0].time_s), bottom);
+      cairo_close_path (cr);
+      cairo_set_source_rgba (cr, best_color.red, best_color.green, best_color.blue, 0.15);
+      cairo_fill (cr);
+    }
+
+  /* Candidates. */
+  for (guint i = 0; i < n_points; i++)
+    {
+      Dot dot = { X (points[i].time_s), Y (points[i].speedup), points[i] };
+
+      g_array_append_val (self->dots, dot);
+      if (self->pointer_inside &&
+          hypot (dot.x - self->pointer_x, dot.y - self->pointer_y) <= HOVER_RADIUS &&
+          (hover < 0 || hypot (dot.x - self->pointer_x, dot.y - self->pointer_y) <
+                        hypot (g_array_index (self->dots, Dot, hover).x - self->pointer_x,
+                               g_array_index (self->dots, Dot, hover).y - self->pointer_y)))
+        hover = self->dots->len - 1;
+
+      cairo_new_path (cr);
+      cairo_arc (cr, dot.x, dot.y, DOT_RADIUS, 0, 2 * G_PI);
+      cairo_set_line_width (cr, 1.5);
+      if (points[i].measured)
+        {
+          gdk_cairo_set_source_rgba (cr, &dot_color);
+          cairo_fill_preserve (cr);
+        }
+      else
+        {
+          /* Hollow: the background shows through, whatever the theme. */
+          cairo_set_source_rgba (cr, dot_color.red, dot_color.green, dot_color.blue, 0.12);
+          cairo_fill_preserve (cr);
+          gdk_cairo_set_source_rgba (cr, &dot_color);
+        }
+      cairo_stroke (cr);
+    }
+  if (hover >= 0)
+    {
+      const Dot *dot = &g_array_index (self->dots, Dot, hover);
+
+      cairo_arc (cr, dot->x, dot->y, DOT_RADIUS + 3, 0, 2 * G_PI);
+      gdk_cairo_set_source_rgba (cr, &fg);
+      cairo_set_line_width (cr, 1.5);
+      cairo_stroke (cr);
+    }
+  cairo_destroy (cr);
+
+  /* Labels on the lines: the baseline's, and the best speedup at its end. */
+  {
+    g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, _("baseline"));
+    double tw, th;
+
+    text_size (layout, &tw, &th);
+    append_text (snapshot, layout, &dim, right - tw - 2, Y (1) + 2);
+  }
+  if (n_best > 0)
+    {
+      g_autofree char *text = prism_format_speedup (best[n_best - 1].speedup);
+      g_autofree char *markup = g_markup_printf_escaped ("<b>%s</b>", text);
+      g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, NULL);
+      double tw, th;
+      double x = X (MAX (elapsed, best[n_best - 1].time_s));
+
+      pango_layout_set_markup (layout, markup, -1);
+      text_size (layout, &tw, &th);
+      append_text (snapshot, layout, &best_color, MIN (x + 4, right - tw),
+                   Y (best[n_best - 1].speedup) - th - 2);
+    }
+  else
+    {
+      g_autoptr(PangoLayout) layout =
+        gtk_widget_create_pango_layout (widget, _("No verified candidates yet"));
+      double tw, th;
+
+      text_size (layout, &tw, &th);
+      append_text (snapshot, layout, &dim, left + (plot_w - tw) / 2, top + (plot_h / 2 - th) / 2);
+    }
+
+#undef X
+#undef Y
+}
+
+static void
+prism_speedup_chart_measure (GtkWidget      *widget,
+                             GtkOrientation  orientation,
+                             int             for_size,
+                             int            *minimum,
+                             int            *natural,
+                             int            *minimum_baseline,
+                             int            *natural_baseline)
+{
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    {
+      *minimum = 240;
+      *natural = 640;
+    }
+  else
+    {
+      *minimum = 150;
+      *natural = 280;
+    }
+}
+
+static gboolean
+prism_speedup_chart_query_tooltip (GtkWidget  *widget,
+                                   int         x,
+                                   int         y,
+                                   gboolean    keyboard_mode,
+                                   GtkTooltip *tooltip)
+{
+  PrismSpeedupChart *self = PRISM_SPEEDUP_CHART (widget);
+  g_autofree char *speedup = NULL;
+  g_autofree char *when = NULL;
+  g_autofree char *markup = NULL;
+  const Dot *nearest = NULL;
+
+  for (guint i = 0; i < self->dots->len; i++)
+    {
+      const Dot *dot = &g_array_index (self->dots, Dot, i);
+
+      if (hypot (dot->x - x, dot->y - y) <= HOVER_RADIUS &&
+          (nearest == NULL || hypot (dot->x - x, dot->y - y) < hypot (nearest->x - x, nearest->y - y)))
+        nearest = dot;
+    }
+  if (nearest == NULL)
+    return FALSE;
+
+  speedup = prism_format_speedup (nearest->point.speedup);
+  when = prism_format_seconds (nearest->point.time_s);
+  markup = g_markup_printf_escaped (_("<b>Candidate %u</b>\n%s, %s\nverified after %s"),
+                                    nearest->point.id, speedup,
+                                    nearest->point.measured ? _("measured on GPU")
+                                                            : _("predicted by the cost model"),
+                                    when);
+  gtk_tooltip_set_markup (tooltip, markup);
+  return TRUE;
+}
+
+static void
+motion_cb (PrismSpeedupChart        *self,
+           double                    x,
+           double                    y,
+           GtkEventControllerMotion *motion)
+{
+  self->pointer_x = x;
+  self->pointer_y = y;
+  self->pointer_inside = TRUE;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+leave_cb (PrismSpeedupChart        *self,
+          GtkEventControllerMotion *motion)
+{
+  self->pointer_inside = FALSE;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/*
+ * GObject overrides
+ */
+
+static void
+model_changed_cb (PrismSpeedupChart *self,
+                  PrismSearchModel  *model)
+{
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+prism_speedup_chart_dispose (GObject *object)
+{
+  PrismSpeedupChart *self = (PrismSpeedupChart *)object;
+
+  prism_speedup_chart_set_model (self, NULL);
+
+  G_OBJECT_CLASS (prism_speedup_chart_parent_class)->dispose (object);
+}
+
+static void
+prism_speedup_chart_finalize (GObject *object)
+{
+  PrismSpeedupChart *self = (PrismSpeedupChart *)object;
+
+  g_clear_pointer (&self->dots, g_array_unref);
+
+  G_OBJECT_CLASS (prism_speedup_chart_parent_class)->finalize (object);
+}
+
+static void
+prism_speedup_chart_get_property (GObject    *object,
+                                  guint       prop_id,
+                                  GValue     *value,
+                                  GParamSpec *pspec)
+{
+  PrismSpeedupChart *self = PRISM_SPEEDUP_CHART (object);
+
+  switch (prop_id)
+    {
+    case PROP_MODEL:
+      g_value_set_object (value, self->model);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+prism_speedup_chart_set_property (GObject      *object,
+                                  guint         prop_id,
+                                  const GValue *value,
+                                  GParamSpec   *pspec)
+{
+  PrismSpeedupChart *self = PRISM_SPEEDUP_CHART (object);
+
+  switch (prop_id)
+    {
+    case PROP_MODEL:
+      prism_speedup_chart_set_model (self, g_value_get_object (value));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+prism_speedup_chart_class_init (PrismSpeedupChartClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = prism_speedup_chart_dispose;
+  object_class->finalize = prism_speedup_chart_finalize;
+  object_class->get_property = prism_speedup_chart_get_property;
+  object_class->set_property = prism_speedup_chart_set_property;
+
+  widget_class->snapshot = prism_speedup_chart_snapshot;
+  widget_class->measure = prism_speedup_chart_measure;
+  widget_class->query_tooltip = prism_speedup_chart_query_tooltip;
+
+  properties [PROP_MODEL] =
+    g_param_spec_object ("model", NULL, NULL, PRISM_TYPE_SEARCH_MODEL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_css_name (widget_class, "speedupchart");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
+}
+
+static void
+prism_speedup_chart_init (PrismSpeedupChart *self)
+{
+  GtkEventController *motion = gtk_event_controller_motion_new ();
+
+  self->dots = g_array_new (FALSE, FALSE, sizeof (Dot));
+  g_signal_connect_object (motion, "motion", G_CALLBACK (motion_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (motion, "leave", G_CALLBACK (leave_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), motion);
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Speedup over time"),
+                                  -1);
+}
+
+/*
+ * Public API
+ */
+
+GtkWidget *
+prism_speedup_chart_new (void)
+{
+  return g_object_new (PRISM_TYPE_SPEEDUP_CHART, NULL);
+}
+
+/**
+ * prism_speedup_chart_get_model:
+ *
+ * Returns: (transfer none) (nullable): the model drawn
+ */
+PrismSearchModel *
+prism_speedup_chart_get_model (PrismSpeedupChart *self)
+{
+  g_return_val_if_fail (PRISM_IS_SPEEDUP_CHART (self), NULL);
+  return self->model;
+}
+
+/* A new model (a new search) starts with fresh axes. */
+void
+prism_speedup_chart_set_model (PrismSpeedupChart *self,
+                               PrismSearchModel  *model)
+{
+  g_return_if_fail (PRISM_IS_SPEEDUP_CHART (self));
+  g_return_if_fail (model == NULL || PRISM_IS_SEARCH_MODEL (model));
+
+  if (self->model == model)
+    return;
+  if (self->model != NULL)
+    g_clear_signal_handler (&self->changed_handler, self->model);
+  g_set_object (&self->model, model);
+  if (model != NULL)
+    self->changed_handler = g_signal_connect_object (model, "changed", G_CALLBACK (model_changed_cb),
+                                                     self, G_CONNECT_SWAPPED);
+  self->max_time_s = 0;
+  self->max_speedup = 0;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_MODEL]);
+}
+
+/**
+ * prism_speedup_chart_get_ranges:
+ * @max_time_s: (out) (optional): the time axis' end
+ * @max_speedup: (out) (optional): the speedup axis' top
+ */
+void
+prism_speedup_chart_get_ranges (PrismSpeedupChart *self,
+                                double            *max_time_s,
+                                double            *max_speedup)
+{
+  g_return_if_fail (PRISM_IS_SPEEDUP_CHART (self));
+  if (max_time_s)
+    *max_time_s = self->max_time_s;
+  if (max_speedup)
+    *max_speedup = self->max_speedup;
+}
+
+guint
+prism_speedup_chart_candidate_at (PrismSpeedupChart *self,
+                                  double             x,
+                                  double             y)
+{
+  const Dot *nearest = NULL;
+
+  g_return_val_if_fail (PRISM_IS_SPEEDUP_CHART (self), 0);
+
+  for (guint i = 0; i < self->dots->len; i++)
+    {
+      const Dot *dot = &g_array_index (self->dots, Dot, i);
+
+      if (hypot (dot->x - x, dot->y - y) <= HOVER_RADIUS &&
+          (nearest == NULL || hypot (dot->x - x, dot->y - y) < hypot (nearest->x - x, nearest->y - y)))
+        nearest = dot;
+    }
+  return nearest ? nearest->point.id : 0;
+}

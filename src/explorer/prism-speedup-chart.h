@@ -1,0 +1,30 @@
+/* prism-speedup-chart.h — best speedup over time and every candidate's
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "prism-search-model.h"
+
+G_BEGIN_DECLS
+
+#define PRISM_TYPE_SPEEDUP_CHART (prism_speedup_chart_get_type ())
+
+G_DECLARE_FINAL_TYPE (PrismSpeedupChart, prism_speedup_chart, PRISM, SPEEDUP_CHART, GtkWidget)
+
+GtkWidget        *prism_speedup_chart_new         (void);
+PrismSearchModel *prism_speedup_chart_get_model   (PrismSpeedupChart *self);
+void              prism_speedup_chart_set_model   (PrismSpeedupChart *self,
+                                                   PrismSearchModel  *model);
+/* The axis ranges of the last drawing (tests). */
+void              prism_speedup_chart_get_ranges  (PrismSpeedupChart *self,
+                                                   double            *max_time_s,
+                                                   double            *max_speedup);
+/* The candidate whose point is nearest (x, y) within a few pixels, or 0. */
+guint             prism_speedup_chart_candidate_at (PrismSpeedupChart *self,
+                                                    double             x,
+                                                    double             y);
+
+G_END_DECLS

@@ -1,0 +1,448 @@
+/* test-search-model.c — the explorer's model of a running search
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <math.h>
+
+#include "prism-candidate-row.h"
+#include "prism-search-model.h"
+#include "prism-workload.h"
+
+/*****************************************************************************/
+
+static PrismGraph *
+workload (gboolean fused)
+{
+  g_autoptr(GError) error = NULL;
+  PrismGraph *graph = fused ? prism_workload_build_reference ("rms_norm", NULL, &error)
+                            : prism_workload_build ("rms_norm", NULL, &error);
+
+  g_assert_no_error (error);
+  return graph;
+}
+
+static JsonNode *
+evidence (gboolean formal, gboolean random)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text =
+    g_strdup_printf ("{ \"verdict\": \"equivalent\", \"message\": \"Proved.\", \"methods\": [ %s %s %s ],"
+                     "  \"formal\": { \"ran\": %s, \"proved\": %s, \"stop_reason\": \"saturated\","
+                     "                \"proof_length\": 3, \"rules_used\": [ \"part-matmul\", \"accum-sum\", \"div-comm\" ],"
+                     "                \"seconds\": 0.25 },"
+                     "  \"random\": { \"ran\": %s, \"ok\": true, \"seeds\": [ 7, 8, 9 ], \"max_error\": 2.5e-06,"
+                     "               \"tolerance\": 0.001, \"sizes\": \"gx0=4\", \"seconds\": 0.5 } }",
+                     formal ? "\"formal\"" : "", formal && random ? "," : "", random ? "\"random\"" : "",
+                     formal ? "true" : "false", formal ? "true" : "false", random ? "true" : "false");
+  JsonNode *node = json_from_string (text, &error);
+
+  g_assert_no_error (error);
+  return node;
+}
+
+static PrismCandidate *
+candidate_new (guint id, double speedup, gboolean fused)
+{
+  PrismCandidate *c = prism_candidate_new ();
+
+  c->id = id;
+  c->digest = g_strdup_printf ("%032x", id);
+  c->graph = workload (fused);
+  c->n_kernels = prism_graph_count_kernels (c->graph);
+  c->verdict = g_strdup ("equivalent");
+  c->verification = evidence (TRUE, TRUE);
+  c->predicted_us = 10.0 / speedup;
+  c->speedup = speedup;
+  c->found_at_s = id;
+  return c;
+}
+
+static PrismEvent *
+progress_new (double time_s, guint64 states)
+{
+  PrismEvent *e = prism_event_new (PRISM_EVENT_PROGRESS);
+
+  e->time_s = time_s;
+  e->stats.search.states = states;
+  e->stats.search.states_by_depth[0] = 1;
+  e->stats.search.states_by_depth[1] = states - 1;
+  e->stats.search.pruned[PRISM_PRUNE_SHAPE] = 2 * states;
+  e->stats.search.pruned[PRISM_PRUNE_EXPR] = states / 2;
+  e->stats.search.elapsed_s = time_s;
+  return e;
+}
+
+static PrismEvent *
+verified_new (double time_s, PrismCandidate *candidate)
+{
+  PrismEvent *e = prism_event_new (PRISM_EVENT_VERIFIED);
+
+  e->time_s = time_s;
+  e->candidate = prism_candidate_ref (candidate);
+  return e;
+}
+
+static void
+count_cb (PrismSearchModel *model, guint *count)
+{
+  (*count)++;
+}
+
+static void
+spin_for_ms (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+
+  while (g_get_monotonic_time () < end)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+}
+
+/*****************************************************************************/
+
+static void
+test_depth_of_graph (void)
+{
+  g_autoptr(PrismGraph) unfused = workload (FALSE);
+  g_autoptr(PrismGraph) fused = workload (TRUE);
+
+  /* rms_norm then matmul: two steps. */
+  g_assert_cmpuint (prism_search_depth_of_graph (unfused), ==, 2);
+  /* One kernel: open, matmul, accum, accum_rms, div, close. */
+  g_assert_cmpuint (prism_search_depth_of_graph (fused), ==, 6);
+  g_assert_cmpuint (prism_search_depth_of_graph (NULL), ==, 0);
+}
+
+static void
+test_apply_batch (void)
+{
+  g_autoptr(PrismSearchModel) model = prism_search_model_new ();
+  g_autoptr(PrismCandidate) slow = candidate_new (1, 1.2, TRUE);
+  g_autoptr(PrismCandidate) fast = candidate_new (2, 1.8, TRUE);
+  g_autoptr(PrismEvent) sgraph = prism_event_new (PRISM_EVENT_SGRAPH);
+  g_autoptr(PrismEvent) rejected = prism_event_new (PRISM_EVENT_REJECTED);
+  g_autoptr(PrismEvent) finished = prism_event_new (PRISM_EVENT_FINISHED);
+  g_autoptr(GPtrArray) batch = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_event_unref);
+  const PrismSpeedupPoint *points;
+  guint n_points = 0, changed = 0;
+  g_autoptr(PrismCandidateRow) row = NULL;
+
+  g_signal_connect (model, "changed", G_CALLBACK (count_cb), &changed);
+  g_assert_cmpint (prism_search_model_get_state (model), ==, PRISM_SEARCH_STATE_IDLE);
+
+  sgraph->graph = workload (TRUE);
+  sgraph->time_s = 0.5;
+  rejected->graph = workload (FALSE);
+  rejected->time_s = 0.6;
+  g_ptr_array_add (batch, progress_new (0.4, 100));
+  g_ptr_array_add (batch, prism_event_ref (sgraph));
+  g_ptr_array_add (batch, prism_event_ref (sgraph));
+  g_ptr_array_add (batch, prism_event_ref (rejected));
+  g_ptr_array_add (batch, verified_new (1.0, slow));
+  g_ptr_array_add (batch, verified_new (2.0, fast));
+  g_ptr_array_add (batch, progress_new (2.5, 400));
+  prism_search_model_apply_events (model, (PrismEvent **) batch->pdata, batch->len);
+
+  /* Nothing is emitted from inside apply. */
+  g_assert_cmpuint (changed, ==, 0);
+  g_assert_cmpint (prism_search_model_get_state (model), ==, PRISM_SEARCH_STATE_RUNNING);
+
+  /* Counters: the latest progress wins; sGraphs and verdicts land at the
+   * depth their graph was completed at. */
+  g_assert_cmpuint (prism_search_model_get_stats (model)->search.states, ==, 400);
+  g_assert_cmpuint (prism_search_model_get_depth (model, 1)->states, ==, 399);
+  g_assert_cmpuint (prism_search_model_get_depth (model, 6)->sgraphs, ==, 2);
+  g_assert_cmpuint (prism_search_model_get_depth (model, 6)->verified, ==, 2);
+  g_assert_cmpuint (prism_search_model_get_depth (model, 2)->rejected, ==, 1);
+  g_assert_cmpuint (prism_search_model_get_n_depths (model), ==, 7);
+  g_assert_cmpuint (prism_search_model_get_sgraphs (model), ==, 2);
+  g_assert_cmpuint (prism_search_model_get_verified (model), ==, 2);
+  g_assert_cmpuint (prism_search_model_get_rejected (model), ==, 1);
+  g_assert_cmpfloat (prism_search_model_get_elapsed (model), ==, 2.5);
+  /* 300 states in 2.1 s of search. */
+  g_assert_cmpfloat_with_epsilon (prism_search_model_get_states_per_second (model), 300 / 2.1, 1e-6);
+
+  /* Candidates in the order verified; the faster is the best. */
+  g_assert_cmpuint (g_list_model_get_n_items (prism_search_model_get_candidates (model)), ==, 2);
+  row = g_list_model_get_item (prism_search_model_get_candidates (model), 0);
+  g_assert_cmpuint (prism_candidate_row_get_id (row), ==, 1);
+  g_assert_true (prism_search_model_get_best (model) != NULL);
+  g_assert_cmpuint (prism_candidate_row_get_id (prism_search_model_get_best (model)), ==, 2);
+  g_assert_cmpfloat (prism_search_model_get_best_speedup (model), ==, 1.8);
+  g_assert_false (prism_search_model_get_best_measured (model));
+
+  points = prism_search_model_get_points (model, &n_points);
+  g_assert_cmpuint (n_points, ==, 2);
+  g_assert_cmpfloat (points[0].time_s, ==, 1.0);
+  g_assert_cmpfloat (points[1].speedup, ==, 1.8);
+  g_assert_false (points[1].measured);
+  points = prism_search_model_get_best_series (model, &n_points);
+  g_assert_cmpuint (n_points, ==, 2);
+  g_assert_cmpfloat (points[0].speedup, ==, 1.2);
+  g_assert_cmpfloat (points[1].speedup, ==, 1.8);
+
+  /* A candidate met again (a BEST event after its VERIFIED) is not added twice. */
+  {
+    g_autoptr(PrismEvent) best = prism_event_new (PRISM_EVENT_BEST);
+    best->candidate = prism_candidate_ref (fast);
+    best->time_s = 2.0;
+    prism_search_model_apply_event (model, best);
+    g_assert_cmpuint (g_list_model_get_n_items (prism_search_model_get_candidates (model)), ==, 2);
+  }
+
+  /* The change comes from the main loop, once. */
+  prism_search_model_flush (model);
+  g_assert_cmpuint (changed, ==, 1);
+  prism_search_model_flush (model);
+  g_assert_cmpuint (changed, ==, 1);
+
+  /* A GPU measurement replaces the prediction everywhere it is shown. */
+  prism_search_model_set_measured (model, fast->digest, 4.0, 2.4);
+  g_assert_true (prism_search_model_get_best_measured (model));
+  g_assert_cmpfloat (prism_search_model_get_best_speedup (model), ==, 2.4);
+  points = prism_search_model_get_points (model, &n_points);
+  g_assert_true (points[1].measured);
+  g_assert_cmpfloat (points[1].speedup, ==, 2.4);
+  g_assert_false (points[0].measured);
+
+  finished->kind = PRISM_EVENT_FINISHED;
+  finished->message = g_strdup ("exhausted");
+  finished->time_s = 3;
+  finished->stats = prism_search_model_get_stats (model)[0];
+  prism_search_model_apply_event (model, finished);
+  g_assert_cmpint (prism_search_model_get_state (model), ==, PRISM_SEARCH_STATE_FINISHED);
+  g_assert_cmpstr (prism_search_model_get_stop_reason (model), ==, "exhausted");
+
+  /* A reset forgets the run. */
+  prism_search_model_reset (model);
+  g_assert_cmpuint (g_list_model_get_n_items (prism_search_model_get_candidates (model)), ==, 0);
+  g_assert_cmpuint (prism_search_model_get_n_depths (model), ==, 0);
+  g_assert_null (prism_search_model_get_best (model));
+  g_assert_null (prism_search_model_get_stop_reason (model));
+}
+
+static void
+test_error (void)
+{
+  g_autoptr(PrismSearchModel) model = prism_search_model_new ();
+  g_autoptr(PrismEvent) error = prism_event_new (PRISM_EVENT_ERROR);
+  g_autoptr(PrismEvent) finished = prism_event_new (PRISM_EVENT_FINISHED);
+
+  error->message = g_strdup ("no oracle");
+  finished->message = g_strdup ("error");
+  prism_search_model_apply_event (model, error);
+  prism_search_model_apply_event (model, finished);
+  g_assert_cmpint (prism_search_model_get_state (model), ==, PRISM_SEARCH_STATE_FAILED);
+  g_assert_cmpstr (prism_search_model_get_error (model), ==, "no oracle");
+}
+
+/* Memory stays bounded: past the caps the model keeps the fastest rows and
+ * a thinned series, and counts what it does not show. */
+static void
+test_caps (void)
+{
+  g_autoptr(PrismSearchModel) model = prism_search_model_new ();
+  static const double speedups[] = { 1.1, 0.9, 1.5, 1.3, 2.0, 0.8, 1.7, 1.05, 1.9, 1.2, 1.6, 1.4 };
+  const PrismSpeedupPoint *points;
+  guint n_points = 0, n_best = 0;
+  GListModel *rows;
+  double shown_min = G_MAXDOUBLE;
+
+  prism_search_model_set_caps (model, 3, 8);
+  for (guint i = 0; i < G_N_ELEMENTS (speedups); i++)
+    {
+      g_autoptr(PrismCandidate) c = candidate_new (i + 1, speedups[i], i % 2);
+      g_autoptr(PrismEvent) e = verified_new (i + 1, c);
+
+      prism_search_model_apply_event (model, e);
+    }
+
+  /* The three fastest are shown, the other nine counted. */
+  rows = prism_search_model_get_candidates (model);
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 3);
+  g_assert_cmpuint (prism_search_model_get_hidden_candidates (model), ==, 9);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(PrismCandidateRow) row = g_list_model_get_item (rows, i);
+      shown_min = MIN (shown_min, prism_candidate_row_get_speedup (row));
+    }
+  g_assert_cmpfloat (shown_min, ==, 1.7);
+  g_assert_cmpfloat (prism_search_model_get_best_speedup (model), ==, 2.0);
+  g_assert_cmpuint (prism_search_model_get_verified (model), ==, 12);
+
+  /* Points: thinned, every point accounted for, first and last kept. */
+  points = prism_search_model_get_points (model, &n_points);
+  g_assert_cmpuint (n_points, <=, 8);
+  g_assert_cmpuint (n_points + prism_search_model_get_hidden_points (model), ==, 12);
+  g_assert_cmpfloat (points[0].time_s, ==, 1);
+  g_assert_cmpfloat (points[n_points - 1].time_s, ==, 12);
+  for (guint i = 1; i < n_points; i++)
+    g_assert_cmpfloat (points[i - 1].time_s, <, points[i].time_s);
+
+  /* The best series only rises. */
+  points = prism_search_model_get_best_series (model, &n_best);
+  g_assert_cmpuint (n_best, ==, 3);  /* 1.1, 1.5, 2.0 */
+  for (guint i = 1; i < n_best; i++)
+    g_assert_cmpfloat (points[i - 1].speedup, <, points[i].speedup);
+}
+
+/* Many batches in a burst make one "changed"; a steady stream makes at
+ * most ~30 a second. */
+static void
+test_coalescing (void)
+{
+  g_autoptr(PrismSearchModel) model = prism_search_model_new ();
+  guint changed = 0;
+  gint64 start, end;
+  guint64 states = 1;
+
+  g_signal_connect (model, "changed", G_CALLBACK (count_cb), &changed);
+
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autoptr(PrismEvent) e = progress_new (i * 0.01, states + i + 1);
+      prism_search_model_apply_event (model, e);
+    }
+  g_assert_cmpuint (changed, ==, 0);
+  spin_for_ms (100);
+  g_assert_cmpuint (changed, ==, 1);
+  states += 200;
+
+  /* A batch every millisecond for half a second. */
+  changed = 0;
+  start = g_get_monotonic_time ();
+  end = start + G_USEC_PER_SEC / 2;
+  while (g_get_monotonic_time () < end)
+    {
+      g_autoptr(PrismEvent) e = NULL;
+
+      states++;
+      e = progress_new (states * 0.001, states);
+      prism_search_model_apply_event (model, e);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  spin_for_ms (100);
+  end = g_get_monotonic_time ();
+  g_test_message ("%u changes in %.0f ms", changed, (end - start) / 1000.0);
+  g_assert_cmpuint (changed, >=, 1);
+  g_assert_cmpuint (changed, <=, (end - start) / (G_USEC_PER_SEC / 30) + 2);
+  g_assert_cmpuint (prism_search_model_get_stats (model)->search.states, ==, states);
+}
+
+/* The candidate row reads the verifier's evidence. */
+static void
+test_row_evidence (void)
+{
+  g_autoptr(PrismCandidate) c = candidate_new (5, 1.5, TRUE);
+  g_autoptr(PrismCandidateRow) row = prism_candidate_row_new (c);
+  const char * const *rules;
+  GArray *seeds;
+  double speedup = 0;
+  guint method;
+
+  g_assert_cmpuint (prism_candidate_row_get_id (row), ==, 5);
+  g_assert_cmpint (prism_candidate_row_get_method (row), ==, PRISM_VERIFICATION_FORMAL_RANDOM);
+  g_assert_true (prism_candidate_row_get_proved (row));
+  rules = prism_candidate_row_get_proof_rules (row);
+  g_assert_cmpuint (g_strv_length ((char **) rules), ==, 3);
+  g_assert_cmpstr (rules[0], ==, "part-matmul");
+  g_assert_cmpstr (rules[2], ==, "div-comm");
+  g_assert_cmpuint (prism_candidate_row_get_proof_length (row), ==, 3);
+  g_assert_cmpstr (prism_candidate_row_get_proof_stop (row), ==, "saturated");
+  g_assert_true (prism_candidate_row_get_random_ran (row));
+  g_assert_true (prism_candidate_row_get_random_ok (row));
+  seeds = prism_candidate_row_get_seeds (row);
+  g_assert_cmpuint (seeds->len, ==, 3);
+  g_assert_cmpuint (g_array_index (seeds, guint64, 2), ==, 9);
+  g_assert_cmpfloat (prism_candidate_row_get_max_error (row), ==, 2.5e-6);
+  g_assert_cmpfloat (prism_candidate_row_get_tolerance (row), ==, 1e-3);
+  g_assert_cmpstr (prism_candidate_row_get_random_sizes (row), ==, "gx0=4");
+  g_assert_cmpstr (prism_candidate_row_get_message (row), ==, "Proved.");
+  g_assert_false (prism_candidate_row_get_measured (row));
+  g_assert_cmpfloat (prism_candidate_row_get_time_us (row), ==, 10.0 / 1.5);
+
+  /* Properties are what the table's sorters read. */
+  g_object_get (row, "speedup", &speedup, "method", &method, NULL);
+  g_assert_cmpfloat (speedup, ==, 1.5);
+  g_assert_cmpuint (method, ==, PRISM_VERIFICATION_FORMAL_RANDOM);
+
+  /* A proof alone, a test alone. */
+  {
+    g_autoptr(PrismCandidate) formal = candidate_new (6, 1.1, TRUE);
+    g_autoptr(PrismCandidate) random = candidate_new (7, 1.1, TRUE);
+    g_autoptr(PrismCandidateRow) formal_row = NULL;
+    g_autoptr(PrismCandidateRow) random_row = NULL;
+
+    json_node_unref (formal->verification);
+    formal->verification = evidence (TRUE, FALSE);
+    json_node_unref (random->verification);
+    random->verification = evidence (FALSE, TRUE);
+    formal_row = prism_candidate_row_new (formal);
+    random_row = prism_candidate_row_new (random);
+    g_assert_cmpint (prism_candidate_row_get_method (formal_row), ==, PRISM_VERIFICATION_FORMAL);
+    g_assert_cmpint (prism_candidate_row_get_method (random_row), ==, PRISM_VERIFICATION_RANDOM);
+    g_assert_false (prism_candidate_row_get_proved (random_row));
+  }
+
+  /* No evidence at all is said, not guessed. */
+  {
+    g_autoptr(PrismCandidate) bare = candidate_new (8, 1.1, TRUE);
+    g_autoptr(PrismCandidateRow) bare_row = NULL;
+
+    g_clear_pointer (&bare->verification, json_node_unref);
+    bare_row = prism_candidate_row_new (bare);
+    g_assert_cmpint (prism_candidate_row_get_method (bare_row), ==, PRISM_VERIFICATION_NONE);
+    g_assert_true (isnan (prism_candidate_row_get_max_error (bare_row)));
+    g_assert_cmpuint (prism_candidate_row_get_seeds (bare_row)->len, ==, 0);
+  }
+}
+
+static void
+notify_cb (GObject *object, GParamSpec *pspec, GPtrArray *names)
+{
+  g_ptr_array_add (names, g_strdup (pspec->name));
+}
+
+static void
+test_row_measured (void)
+{
+  g_autoptr(PrismCandidate) c = candidate_new (3, 1.25, FALSE);
+  g_autoptr(PrismCandidateRow) row = prism_candidate_row_new (c);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+
+  g_signal_connect (row, "notify", G_CALLBACK (notify_cb), names);
+  prism_candidate_row_set_measured (row, 5.0, 1.6);
+  g_assert_true (prism_candidate_row_get_measured (row));
+  g_assert_cmpfloat (prism_candidate_row_get_time_us (row), ==, 5.0);
+  g_assert_cmpfloat (prism_candidate_row_get_speedup (row), ==, 1.6);
+  g_assert_cmpfloat (prism_candidate_row_get_predicted_us (row), ==, 8.0);
+  g_assert_true (g_ptr_array_find_with_equal_func (names, "measured", g_str_equal, NULL));
+  g_assert_true (g_ptr_array_find_with_equal_func (names, "speedup", g_str_equal, NULL));
+  g_assert_true (g_ptr_array_find_with_equal_func (names, "time-us", g_str_equal, NULL));
+
+  /* The same measurement again is not a change. */
+  g_ptr_array_set_size (names, 0);
+  prism_candidate_row_set_measured (row, 5.0, 1.6);
+  g_assert_cmpuint (names->len, ==, 0);
+}
+
+/*****************************************************************************/
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/explorer/search-model/depth-of-graph", test_depth_of_graph);
+  g_test_add_func ("/explorer/search-model/apply-batch", test_apply_batch);
+  g_test_add_func ("/explorer/search-model/error", test_error);
+  g_test_add_func ("/explorer/search-model/caps", test_caps);
+  g_test_add_func ("/explorer/search-model/coalescing", test_coalescing);
+  g_test_add_func ("/explorer/candidate-row/evidence", test_row_evidence);
+  g_test_add_func ("/explorer/candidate-row/measured", test_row_measured);
+
+  return g_test_run ();
+}
