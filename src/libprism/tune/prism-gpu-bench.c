@@ -49,6 +49,7 @@ prism_gpu_bench_options_init (PrismGpuBenchOptions *options)
   options->min_samples = 30;
   options->max_samples = 2000;
   options->seed = 1;
+  options->input_scale = 0.25;
 }
 
 void
@@ -520,6 +521,14 @@ prism_gpu_bench_run (const PrismGraph *graph, const PrismGpuBenchOptions *option
   result->tolerance = options.tolerance > 0 ? options.tolerance : default_tolerance (graph);
   result->n_kernels = prism_cuda_emitter_get_n_kernels (emitter);
   inputs = prism_interp_make_inputs (graph, options.seed);
+  in_ids = prism_graph_get_inputs (graph);
+  for (guint i = 0; i < inputs->len && options.input_scale > 0 && options.input_scale != 1; i++)
+    {
+      PrismBuffer *b = g_ptr_array_index (inputs, i);
+      for (gint64 j = 0; j < b->numel; j++)
+        b->data[j] *= options.input_scale;
+      prism_buffer_round_to_dtype (b, prism_graph_tensor (graph, g_array_index (in_ids, guint, i))->dtype);
+    }
   expected = prism_interp_run (graph, (PrismBuffer * const *) inputs->pdata, inputs->len, &interp, error);
   if (expected == NULL)
     return FALSE;
@@ -540,7 +549,6 @@ prism_gpu_bench_run (const PrismGraph *graph, const PrismGpuBenchOptions *option
   if (!write_json (dir, "manifest.json", manifest, error))
     goto out;
 
-  in_ids = prism_graph_get_inputs (graph);
   for (guint i = 0; i < inputs->len; i++)
     {
       g_autofree char *name = g_strdup_printf ("in%u.bin", i);
@@ -643,8 +651,9 @@ launch_all (Worker *w, GError **error)
       JsonArray *grid = json_object_get_array_member (ko, "grid");
       JsonArray *block = json_object_get_array_member (ko, "block");
       JsonArray *args = json_object_get_array_member (ko, "args");
-      PrismCUdeviceptr values[64];
-      void *params[64];
+      PrismCUdeviceptr values[PRISM_CUDA_MAX_ARGS];
+      /* NULL-terminated: the driver does not need it, test doubles do. */
+      void *params[PRISM_CUDA_MAX_ARGS + 1] = { NULL, };
       guint n = MIN (json_array_get_length (args), G_N_ELEMENTS (values));
 
       for (guint a = 0; a < n; a++)

@@ -22,6 +22,10 @@ G_BEGIN_DECLS
  *   0 means by dtype (f16 2e-2, bf16 5e-2, f32 1e-3)
  * @device: CUDA device ordinal
  * @seed: seed of the random inputs
+ * @input_scale: the inputs are the interpreter's uniform values in [-1, 1)
+ *   times this (default 0.25, then rounded to the input dtype): programs
+ *   such as softmax without max subtraction then keep their f16
+ *   intermediates finite; timings do not depend on the values
  * @worker: (nullable): path of prism-gpu-worker; %NULL looks in
  *   $PRISM_GPU_WORKER, next to the running program, then in $PATH
  * @work_graph: (nullable): count FLOPs and bytes on this graph (the unfused
@@ -38,6 +42,7 @@ typedef struct
   double tolerance;
   int device;
   guint64 seed;
+  double input_scale;
   const char *worker;
   const PrismGraph *work_graph;
   gboolean keep_dir;

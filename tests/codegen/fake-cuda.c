@@ -1,0 +1,245 @@
+/* fake-cuda.c — a stand-in for libcuda.so.1 that runs kernels on the CPU
+ *
+ * Test-only.  It implements the driver functions prism-gpu-worker uses:
+ * device memory is host memory, events read the monotonic clock, and
+ * cuModuleLoadData ignores the CUBIN and instead dlopens the CPU build of the
+ * same generated source ($PRISM_FAKE_CUDA_KERNELS, compiled with g++ -shared),
+ * whose extern "C" kernels cuLaunchKernel runs block by block, as the CPU
+ * build's own launcher does.  Works for f32 programs, whose device and CPU
+ * layouts are the same.
+ *
+ * $PRISM_FAKE_CUDA_CORRUPT=1 perturbs device-to-host copies (a wrong kernel);
+ * $PRISM_FAKE_CUDA_HANG=1 makes launches never return (a hung kernel).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+
+typedef struct { unsigned int x, y, z; } Dim3;
+
+typedef struct
+{
+  void *handle;
+} Module;
+
+typedef struct
+{
+  Module *module;
+  void *fn;
+} Function;
+
+typedef struct
+{
+  double ms;
+} Event;
+
+#define EXPORT __attribute__ ((visibility ("default")))
+
+/* Every function below is an exported driver entry point; prototypes keep
+ * the compiler's missing-declaration checks quiet. */
+#define DECL(ret, name, args) EXPORT ret name args; ret name args
+
+static double
+now_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+DECL (CUresult, cuInit, (unsigned int flags)) { (void) flags; return 0; }
+DECL (CUresult, cuDriverGetVersion, (int *v)) { *v = 13000; return 0; }
+DECL (CUresult, cuGetErrorName, (CUresult e, const char **s)) { (void) e; *s = "CUDA_ERROR_FAKE"; return 0; }
+DECL (CUresult, cuGetErrorString, (CUresult e, const char **s)) { (void) e; *s = "fake driver error"; return 0; }
+DECL (CUresult, cuDeviceGetCount, (int *n)) { *n = 1; return 0; }
+DECL (CUresult, cuDeviceGet, (int *d, int ordinal)) { *d = ordinal; return ordinal == 0 ? 0 : 101; }
+
+DECL (CUresult, cuDeviceGetName, (char *name, int len, int dev))
+{
+  (void) dev;
+  strncpy (name, "Fake CUDA device (CPU)", (size_t) len);
+  name[len - 1] = '\0';
+  return 0;
+}
+
+DECL (CUresult, cuDeviceGetAttribute, (int *v, int attr, int dev))
+{
+  (void) dev;
+  switch (attr)
+    {
+    case 75: *v = 9; break;               /* compute capability 9.0 */
+    case 76: *v = 0; break;
+    case 16: *v = 4; break;               /* SMs */
+    case 38: *v = 1 << 20; break;         /* L2 bytes */
+    case 97: *v = 227 * 1024; break;      /* shared memory per block, opt-in */
+    default: *v = 1000; break;
+    }
+  return 0;
+}
+
+DECL (CUresult, cuDeviceTotalMem_v2, (size_t *bytes, int dev)) { (void) dev; *bytes = (size_t) 1 << 30; return 0; }
+DECL (CUresult, cuDevicePrimaryCtxRetain, (void **ctx, int dev)) { (void) dev; *ctx = (void *) 1; return 0; }
+DECL (CUresult, cuDevicePrimaryCtxRelease_v2, (int dev)) { (void) dev; return 0; }
+DECL (CUresult, cuCtxSetCurrent, (void *ctx)) { (void) ctx; return 0; }
+DECL (CUresult, cuCtxSynchronize, (void)) { return 0; }
+
+DECL (CUresult, cuModuleLoadData, (Module **module, const void *image))
+{
+  const char *path = getenv ("PRISM_FAKE_CUDA_KERNELS");
+  Module *m;
+  void *h;
+
+  (void) image;   /* the real CUBIN, from NVRTC */
+  if (path == NULL || (h = dlopen (path, RTLD_NOW | RTLD_LOCAL)) == NULL)
+    return 200;   /* CUDA_ERROR_INVALID_IMAGE */
+  m = calloc (1, sizeof *m);
+  m->handle = h;
+  *module = m;
+  return 0;
+}
+
+DECL (CUresult, cuModuleUnload, (Module *m)) { dlclose (m->handle); free (m); return 0; }
+
+DECL (CUresult, cuModuleGetFunction, (Function **fn, Module *m, const char *name))
+{
+  void *p = dlsym (m->handle, name);
+  Function *f;
+
+  if (p == NULL)
+    return 500;   /* CUDA_ERROR_NOT_FOUND */
+  f = calloc (1, sizeof *f);
+  f->module = m;
+  f->fn = p;
+  *fn = f;      /* never freed: the worker's lifetime */
+  return 0;
+}
+
+DECL (CUresult, cuFuncSetAttribute, (Function *f, int attr, int value)) { (void) f; (void) attr; (void) value; return 0; }
+
+typedef void (*K1) (void *);
+typedef void (*K2) (void *, void *);
+typedef void (*K3) (void *, void *, void *);
+typedef void (*K4) (void *, void *, void *, void *);
+typedef void (*K5) (void *, void *, void *, void *, void *);
+typedef void (*K6) (void *, void *, void *, void *, void *, void *);
+typedef void (*K7) (void *, void *, void *, void *, void *, void *, void *);
+typedef void (*K8) (void *, void *, void *, void *, void *, void *, void *, void *);
+
+static unsigned int
+count_params (void **params)
+{
+  unsigned int n = 0;
+
+  while (n < 16 && params[n] != NULL)
+    n++;
+  return n;
+}
+
+DECL (CUresult, cuLaunchKernel, (Function *f, unsigned int gx, unsigned int gy, unsigned int gz,
+                                 unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
+                                 void *stream, void **params, void **extra))
+{
+  Dim3 *block_idx = dlsym (f->module->handle, "blockIdx");
+  Dim3 *grid_dim = dlsym (f->module->handle, "gridDim");
+  unsigned char **smem_ptr = dlsym (f->module->handle, "_ZN5prism3cpu4smemE");
+  size_t bytes = ((size_t) smem + 255) / 128 * 128;
+  unsigned char *mem = aligned_alloc (128, bytes);
+  void *a[8] = { NULL, };
+  unsigned int n = 0;
+
+  (void) bx; (void) by; (void) bz; (void) stream; (void) extra;
+  if (getenv ("PRISM_FAKE_CUDA_HANG") != NULL)
+    for (;;)
+      pause ();
+  /* prism-gpu-worker ends its parameter array with NULL. */
+  n = count_params (params);
+  for (unsigned int i = 0; i < n && i < 8; i++)
+    a[i] = *(void **) params[i];
+  if (grid_dim != NULL)
+    {
+      grid_dim->x = gx;
+      grid_dim->y = gy;
+      grid_dim->z = gz;
+    }
+  for (unsigned int z = 0; z < gz; z++)
+    for (unsigned int y = 0; y < gy; y++)
+      for (unsigned int x = 0; x < gx; x++)
+        {
+          memset (mem, 0xff, bytes);
+          if (block_idx != NULL)
+            {
+              block_idx->x = x;
+              block_idx->y = y;
+              block_idx->z = z;
+            }
+          if (smem_ptr != NULL)
+            *smem_ptr = mem;
+          /* Extra pointer arguments are ignored by the callee (System V
+           * passes them in registers or on the caller's stack). */
+          ((K8) f->fn) (a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+        }
+  free (mem);
+  return 0;
+}
+
+DECL (CUresult, cuMemAlloc_v2, (CUdeviceptr *p, size_t bytes))
+{
+  void *m = aligned_alloc (256, (bytes + 255) / 256 * 256);
+
+  if (m == NULL)
+    return 2;   /* CUDA_ERROR_OUT_OF_MEMORY */
+  memset (m, 0xff, (bytes + 255) / 256 * 256);
+  *p = (CUdeviceptr) (uintptr_t) m;
+  return 0;
+}
+
+DECL (CUresult, cuMemFree_v2, (CUdeviceptr p)) { free ((void *) (uintptr_t) p); return 0; }
+
+DECL (CUresult, cuMemcpyHtoD_v2, (CUdeviceptr dst, const void *src, size_t n))
+{
+  memcpy ((void *) (uintptr_t) dst, src, n);
+  return 0;
+}
+
+DECL (CUresult, cuMemcpyDtoH_v2, (void *dst, CUdeviceptr src, size_t n))
+{
+  memcpy (dst, (const void *) (uintptr_t) src, n);
+  if (getenv ("PRISM_FAKE_CUDA_CORRUPT") != NULL && n >= sizeof (float))
+    {
+      float *f = dst;
+      for (size_t i = 0; i < n / sizeof (float); i += 7)
+        f[i] += 0.5f;
+    }
+  return 0;
+}
+
+DECL (CUresult, cuMemsetD8Async, (CUdeviceptr dst, unsigned char v, size_t n, void *stream))
+{
+  (void) stream;
+  memset ((void *) (uintptr_t) dst, v, n);
+  return 0;
+}
+
+DECL (CUresult, cuStreamCreate, (void **s, unsigned int flags)) { (void) flags; *s = (void *) 1; return 0; }
+DECL (CUresult, cuStreamDestroy_v2, (void *s)) { (void) s; return 0; }
+DECL (CUresult, cuStreamSynchronize, (void *s)) { (void) s; return 0; }
+DECL (CUresult, cuEventCreate, (Event **e, unsigned int flags)) { (void) flags; *e = calloc (1, sizeof (Event)); return 0; }
+DECL (CUresult, cuEventDestroy_v2, (Event *e)) { free (e); return 0; }
+DECL (CUresult, cuEventRecord, (Event *e, void *s)) { (void) s; e->ms = now_ms (); return 0; }
+DECL (CUresult, cuEventSynchronize, (Event *e)) { (void) e; return 0; }
+
+DECL (CUresult, cuEventElapsedTime_v2, (float *ms, Event *start, Event *end))
+{
+  *ms = (float) (end->ms - start->ms);
+  return 0;
+}
