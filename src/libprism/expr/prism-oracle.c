@@ -331,6 +331,16 @@ gboolean
 prism_oracle_check (PrismOracle *oracle, const PrismGraph *kernel_graph, const PrismGraph *block,
                     const guint *block_inputs, guint tensor)
 {
+  g_return_val_if_fail (oracle != NULL, FALSE);
+
+  return prism_oracle_check_mode (oracle, oracle->mode, kernel_graph, block, block_inputs, tensor);
+}
+
+gboolean
+prism_oracle_check_mode (PrismOracle *oracle, PrismAbstractMode mode,
+                         const PrismGraph *kernel_graph, const PrismGraph *block,
+                         const guint *block_inputs, guint tensor)
+{
   PrismAbstractWalkStorage storage;
   PrismAbstractWalk walk;
   const PrismGraph *graph = block != NULL ? block : kernel_graph;
@@ -343,7 +353,7 @@ prism_oracle_check (PrismOracle *oracle, const PrismGraph *kernel_graph, const P
   g_return_val_if_fail (tensor < graph->tensors->len, FALSE);
 
   prism_abstract_walk_init (&walk, &lookup_backend, oracle, kernel_graph, block, block_inputs,
-                            prism_abstract_resolve_mode (kernel_graph, block, oracle->mode),
+                            prism_abstract_resolve_mode (kernel_graph, block, mode),
                             &storage);
   t = prism_graph_tensor (graph, tensor);
   op = t->producer >= 0 ? prism_graph_op (graph, (guint) t->producer) : NULL;

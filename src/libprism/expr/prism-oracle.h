@@ -112,6 +112,22 @@ gboolean     prism_oracle_check   (PrismOracle      *oracle,
                                    const guint      *block_inputs,
                                    guint             tensor);
 
+/**
+ * prism_oracle_check_mode:
+ * @mode: how the candidate's sizes are evaluated
+ *
+ * prism_oracle_check() with another evaluation than the oracle's own (e.g.
+ * CONCRETE for the enumerative search's concrete graphs).  The reference's
+ * expressions do not depend on the mode unless it has custom kernels, so one
+ * oracle serves both.  Thread-safe.
+ */
+gboolean     prism_oracle_check_mode (PrismOracle     *oracle,
+                                   PrismAbstractMode mode,
+                                   const PrismGraph *kernel_graph,
+                                   const PrismGraph *block,
+                                   const guint      *block_inputs,
+                                   guint             tensor);
+
 /* Whether the subterm of @term at @node (over the operators of
  * prism-abstract-expr.h, inputs v0, v1 …) is represented.  Thread-safe. */
 gboolean     prism_oracle_check_term (const PrismOracle *oracle,
