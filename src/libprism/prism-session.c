@@ -8,7 +8,7 @@
  * from the creator to the worker through a GAsyncQueue that the worker
  * drains on every tick (about 30 a second).  Events come from any of the
  * run's threads into a pending batch under a lock; the worker flushes it on
- * every tick with g_main_context_invoke_full() to the creator's context, so
+ * every tick with an idle source attached to the creator's context, so
  * at most ~30 deliveries a second reach the UI, however fast events come.
  */
 #include "config.h"
@@ -180,8 +180,18 @@ flush (PrismSession *self)
   self->shared.hidden_sgraphs = self->shared.hidden_rejected = 0;
   g_mutex_unlock (&self->shared.lock);
 
-  g_main_context_invoke_full (self->main_context, G_PRIORITY_DEFAULT_IDLE, deliver, d,
-                              delivery_free);
+  /* Not g_main_context_invoke(): that runs the callback right here, on the
+   * worker, whenever the creator's context is not acquired at this instant
+   * (between two iterations of a loop that is not g_main_loop_run()). */
+  {
+    GSource *source = g_idle_source_new ();
+
+    g_source_set_priority (source, G_PRIORITY_DEFAULT_IDLE);
+    g_source_set_callback (source, deliver, d, delivery_free);
+    g_source_set_static_name (source, "[prism] session delivery");
+    g_source_attach (source, self->main_context);
+    g_source_unref (source);
+  }
 }
 
 /* From any thread of the run. */
