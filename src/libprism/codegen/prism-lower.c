@@ -16,15 +16,19 @@
 #include "prism-error.h"
 #include "prism-lower.h"
 
-/* Elements of the output tile of one block of an elementwise kernel. */
+/* Elements of the output tile of one block of an elementwise kernel: at
+ * most TARGET_ELEMENTS, fewer (down to MIN_TILE_ELEMENTS) so that small
+ * tensors still spread over MIN_BLOCKS blocks. */
 #define TARGET_ELEMENTS 4096
+#define MIN_TILE_ELEMENTS 256
+#define MIN_BLOCKS      264
 /* Elements of the reduced dim one block reads per loop iteration. */
 #define TARGET_CHUNK    2048
 #define MAX_GRID_X      ((gint64) G_MAXINT32)
 #define MAX_GRID_YZ     ((gint64) 65535)
 #define BLOCK_THREADS   128
 /* Aim for at least two blocks per SM of a large GPU when choosing matmul tiles. */
-#define MIN_MATMUL_BLOCKS 264
+#define MIN_MATMUL_BLOCKS MIN_BLOCKS
 
 static gint64
 largest_divisor_at_most (gint64 n, gint64 limit)
@@ -155,7 +159,7 @@ lower_simple (PrismGraph *g, const PrismOp *op, const gint64 *out_dims, guint nd
 {
   gboolean whole[PRISM_MAX_DIMS] = { FALSE, };
   g_autoptr(PrismGraph) body = NULL;
-  gint64 budget = TARGET_ELEMENTS, forloop = 1;
+  gint64 numel = 1, budget, forloop = 1;
   PrismOpKind kind = op != NULL ? op->kind : PRISM_OP_ACCUM;
   int fmap = PRISM_MAP_REPLICATE;
   int tiles[2] = { -1, -1 };
@@ -163,6 +167,9 @@ lower_simple (PrismGraph *g, const PrismOp *op, const gint64 *out_dims, guint nd
   Partition pt;
   int t;
 
+  for (guint d = 0; d < ndims; d++)
+    numel *= out_dims[d];
+  budget = CLAMP (numel / MIN_BLOCKS, MIN_TILE_ELEMENTS, TARGET_ELEMENTS);
   if (kind == PRISM_OP_RMS_NORM)
     for (guint d = ndims - op->attrs.norm_dims; d < ndims; d++)
       {
@@ -234,7 +241,9 @@ lower_matmul (PrismGraph *g, const guint *in, GError **error)
 
   outer = (m / bm) * (split_batch ? batch : 1);
   for (guint i = 0; i < G_N_ELEMENTS (n_choices); i++)
-    if (n % n_choices[i] == 0)
+    /* With 8-row tiles only the 8×32×16 tensor-core fragment fits: keep
+     * the column tile a multiple of 32. */
+    if (n % n_choices[i] == 0 && (bm % 16 == 0 || n_choices[i] % 32 == 0))
       {
         bn = n_choices[i];
         if (outer * (n / bn) >= MIN_MATMUL_BLOCKS)
