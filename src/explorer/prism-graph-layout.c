@@ -15,7 +15,8 @@
 
 /* libgvc and libcgraph keep global state (the plugin context, the string
  * dictionaries, error handlers) and are not thread-safe: every Graphviz call
- * of every thread happens under this lock. */
+ * of every thread happens under this lock. Text is measured under it too,
+ * with one font map for the process rather than one per worker thread. */
 G_LOCK_DEFINE_STATIC (graphviz);
 static GVC_t *graphviz_context;  /* created once under the lock, kept for the process */
 
@@ -816,6 +817,52 @@ normalize (PrismGraphLayout *layout)
   layout->height = ceil (max_y - min_y + 2 * PRISM_GRAPH_LAYOUT_MARGIN);
 }
 
+/* Stale requests waiting for the lock give up as soon as they get it, so a
+ * burst of selections costs one layout, not one each. */
+static PrismGraphLayout *
+compute (PrismGraph           *graph,
+         PrismGraphDirection   direction,
+         GCancellable         *cancellable,
+         GError              **error)
+{
+  g_autoptr(PrismGraphLayout) layout = NULL;
+  Builder b = { 0 };
+  gboolean ok;
+
+  layout = g_new0 (PrismGraphLayout, 1);
+  layout->ref_count = 1;
+  layout->graph = prism_graph_ref (graph);
+  layout->direction = direction;
+  layout->nodes = g_array_new (FALSE, TRUE, sizeof (PrismLayoutNode));
+  layout->edges = g_array_new (FALSE, TRUE, sizeof (PrismLayoutEdge));
+  layout->clusters = g_array_new (FALSE, TRUE, sizeof (PrismLayoutCluster));
+  g_array_set_clear_func (layout->nodes, node_clear);
+  g_array_set_clear_func (layout->edges, edge_clear);
+  g_array_set_clear_func (layout->clusters, cluster_clear);
+
+  b.graph = graph;
+  b.names = prism_graph_var_names (graph);
+  b.layout = layout;
+
+  G_LOCK (graphviz);
+  ok = !g_cancellable_set_error_if_cancelled (cancellable, error);
+  if (ok)
+    {
+      b.pango = prism_graph_paint_create_context ();
+      build (&b);
+      g_clear_object (&b.pango);
+      if (layout->nodes->len > 0)
+        ok = run_graphviz (&b, error);
+    }
+  G_UNLOCK (graphviz);
+  g_free (b.cluster_of_node);
+  if (!ok)
+    return NULL;
+
+  normalize (layout);
+  return g_steal_pointer (&layout);
+}
+
 static void
 compute_thread (GTask        *task,
                 gpointer      source_object,
@@ -830,7 +877,7 @@ compute_thread (GTask        *task,
   if (g_task_return_error_if_cancelled (task))
     return;
 
-  layout = prism_graph_layout_compute (data->graph, data->direction, &error);
+  layout = compute (data->graph, data->direction, cancellable, &error);
   if (layout == NULL)
     g_task_return_error (task, error);
   else
@@ -846,45 +893,10 @@ prism_graph_layout_compute (PrismGraph           *graph,
                             PrismGraphDirection   direction,
                             GError              **error)
 {
-  g_autoptr(PrismGraphLayout) layout = NULL;
-  Builder b = { 0 };
-  gboolean ok;
-
   g_return_val_if_fail (graph != NULL, NULL);
   g_return_val_if_fail (graph->level == PRISM_LEVEL_KERNEL, NULL);
 
-  layout = g_new0 (PrismGraphLayout, 1);
-  layout->ref_count = 1;
-  layout->graph = prism_graph_ref (graph);
-  layout->direction = direction;
-  layout->nodes = g_array_new (FALSE, TRUE, sizeof (PrismLayoutNode));
-  layout->edges = g_array_new (FALSE, TRUE, sizeof (PrismLayoutEdge));
-  layout->clusters = g_array_new (FALSE, TRUE, sizeof (PrismLayoutCluster));
-  g_array_set_clear_func (layout->nodes, node_clear);
-  g_array_set_clear_func (layout->edges, edge_clear);
-  g_array_set_clear_func (layout->clusters, cluster_clear);
-
-  b.graph = graph;
-  b.names = prism_graph_var_names (graph);
-  b.pango = prism_graph_paint_create_context ();
-  b.layout = layout;
-  build (&b);
-  g_clear_object (&b.pango);
-
-  if (layout->nodes->len > 0)
-    {
-      G_LOCK (graphviz);
-      ok = run_graphviz (&b, error);
-      G_UNLOCK (graphviz);
-    }
-  else
-    ok = TRUE;
-  g_free (b.cluster_of_node);
-  if (!ok)
-    return NULL;
-
-  normalize (layout);
-  return g_steal_pointer (&layout);
+  return compute (graph, direction, NULL, error);
 }
 
 void

@@ -585,7 +585,13 @@ prism_graph_paint_get_background (gboolean dark,
 PangoContext *
 prism_graph_paint_create_context (void)
 {
-  PangoContext *context = pango_font_map_create_context (pango_cairo_font_map_get_default ());
+  static PangoFontMap *font_map;
+  PangoContext *context;
+
+  /* One font map for the process, kept: the caller serializes. */
+  if (font_map == NULL)
+    font_map = pango_cairo_font_map_new ();
+  context = pango_font_map_create_context (font_map);
 
   configure_context (context);
   return context;

@@ -59,8 +59,9 @@ void          prism_graph_paint_legend       (cairo_t                      *cr,
                                               double                       *width,
                                               double                       *height);
 
-/* A context measuring text as prism_graph_paint() draws it. Each thread
- * needs its own. (transfer full) */
+/* A context measuring text as prism_graph_paint() draws it. All contexts
+ * share one font map: callers on several threads must serialize their calls
+ * (the layout does, under its lock). (transfer full) */
 PangoContext *prism_graph_paint_create_context (void);
 void          prism_graph_paint_measure      (PangoContext                 *context,
                                               PrismGraphFont                font,
