@@ -1223,7 +1223,7 @@ emit_launcher (PrismCudaEmitter *self, GString *s)
                           "  unsigned char *const ws = (unsigned char *) workspace;\n\n"
                           "  (void) ws;\n  (void) stream;\n  (void) inputs;\n"
                           "  if (%s_workspace_size () > 0 && ws == nullptr)\n    return -1;\n",
-                          self->prefix, (int) strlen (self->prefix), "", self->prefix);
+                          self->prefix, (int) strlen (self->prefix) + 8, "", self->prefix);
   for (guint i = 0; i < self->kernels->len; i++)
     {
       const PrismCudaKernel *k = g_ptr_array_index (self->kernels, i);
@@ -1304,7 +1304,7 @@ emit_header (PrismCudaEmitter *self)
                           "%*s void *workspace, struct CUstream_st *stream);\n\n"
                           "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s_H */\n",
                           guard, guard, guard, self->inputs->len, guard, self->outputs->len,
-                          self->prefix, self->prefix, (int) strlen (self->prefix), "", guard);
+                          self->prefix, self->prefix, (int) strlen (self->prefix) + 12, "", guard);
   self->header = g_string_free (s, FALSE);
 }
 
