@@ -143,7 +143,7 @@ print_predicted (GPtrArray *entries, const char *target_name, const char *why, F
     }
   else
     {
-      printf (_("No GPU measurements: %s\n"), why);
+      printf (_("Not measured: %s\n"), why);
       printf (_("Predicted times (cost model for %s; not measured):\n\n"), target->display_name);
       if (format == FORMAT_MARKDOWN)
         printf ("| %s | %s | %s | %s |\n|---|---:|---:|---:|\n", _("program"), _("kernels"),
