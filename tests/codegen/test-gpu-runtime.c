@@ -31,6 +31,7 @@ run (const char * const *argv, const char *env_extra, char **out, char **err)
   g_auto(GStrv) env = g_get_environ ();
   g_autoptr(GError) error = NULL;
   g_autofree char *discard = NULL;
+  g_autofree char *discard_out = NULL;
   int status = -1;
 
   if (env_extra != NULL)
@@ -39,8 +40,8 @@ run (const char * const *argv, const char *env_extra, char **out, char **err)
       env = g_environ_setenv (env, kv[0], kv[1], TRUE);
     }
   /* Messages of expected failures stay out of the test log. */
-  g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, out, err ? err : &discard,
-                &status, &error);
+  g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, out ? out : &discard_out,
+                err ? err : &discard, &status, &error);
   g_assert_no_error (error);
   return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
 }
@@ -265,6 +266,29 @@ test_cli_export (void)
   g_assert_nonnull (strstr (out, "unfused program"));
   g_assert_nonnull (strstr (out, "candidate 7"));
   g_assert_null (strstr (out, "candidate 3"));
+
+  /* A graph file; its summed outputs add clearing and converting kernels. */
+  {
+    const char *src = g_getenv ("PRISM_SOURCE_DIR") ? g_getenv ("PRISM_SOURCE_DIR") : PRISM_SOURCE_DIR;
+    g_autofree char *file = g_build_filename (src, "tests", "codegen", "graphs", "split-k-matmul.json", NULL);
+    g_autofree char *out4 = g_build_filename (tmpdir, "export4", NULL);
+    g_autofree char *man4 = g_build_filename (out4, "manifest.json", NULL);
+    const char *a4[] = { prism_path, "export", file, "--out", out4, "--prefix", "splitk", NULL };
+    g_autoptr(JsonParser) parser = json_parser_new ();
+    JsonArray *kernels;
+    const char *roles[] = { "zero", "zero", "block_graph", "convert", "convert" };
+
+    g_assert_cmpint (run (a4, NULL, NULL, NULL), ==, 0);
+    json_parser_load_from_file (parser, man4, &error);
+    g_assert_no_error (error);
+    kernels = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "kernels");
+    g_assert_cmpuint (json_array_get_length (kernels), ==, G_N_ELEMENTS (roles));
+    for (guint i = 0; i < G_N_ELEMENTS (roles); i++)
+      g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (kernels, i), "role"), ==,
+                       roles[i]);
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (kernels, 2), "name"), ==,
+                     "splitk_k2");
+  }
 
   g_assert_cmpint (run (missing, NULL, NULL, NULL), ==, 2);
   g_assert_cmpint (run (no_out, NULL, NULL, NULL), ==, 2);
