@@ -137,12 +137,22 @@ typedef struct
   guint n_inputs_seen;
 } Translation;
 
+/* (map f a): the unary op f applied to every element. */
 static guint
-node1 (PrismTerm *term, const char *op, guint a)
+map1 (PrismTerm *term, const char *f, guint a)
 {
-  guint ch[1] = { a };
+  guint ch[2] = { prism_term_add_symbol (term, f), a };
 
-  return prism_term_add_op (term, op, 1, ch);
+  return prism_term_add_op (term, "map", 2, ch);
+}
+
+/* (map2 f a b): the binary op f applied to matching elements. */
+static guint
+map2 (PrismTerm *term, const char *f, guint a, guint b)
+{
+  guint ch[3] = { prism_term_add_symbol (term, f), a, b };
+
+  return prism_term_add_op (term, "map2", 3, ch);
 }
 
 static guint
@@ -226,7 +236,7 @@ is_one (const PrismDim *d)
 }
 
 static const char *
-unary_name (PrismOpKind kind)
+elementwise_name (PrismOpKind kind)
 {
   switch ((int) kind)
     {
@@ -256,9 +266,10 @@ translate_common (Translation *tr, const PrismGraph *g, const PrismOp *op, guint
   guint x = t[op->inputs[0]];
   guint out;
 
-  if (prism_op_kind_is_unary (op->kind) || prism_op_kind_is_binary (op->kind))
-    out = op->n_inputs == 1 ? node1 (tr->term, unary_name (op->kind), x)
-                            : node2 (tr->term, unary_name (op->kind), x, t[op->inputs[1]]);
+  if (prism_op_kind_is_unary (op->kind))
+    out = map1 (tr->term, elementwise_name (op->kind), x);
+  else if (prism_op_kind_is_binary (op->kind))
+    out = map2 (tr->term, elementwise_name (op->kind), x, t[op->inputs[1]]);
   else if (op->kind == PRISM_OP_MATMUL)
     out = node2 (tr->term, "matmul", x, t[op->inputs[1]]);
   else if (op->kind == PRISM_OP_SUM)
@@ -271,7 +282,7 @@ translate_common (Translation *tr, const PrismGraph *g, const PrismOp *op, guint
     {
       /* Over several trailing dims: x / sqrt (Σ x² / n), spelled out. */
       g_autoptr(PrismDim) n = prism_dim_const (1);
-      guint s = node1 (tr->term, "square", x);
+      guint s = map1 (tr->term, "square", x);
 
       for (guint k = 0; k < op->attrs.norm_dims; k++)
         {
@@ -280,8 +291,8 @@ translate_common (Translation *tr, const PrismGraph *g, const PrismOp *op, guint
           n = m;
           s = node2 (tr->term, "sum", s, prism_term_add_int (tr->term, k));
         }
-      s = node1 (tr->term, "sqrt", node2 (tr->term, "divn", s, size_leaf (tr, n)));
-      out = node2 (tr->term, "div", x, s);
+      s = map1 (tr->term, "sqrt", node2 (tr->term, "divn", s, size_leaf (tr, n)));
+      out = map2 (tr->term, "div", x, s);
     }
   else
     {
@@ -407,7 +418,7 @@ translate_kernel (Translation *tr, guint kernel_index, const PrismGraph *body, c
             const PrismDim *last = a->dims[a->ndims - 1];
             guint v = x;
             if (op->kind == PRISM_OP_ACCUM_RMS)
-              v = node1 (tr->term, "square", v);
+              v = map1 (tr->term, "square", v);
             if (has_f)
               v = node2 (tr->term, op->kind == PRISM_OP_ACCUM_MAX ? "reduce_max" : "reduce", v, f_sym);
             if (op->kind == PRISM_OP_ACCUM_SUM || op->kind == PRISM_OP_ACCUM_MEAN ||
@@ -420,7 +431,7 @@ translate_kernel (Translation *tr, guint kernel_index, const PrismGraph *body, c
                 v = node2 (tr->term, "divn", v, size_leaf (tr, count));
               }
             if (op->kind == PRISM_OP_ACCUM_RMS)
-              v = node1 (tr->term, "sqrt", v);
+              v = map1 (tr->term, "sqrt", v);
             if (op->kind == PRISM_OP_ACCUM_SUM_TODIMX)
               {
                 /* out[j] = Σ_{c ≡ j mod dimx} x[c]: chunk s of size dimx

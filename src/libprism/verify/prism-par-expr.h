@@ -20,13 +20,16 @@ G_BEGIN_DECLS
  * not depend on ranks.
  *
  *   in<k>                       graph input k
- *   (exp t) (square t) (sqrt t) (silu t) (gelu t) (relu t) (neg t)
- *   (add a b) (sub a b) (mul a b) (div a b) (pow a b)   with broadcasting
+ *   (map f t)                   f ∈ exp square sqrt silu gelu relu neg, elementwise
+ *   (map2 f a b)                f ∈ add sub mul div pow, elementwise with broadcasting
  *   (matmul a b)                batched
  *   (sum t d)                   sum over dim d, kept as size 1
  *   (divn t n)                  t / n for a size n (an integer or a `size:…` symbol)
  *   (rms_norm t n)              t / (rms t n), over the last dim of size n
  *   (rms t n)                   sqrt (Σ_last t² / n), last dim kept as size 1
+ *
+ * (One operator for all unary ops and one for all binary ops, with the op
+ * as a leaf, so that one rule covers every op of a kind.)
  *   (concat a b d)
  *   (partition t d p)           axis p: index i sees chunk i of dim d (size(p) chunks)
  *   (replicate t p)             axis p: every index sees t

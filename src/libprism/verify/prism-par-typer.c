@@ -40,7 +40,7 @@ static struct
 {
   PrismSymbol exp, square, sqrt, silu, gelu, relu, neg;
   PrismSymbol add, sub, mul, div, pow;
-  PrismSymbol matmul, sum, divn, rms_norm, rms, concat;
+  PrismSymbol map, map2, matmul, sum, divn, rms_norm, rms, concat;
   PrismSymbol partition, replicate, combine, reduce, reduce_max;
 } sym;
 
@@ -63,6 +63,8 @@ intern_symbols (void)
       sym.mul = prism_symbol_intern ("mul");
       sym.div = prism_symbol_intern ("div");
       sym.pow = prism_symbol_intern ("pow");
+      sym.map = prism_symbol_intern ("map");
+      sym.map2 = prism_symbol_intern ("map2");
       sym.matmul = prism_symbol_intern ("matmul");
       sym.sum = prism_symbol_intern ("sum");
       sym.divn = prism_symbol_intern ("divn");
@@ -296,23 +298,35 @@ node_type (PrismParTyper *ty, guint node, PrismParType *out, gboolean *cycle)
     return FALSE;
   for (guint i = 0; i < n; i++)
     ch[i] = prism_egraph_node_get_child (eg, node, i);
+  if (op == sym.map || op == sym.map2)
+    {
+      PrismSymbol f = class_symbol (ty, ch[0]);
+
+      if (n == 2 && (f == sym.exp || f == sym.square || f == sym.sqrt || f == sym.silu ||
+                     f == sym.gelu || f == sym.relu || f == sym.neg))
+        {
+          a = class_type (ty, ch[1], cycle);
+          if (a == NULL)
+            return FALSE;
+          type_copy (out, a);
+          return TRUE;
+        }
+      if (n == 3 && (f == sym.add || f == sym.sub || f == sym.mul || f == sym.div || f == sym.pow))
+        {
+          a = class_type (ty, ch[1], cycle);
+          b = a != NULL ? class_type (ty, ch[2], cycle) : NULL;
+          return b != NULL && type_broadcast (a, b, out);
+        }
+      return FALSE;
+    }
   a = class_type (ty, ch[0], cycle);
   if (a == NULL)
     return FALSE;
 
-  if (n == 1 && (op == sym.exp || op == sym.square || op == sym.sqrt || op == sym.silu ||
-                 op == sym.gelu || op == sym.relu || op == sym.neg))
-    {
-      type_copy (out, a);
-      return TRUE;
-    }
-  if (n == 2 && (op == sym.add || op == sym.sub || op == sym.mul || op == sym.div ||
-                 op == sym.pow || op == sym.matmul))
+  if (n == 2 && op == sym.matmul)
     {
       b = class_type (ty, ch[1], cycle);
-      if (b == NULL)
-        return FALSE;
-      return op == sym.matmul ? type_matmul (a, b, out) : type_broadcast (a, b, out);
+      return b != NULL && type_matmul (a, b, out);
     }
   if (n == 2 && (op == sym.divn || op == sym.rms_norm || op == sym.rms))
     {

@@ -1,0 +1,384 @@
+/* mutate.c — wrong graphs made from right ones, for testing the verifier
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A mutant is the original graph replayed op by op through the builders of
+ * prism-graph.h with one edit on the way, so the builders reject every
+ * mutant that breaks a shape or map rule.
+ */
+#include "config.h"
+
+#include "mutate.h"
+
+static const char * const kind_names[] = {
+  "accum-kind", "imap", "fmap", "omap", "grid-size", "forloop", "unary", "binary", "drop",
+  "duplicate", "swap-operands", "reduction-dim", "kernel-inputs", "tile-source", "swap-grid-axes",
+};
+
+G_STATIC_ASSERT (G_N_ELEMENTS (kind_names) == MUT_N_KINDS);
+
+static const PrismOpKind accum_kinds[] = {
+  PRISM_OP_ACCUM, PRISM_OP_ACCUM_SUM, PRISM_OP_ACCUM_MEAN, PRISM_OP_ACCUM_RMS, PRISM_OP_ACCUM_MAX,
+};
+static const PrismOpKind unary_kinds[] = {
+  PRISM_OP_EXP, PRISM_OP_SQUARE, PRISM_OP_SQRT, PRISM_OP_SILU, PRISM_OP_GELU, PRISM_OP_RELU, PRISM_OP_NEG,
+};
+static const PrismOpKind binary_kinds[] = {
+  PRISM_OP_ADD, PRISM_OP_SUB, PRISM_OP_MUL, PRISM_OP_DIV, PRISM_OP_POW,
+};
+
+const char *
+mut_kind_to_string (MutKind kind)
+{
+  g_return_val_if_fail (kind < MUT_N_KINDS, "?");
+  return kind_names[kind];
+}
+
+char *
+mut_to_string (const Mutation *m)
+{
+  return g_strdup_printf ("%s k%d op %d a=%d b=%d", mut_kind_to_string (m->kind), m->kernel, m->op,
+                          m->a, m->b);
+}
+
+static void
+push (GArray *out, MutKind kind, int kernel, int op, int a, int b)
+{
+  Mutation m = { kind, kernel, op, a, b };
+
+  g_array_append_val (out, m);
+}
+
+static gboolean
+same_shape (const PrismTensor *x, const PrismTensor *y)
+{
+  if (x->ndims != y->ndims)
+    return FALSE;
+  for (guint d = 0; d < x->ndims; d++)
+    if (!prism_dim_equal (x->dims[d], y->dims[d]))
+      return FALSE;
+  return TRUE;
+}
+
+static void
+enumerate_kernel (GArray *out, const PrismGraph *g, const PrismOp *kop, int k)
+{
+  const PrismGraph *b = kop->body;
+
+  for (guint p = 0; p < b->grid_ndims; p++)
+    for (int v = 0; v < 2; v++)
+      push (out, MUT_GRID_SIZE, k, -1, (int) p, v);
+  for (int v = 0; v < 2; v++)
+    push (out, MUT_FORLOOP, k, -1, 0, v);
+  for (guint x = 0; x < kop->n_inputs; x++)
+    for (guint y = x + 1; y < kop->n_inputs; y++)
+      if (same_shape (prism_graph_tensor (g, kop->inputs[x]), prism_graph_tensor (g, kop->inputs[y])))
+        push (out, MUT_KERNEL_INPUTS, k, -1, (int) x, (int) y);
+
+  for (guint i = 0; i < b->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (b, i);
+      int rank = op->n_inputs > 0 ? (int) prism_graph_tensor (b, op->inputs[0])->ndims : (int) op->data_ndims;
+
+      switch ((int) op->kind)
+        {
+        case PRISM_OP_INPUT:
+          for (guint p = 0; p < b->grid_ndims; p++)
+            for (int v = -1; v < rank; v++)
+              if (v != op->attrs.imap[p])
+                push (out, MUT_IMAP, k, (int) i, (int) p, v);
+          for (int v = -1; v < rank; v++)
+            if (v != op->attrs.fmap)
+              push (out, MUT_FMAP, k, (int) i, 0, v);
+          for (guint j = 0; j < kop->n_inputs; j++)
+            if (j != op->attrs.input_index)
+              push (out, MUT_TILE_SOURCE, k, (int) i, 0, (int) j);
+          for (guint p = 0; p < b->grid_ndims; p++)
+            for (guint q = p + 1; q < b->grid_ndims; q++)
+              if (op->attrs.imap[p] != op->attrs.imap[q])
+                push (out, MUT_SWAP_GRID_AXES, k, (int) i, (int) p, (int) q);
+          break;
+        case PRISM_OP_OUTPUT:
+          for (guint p = 0; p < b->grid_ndims; p++)
+            for (int v = -1; v < rank; v++)
+              if (v != op->attrs.omap[p])
+                push (out, MUT_OMAP, k, (int) i, (int) p, v);
+          break;
+        case PRISM_OP_MATMUL:
+          push (out, MUT_SWAP_OPERANDS, k, (int) i, 0, 0);
+          push (out, MUT_DROP, k, (int) i, 0, 0);
+          push (out, MUT_DROP, k, (int) i, 1, 0);
+          break;
+        case PRISM_OP_SUM:
+          for (int v = 0; v < rank; v++)
+            if (v != op->attrs.dim)
+              push (out, MUT_REDUCTION_DIM, k, (int) i, 0, v);
+          push (out, MUT_DROP, k, (int) i, 0, 0);
+          break;
+        case PRISM_OP_RMS_NORM:
+          for (int v = 1; v <= rank; v++)
+            if (v != (int) op->attrs.norm_dims)
+              push (out, MUT_REDUCTION_DIM, k, (int) i, 0, v);
+          push (out, MUT_DROP, k, (int) i, 0, 0);
+          push (out, MUT_DUPLICATE, k, (int) i, 0, 0);
+          break;
+        case PRISM_OP_ACCUM_SUM_TODIMX:
+          push (out, MUT_REDUCTION_DIM, k, (int) i, 0, (int) op->attrs.dimx * 2);
+          push (out, MUT_REDUCTION_DIM, k, (int) i, 0, (int) op->attrs.dimx / 2);
+          /* fall through */
+        case PRISM_OP_ACCUM:
+        case PRISM_OP_ACCUM_SUM:
+        case PRISM_OP_ACCUM_MEAN:
+        case PRISM_OP_ACCUM_RMS:
+        case PRISM_OP_ACCUM_MAX:
+          for (guint v = 0; v < G_N_ELEMENTS (accum_kinds); v++)
+            if (accum_kinds[v] != op->kind)
+              push (out, MUT_ACCUM_KIND, k, (int) i, 0, (int) accum_kinds[v]);
+          break;
+        default:
+          if (prism_op_kind_is_unary (op->kind))
+            {
+              for (guint v = 0; v < G_N_ELEMENTS (unary_kinds); v++)
+                if (unary_kinds[v] != op->kind)
+                  push (out, MUT_UNARY, k, (int) i, 0, (int) unary_kinds[v]);
+              push (out, MUT_DROP, k, (int) i, 0, 0);
+              push (out, MUT_DUPLICATE, k, (int) i, 0, 0);
+            }
+          else if (prism_op_kind_is_binary (op->kind))
+            {
+              for (guint v = 0; v < G_N_ELEMENTS (binary_kinds); v++)
+                if (binary_kinds[v] != op->kind)
+                  push (out, MUT_BINARY, k, (int) i, 0, (int) binary_kinds[v]);
+              push (out, MUT_DROP, k, (int) i, 0, 0);
+              push (out, MUT_DROP, k, (int) i, 1, 0);
+              push (out, MUT_DUPLICATE, k, (int) i, 0, 0);
+              push (out, MUT_SWAP_OPERANDS, k, (int) i, 0, 0);
+            }
+          break;
+        }
+    }
+}
+
+GArray *
+mut_enumerate (const PrismGraph *graph)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (Mutation));
+  int k = 0;
+
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (graph, i);
+      if (op->kind == PRISM_OP_KERNEL)
+        enumerate_kernel (out, graph, op, k++);
+    }
+  return out;
+}
+
+/* Replay ------------------------------------------------------------------ */
+
+static PrismDim *
+resize (const PrismDim *d, int variant)
+{
+  gint64 v = prism_dim_get_const (d);
+
+  if (v <= 0)
+    return NULL;
+  if (variant == 0)
+    return prism_dim_const (v * 2);
+  return v % 2 == 0 ? prism_dim_const (v / 2) : NULL;
+}
+
+/* Replays block graph @b of kernel @k with the edit (if it is for @k);
+ * @kin are the kernel's inputs in @dst. */
+static PrismGraph *
+replay_body (const Mutation *m, int k, const PrismGraph *b, const PrismGraph *dst, const guint *kin,
+             guint n_kin)
+{
+  gboolean mine = m->kernel == k;
+  PrismDim *grid[PRISM_MAX_GRID_DIMS];
+  g_autoptr(PrismDim) f = NULL;
+  g_autoptr(PrismGraph) out = NULL;
+  g_autofree guint *map = g_new0 (guint, b->tensors->len);
+  gboolean ok = TRUE;
+
+  for (guint p = 0; p < b->grid_ndims; p++)
+    grid[p] = prism_dim_ref (b->grid[p]);
+  f = prism_dim_ref (b->forloop);
+  if (mine && m->kind == MUT_GRID_SIZE)
+    {
+      PrismDim *r = resize (grid[m->a], m->b);
+      prism_dim_unref (grid[m->a]);
+      grid[m->a] = r;
+      ok = r != NULL;
+    }
+  if (mine && m->kind == MUT_FORLOOP)
+    {
+      PrismDim *r = resize (f, m->b);
+      prism_dim_unref (f);
+      f = r;
+      ok = ok && r != NULL;
+    }
+  if (ok)
+    out = prism_block_graph_new (b->grid_ndims, grid, b->block_threads, f);
+  for (guint p = 0; p < b->grid_ndims; p++)
+    if (grid[p] != NULL)
+      prism_dim_unref (grid[p]);
+  if (!ok)
+    return NULL;
+
+  for (guint i = 0; i < b->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (b, i);
+      gboolean here = mine && m->op == (int) i;
+      PrismOpAttrs attrs = op->attrs;
+      PrismOpKind kind = op->kind;
+      guint in[PRISM_MAX_OP_INPUTS];
+      int r;
+
+      for (guint j = 0; j < op->n_inputs; j++)
+        in[j] = map[op->inputs[j]];
+
+      if (op->kind == PRISM_OP_INPUT)
+        {
+          const PrismTensor *src;
+          if (here && m->kind == MUT_IMAP)
+            attrs.imap[m->a] = m->b;
+          if (here && m->kind == MUT_FMAP)
+            attrs.fmap = m->b;
+          if (here && m->kind == MUT_TILE_SOURCE)
+            attrs.input_index = (guint) m->b;
+          if (here && m->kind == MUT_SWAP_GRID_AXES)
+            {
+              int t = attrs.imap[m->a];
+              attrs.imap[m->a] = attrs.imap[m->b];
+              attrs.imap[m->b] = t;
+            }
+          if (attrs.input_index >= n_kin)
+            return NULL;
+          src = prism_graph_tensor (dst, kin[attrs.input_index]);
+          r = prism_block_graph_add_input (out, attrs.input_index, src->ndims, src->dims, src->dtype,
+                                           attrs.imap, attrs.fmap, NULL);
+          if (r < 0)
+            return NULL;
+          map[op->outputs[0]] = (guint) r;
+          continue;
+        }
+      if (op->kind == PRISM_OP_OUTPUT)
+        {
+          if (here && m->kind == MUT_OMAP)
+            attrs.omap[m->a] = m->b;
+          if (prism_block_graph_add_output (out, in[0], attrs.omap, NULL) < 0)
+            return NULL;
+          continue;
+        }
+      if (here && m->kind == MUT_DROP)
+        {
+          if ((guint) m->a >= op->n_inputs)
+            return NULL;
+          map[op->outputs[0]] = in[m->a];
+          continue;
+        }
+      if (here && (m->kind == MUT_ACCUM_KIND || m->kind == MUT_UNARY || m->kind == MUT_BINARY))
+        kind = (PrismOpKind) m->b;
+      if (here && m->kind == MUT_REDUCTION_DIM)
+        {
+          if (op->kind == PRISM_OP_SUM)
+            attrs.dim = m->b;
+          else if (op->kind == PRISM_OP_RMS_NORM)
+            attrs.norm_dims = (guint) m->b;
+          else
+            {
+              if (m->b <= 0)
+                return NULL;
+              attrs.dimx = (guint) m->b;
+            }
+        }
+      if (here && m->kind == MUT_SWAP_OPERANDS && op->n_inputs == 2)
+        {
+          guint t = in[0];
+          in[0] = in[1];
+          in[1] = t;
+        }
+      r = prism_graph_add (out, kind, in, op->n_inputs, &attrs, NULL);
+      if (r < 0)
+        return NULL;
+      if (here && m->kind == MUT_DUPLICATE)
+        {
+          guint again[2] = { (guint) r, in[op->n_inputs > 1 ? 1 : 0] };
+          r = prism_graph_add (out, kind, again, op->n_inputs, &attrs, NULL);
+          if (r < 0)
+            return NULL;
+        }
+      map[op->outputs[0]] = (guint) r;
+    }
+  return g_steal_pointer (&out);
+}
+
+PrismGraph *
+mut_apply (const PrismGraph *graph, const Mutation *m)
+{
+  g_autoptr(PrismGraph) dst = prism_graph_new ();
+  g_autofree guint *map = g_new0 (guint, graph->tensors->len);
+  int k = 0;
+
+  prism_graph_set_name (dst, graph->name, graph->description);
+  for (guint i = 0; i + 1 < graph->var_names->len; i++)
+    prism_graph_add_var (dst, g_ptr_array_index (graph->var_names, i));
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (graph, i);
+      guint in[PRISM_MAX_OP_INPUTS];
+      int r;
+
+      for (guint j = 0; j < op->n_inputs; j++)
+        in[j] = map[op->inputs[j]];
+      switch ((int) op->kind)
+        {
+        case PRISM_OP_INPUT:
+          {
+            const PrismTensor *t = prism_graph_tensor (graph, op->outputs[0]);
+            gint64 shape[PRISM_MAX_DIMS];
+            if (!prism_tensor_get_shape (t, shape))
+              return NULL;
+            r = prism_graph_add_input (dst, op->name, t->ndims, shape, t->dtype, NULL);
+            if (r < 0)
+              return NULL;
+            map[op->outputs[0]] = (guint) r;
+          }
+          break;
+        case PRISM_OP_OUTPUT:
+          if (prism_graph_add_output (dst, in[0], op->name, NULL) < 0)
+            return NULL;
+          break;
+        case PRISM_OP_KERNEL:
+          {
+            g_autoptr(PrismGraph) body = NULL;
+            if (m->kernel == k && m->kind == MUT_KERNEL_INPUTS)
+              {
+                guint t = in[m->a];
+                in[m->a] = in[m->b];
+                in[m->b] = t;
+              }
+            body = replay_body (m, k, op->body, dst, in, op->n_inputs);
+            k++;
+            if (body == NULL)
+              return NULL;
+            r = prism_graph_add_kernel (dst, in, op->n_inputs, body, NULL);
+            if (r < 0)
+              return NULL;
+            for (guint o = 0; o < op->n_outputs; o++)
+              map[op->outputs[o]] = prism_graph_op (dst, (guint) r)->outputs[o];
+          }
+          break;
+        default:
+          r = prism_graph_add (dst, op->kind, in, op->n_inputs, &op->attrs, NULL);
+          if (r < 0)
+            return NULL;
+          map[op->outputs[0]] = (guint) r;
+          break;
+        }
+    }
+  if (!prism_graph_validate (dst, NULL))
+    return NULL;
+  return g_steal_pointer (&dst);
+}

@@ -1,0 +1,345 @@
+/* test-verifier.c — verdicts and their evidence: every fused reference,
+ * wrong and unprovable candidates, the VERIFIER_BUG path, JSON, bad input,
+ * size choice for symbolic graphs, and concurrent checks
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "mutate.h"
+#include "prism-error.h"
+#include "prism-random-check.h"
+#include "prism-verifier.h"
+#include "prism-workload.h"
+#include "verify-common.h"
+
+static PrismVerifier *
+verifier_for (const char *name, const char *params, PrismVerifierOptions *options)
+{
+  g_autoptr(PrismGraph) prog = prism_workload_build (name, params, NULL);
+  g_autoptr(GError) error = NULL;
+  PrismVerifier *v;
+
+  g_assert_nonnull (prog);
+  v = prism_verifier_new (prog, options, &error);
+  g_assert_no_error (error);
+  return v;
+}
+
+/* The first mutant of @kind (and, when @op_kind is not -1, at an op of
+ * that kind) of @name's fused graph. */
+static PrismGraph *
+mutant (const char *name, const char *params, MutKind kind, int op_kind, int b)
+{
+  g_autoptr(PrismGraph) ref = prism_workload_build_reference (name, params, NULL);
+  g_autoptr(GArray) sites = mut_enumerate (ref);
+  const PrismGraph *body = NULL;
+  int op = op_kind >= 0 ? first_block_op (ref, (PrismOpKind) op_kind, &body) : -2;
+
+  for (guint i = 0; i < sites->len; i++)
+    {
+      const Mutation *m = &g_array_index (sites, Mutation, i);
+      PrismGraph *g;
+
+      if (m->kind != kind || (op != -2 && m->op != op) || (b != G_MININT && m->b != b))
+        continue;
+      g = mut_apply (ref, m);
+      if (g != NULL)
+        return g;
+    }
+  g_assert_not_reached ();
+  return NULL;
+}
+
+static void
+test_references (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (small_workloads); i++)
+    {
+      const char *name = small_workloads[i].name, *params = small_workloads[i].params;
+      g_autoptr(PrismVerifier) v = verifier_for (name, params, NULL);
+      g_autoptr(PrismGraph) ref = prism_workload_build_reference (name, params, NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PrismVerdict) verdict = prism_verifier_check (v, ref, &error);
+
+      g_assert_no_error (error);
+      g_test_message ("%s: %s", name, verdict->message);
+      g_assert_cmpint (verdict->kind, ==, PRISM_VERDICT_EQUIVALENT);
+      g_assert_true (verdict->formal_ran && verdict->proved);
+      g_assert_cmpstr (verdict->stop_reason, ==, "proved");
+      g_assert_cmpuint (verdict->proof_length, ==, verdict->rules_used->len);
+      g_assert_true (verdict->random_ran && verdict->random_ok);
+      g_assert_cmpuint (verdict->seeds->len, ==, 3);
+      g_assert_cmpuint (g_array_index (verdict->seeds, guint64, 0), ==, 1);
+      g_assert_cmpuint (g_array_index (verdict->seeds, guint64, 2), ==, 2001);
+      g_assert_cmpfloat (verdict->max_error, <=, PRISM_RANDOM_TOLERANCE);
+      g_assert_cmpfloat (verdict->max_error, >=, 0.0);
+      g_assert_cmpstr (verdict->sizes, ==, "");
+    }
+}
+
+static void
+test_not_equivalent (void)
+{
+  g_autoptr(PrismVerifier) v = verifier_for ("rms_norm", "n=4,d=128", NULL);
+  /* omap concat → sum: the two column blocks are added instead of placed
+   * side by side, so the output shape changes … */
+  g_autoptr(PrismGraph) sum = mutant ("rms_norm", "n=4,d=128", MUT_OMAP, PRISM_OP_OUTPUT, -1);
+  /* … and square instead of nothing: same shapes, wrong values. */
+  g_autoptr(PrismGraph) acc = mutant ("rms_norm", "n=4,d=128", MUT_ACCUM_KIND, PRISM_OP_ACCUM_RMS,
+                                      PRISM_OP_ACCUM_MEAN);
+  g_autoptr(PrismVerdict) a = prism_verifier_check (v, sum, NULL);
+  g_autoptr(PrismVerdict) b = prism_verifier_check (v, acc, NULL);
+
+  g_assert_cmpint (a->kind, ==, PRISM_VERDICT_NOT_EQUIVALENT);
+  g_assert_false (a->formal_ran || a->random_ran);
+  g_assert_nonnull (strstr (a->message, "output 0"));
+
+  g_assert_cmpint (b->kind, ==, PRISM_VERDICT_NOT_EQUIVALENT);
+  g_assert_true (b->formal_ran);
+  g_assert_false (b->proved);
+  g_assert_cmpstr (b->stop_reason, ==, "saturated");
+  g_assert_true (b->random_ran);
+  g_assert_false (b->random_ok);
+  g_assert_cmpfloat (b->max_error, >, 1e-3);
+  /* One differing seed decides. */
+  g_assert_cmpuint (b->seeds->len, ==, 1);
+  g_assert_cmpuint (b->failing_seed, ==, 1);
+}
+
+static void
+test_unknown (void)
+{
+  g_autoptr(PrismVerifier) v = verifier_for ("norm_transformer", "n=4,d=16", NULL);
+  /* rms_norm (rms_norm (x)) = rms_norm (x): true, but no rule knows it. */
+  g_autoptr(PrismGraph) twice = mutant ("norm_transformer", "n=4,d=16", MUT_DUPLICATE, PRISM_OP_RMS_NORM,
+                                        G_MININT);
+  g_autoptr(PrismVerdict) verdict = prism_verifier_check (v, twice, NULL);
+
+  g_assert_cmpint (verdict->kind, ==, PRISM_VERDICT_UNKNOWN);
+  g_assert_false (verdict->proved);
+  g_assert_true (verdict->random_ran && verdict->random_ok);
+  g_assert_nonnull (strstr (verdict->message, "Not proved"));
+}
+
+static void
+test_skip_random (void)
+{
+  PrismVerifierOptions options;
+  g_autoptr(PrismVerifier) v = NULL;
+  g_autoptr(PrismGraph) ref = prism_workload_build_reference ("lora", "n=4,d=128,r=8,o=128", NULL);
+  g_autoptr(PrismVerdict) verdict = NULL;
+
+  prism_verifier_options_init (&options);
+  g_assert_cmpuint (options.n_seeds, ==, 3);
+  g_assert_cmpuint (options.n_threads, ==, 1);
+  options.skip_random = TRUE;
+  options.keep_explanation = TRUE;
+  v = verifier_for ("lora", "n=4,d=128,r=8,o=128", &options);
+  verdict = prism_verifier_check (v, ref, NULL);
+  g_assert_cmpint (verdict->kind, ==, PRISM_VERDICT_EQUIVALENT);
+  g_assert_false (verdict->random_ran);
+  g_assert_nonnull (strstr (verdict->message, "skipped"));
+  g_assert_nonnull (verdict->explanation);
+  g_assert_nonnull (strstr (verdict->explanation, "[matmul-pp-inner]"));
+}
+
+static void
+test_json (void)
+{
+  g_autoptr(PrismVerifier) v = verifier_for ("swiglu", "n=4,d=256", NULL);
+  g_autoptr(PrismGraph) ref = prism_workload_build_reference ("swiglu", "n=4,d=256", NULL);
+  g_autoptr(PrismGraph) bad = mutant ("swiglu", "n=4,d=256", MUT_UNARY, PRISM_OP_SILU, PRISM_OP_RELU);
+  g_autoptr(PrismVerdict) good = prism_verifier_check (v, ref, NULL);
+  g_autoptr(PrismVerdict) wrong = prism_verifier_check (v, bad, NULL);
+  g_autoptr(JsonNode) a = prism_verdict_to_json (good);
+  g_autoptr(JsonNode) b = prism_verdict_to_json (wrong);
+  JsonObject *o = json_node_get_object (a), *f, *r;
+  JsonArray *rules, *methods;
+
+  g_assert_cmpstr (json_object_get_string_member (o, "verdict"), ==, "equivalent");
+  g_assert_cmpstr (json_object_get_string_member (o, "message"), ==, good->message);
+  methods = json_object_get_array_member (o, "methods");
+  g_assert_cmpuint (json_array_get_length (methods), ==, 2);
+  g_assert_cmpstr (json_array_get_string_element (methods, 0), ==, "formal");
+  g_assert_cmpstr (json_array_get_string_element (methods, 1), ==, "random");
+  f = json_object_get_object_member (o, "formal");
+  g_assert_true (json_object_get_boolean_member (f, "proved"));
+  g_assert_cmpint (json_object_get_int_member (f, "proof_length"), ==, good->proof_length);
+  rules = json_object_get_array_member (f, "rules_used");
+  g_assert_cmpuint (json_array_get_length (rules), ==, good->proof_length);
+  g_assert_cmpstr (json_array_get_string_element (rules, 0), ==, g_ptr_array_index (good->rules_used, 0));
+  r = json_object_get_object_member (o, "random");
+  g_assert_true (json_object_get_boolean_member (r, "ok"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (r, "seeds")), ==, 3);
+  g_assert_cmpfloat (json_object_get_double_member (r, "max_error"), ==, good->max_error);
+  g_assert_cmpfloat (json_object_get_double_member (r, "tolerance"), ==, PRISM_RANDOM_TOLERANCE);
+  g_assert_false (json_object_has_member (r, "failing_seed"));
+
+  o = json_node_get_object (b);
+  g_assert_cmpstr (json_object_get_string_member (o, "verdict"), ==, "not-equivalent");
+  f = json_object_get_object_member (o, "formal");
+  g_assert_false (json_object_get_boolean_member (f, "proved"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (f, "rules_used")), ==, 0);
+  r = json_object_get_object_member (o, "random");
+  g_assert_false (json_object_get_boolean_member (r, "ok"));
+  g_assert_cmpint (json_object_get_int_member (r, "failing_seed"), ==, 1);
+
+  g_assert_cmpstr (prism_verdict_kind_to_string (PRISM_VERDICT_UNKNOWN), ==, "unknown");
+  g_assert_cmpstr (prism_verdict_kind_to_string (PRISM_VERDICT_VERIFIER_BUG), ==, "verifier-bug");
+}
+
+/* An unsound rule (silu = relu) makes the formal method prove a wrong
+ * candidate; the randomized test must contradict it, and the verdict must
+ * say so, loudly (a g_warning, checked in a subprocess). */
+static void
+test_verifier_bug (void)
+{
+  if (g_test_subprocess ())
+    {
+      PrismVerifierOptions options;
+      g_autoptr(PrismVerifier) v = NULL;
+      g_autoptr(PrismGraph) bad = mutant ("swiglu", "n=4,d=256", MUT_UNARY, PRISM_OP_SILU, PRISM_OP_RELU);
+      g_autoptr(PrismVerdict) verdict = NULL;
+      g_autoptr(JsonNode) json = NULL;
+
+      /* The warning is the point here: do not abort on it. */
+      g_log_set_always_fatal (G_LOG_FATAL_MASK);
+      prism_verifier_options_init (&options);
+      options.extra_rules = "unsound-silu: (map silu ?x) => (map relu ?x)\n";
+      v = verifier_for ("swiglu", "n=4,d=256", &options);
+      verdict = prism_verifier_check (v, bad, NULL);
+      g_assert_cmpint (verdict->kind, ==, PRISM_VERDICT_VERIFIER_BUG);
+      g_assert_true (verdict->proved);
+      g_assert_true (verdict->random_ran && !verdict->random_ok);
+      g_assert_true (g_str_has_prefix (verdict->message, "VERIFIER BUG"));
+      json = prism_verdict_to_json (verdict);
+      g_assert_cmpstr (json_object_get_string_member (json_node_get_object (json), "verdict"), ==,
+                       "verifier-bug");
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*VERIFIER BUG*unsound-silu*");
+}
+
+static void
+test_bad_input (void)
+{
+  g_autoptr(PrismVerifier) v = verifier_for ("rms_norm", "n=4,d=128", NULL);
+  g_autoptr(PrismGraph) ref = prism_workload_build_reference ("rms_norm", "n=4,d=128", NULL);
+  g_autoptr(PrismGraph) symbolic = prism_graph_copy (ref);
+  g_autoptr(PrismGraph) empty = prism_graph_new ();
+  g_autoptr(GError) error = NULL;
+  PrismGraph *body = NULL;
+
+  /* Candidates with maps still to be chosen are for map instantiation. */
+  for (guint i = 0; i < symbolic->ops->len; i++)
+    if ((body = prism_graph_op (symbolic, i)->body) != NULL)
+      body->symbolic_maps = TRUE;
+  g_assert_null (prism_verifier_check (v, symbolic, &error));
+  g_assert_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED);
+  g_clear_error (&error);
+  g_assert_null (prism_verifier_check (v, empty, &error));
+  g_assert_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH);
+  g_clear_error (&error);
+  /* The reference must be concrete. */
+  g_assert_null (prism_verifier_new (symbolic, NULL, &error));
+  g_assert_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED);
+}
+
+static void
+test_choose_sizes (void)
+{
+  g_autoptr(PrismGraph) g = prism_graph_new ();
+  guint gx = prism_graph_add_var (g, "gx");
+  guint f = prism_graph_add_var (g, "F");
+  g_autoptr(PrismDim) gd = prism_dim_var (gx);
+  g_autoptr(PrismDim) fd = prism_dim_var (f);
+  g_autoptr(PrismGraph) b = prism_block_graph_new (1, &gd, 128, fd);
+  g_autoptr(PrismGraph) inst = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 shape[2] = { 3, 12 }, values[2];
+  int imap[3] = { 1, -1, -1 }, omap[3] = { 1, -1, -1 };
+  guint in;
+  int t, acc, kop;
+
+  /* gx splits 12 (2 first), the loop splits 3: 2, 4 and 8 do not divide it. */
+  in = (guint) prism_graph_add_input (g, "X", 2, shape, PRISM_DTYPE_F32, NULL);
+  t = prism_block_graph_add_input (b, 0, 2, prism_graph_tensor (g, in)->dims, PRISM_DTYPE_F32, imap, 0, NULL);
+  acc = prism_graph_add (b, PRISM_OP_ACCUM, (guint[]) { (guint) t }, 1, NULL, NULL);
+  g_assert_cmpint (prism_block_graph_add_output (b, (guint) acc, omap, NULL), >=, 0);
+  kop = prism_graph_add_kernel (g, &in, 1, b, NULL);
+  prism_graph_add_output (g, prism_graph_op (g, (guint) kop)->outputs[0], NULL, NULL);
+
+  inst = prism_random_choose_sizes (g, values, &error);
+  g_assert_no_error (error);
+  g_assert_true (prism_graph_is_concrete (inst));
+  g_assert_cmpint (values[0], ==, 2);
+  g_assert_cmpint (values[1], ==, 3);
+}
+
+typedef struct
+{
+  PrismVerifier *verifier;
+  PrismGraph *candidate;
+  PrismVerdictKind kind;
+  double max_error;
+} Job;
+
+static void
+run_job (gpointer data, gpointer user_data)
+{
+  Job *job = data;
+  g_autoptr(PrismVerdict) verdict = prism_verifier_check (job->verifier, job->candidate, NULL);
+
+  job->kind = verdict->kind;
+  job->max_error = verdict->max_error;
+}
+
+/* The search checks candidates from several threads with one verifier. */
+static void
+test_threads (void)
+{
+  g_autoptr(PrismVerifier) v = verifier_for ("gqa", "b=2,q=128,kv=1152,dh=4", NULL);
+  g_autoptr(PrismGraph) ref = prism_workload_build_reference ("gqa", "b=2,q=128,kv=1152,dh=4", NULL);
+  g_autoptr(PrismGraph) wrong = mutant ("gqa", "b=2,q=128,kv=1152,dh=4", MUT_UNARY, PRISM_OP_EXP, PRISM_OP_SILU);
+  g_autoptr(GError) error = NULL;
+  GThreadPool *pool = g_thread_pool_new (run_job, NULL, 4, FALSE, &error);
+  Job jobs[8];
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (jobs); i++)
+    {
+      jobs[i] = (Job) { v, i % 2 ? wrong : ref, -1, -1.0 };
+      g_thread_pool_push (pool, &jobs[i], NULL);
+    }
+  g_thread_pool_free (pool, FALSE, TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (jobs); i++)
+    {
+      g_assert_cmpint (jobs[i].kind, ==, i % 2 ? PRISM_VERDICT_NOT_EQUIVALENT : PRISM_VERDICT_EQUIVALENT);
+      /* Same seeds, same cached reference: the same numbers every time. */
+      g_assert_cmpfloat (jobs[i].max_error, ==, jobs[i % 2].max_error);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/verifier/references", test_references);
+  g_test_add_func ("/verifier/not-equivalent", test_not_equivalent);
+  g_test_add_func ("/verifier/unknown", test_unknown);
+  g_test_add_func ("/verifier/skip-random", test_skip_random);
+  g_test_add_func ("/verifier/json", test_json);
+  g_test_add_func ("/verifier/verifier-bug", test_verifier_bug);
+  g_test_add_func ("/verifier/bad-input", test_bad_input);
+  g_test_add_func ("/verifier/choose-sizes", test_choose_sizes);
+  g_test_add_func ("/verifier/threads", test_threads);
+
+  return g_test_run ();
+}
