@@ -13,9 +13,17 @@
  */
 #include "config.h"
 
+#ifdef __linux__
+#include <errno.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include "prism-session.h"
 
 #define DEFAULT_MAX_EVENTS 32
+#define BACKGROUND_NICE    10
 
 G_DEFINE_ENUM_TYPE (PrismSessionState, prism_session_state,
                     G_DEFINE_ENUM_VALUE (PRISM_SESSION_IDLE, "idle"),
@@ -48,6 +56,7 @@ struct _PrismSession
   GThread *owner;               /* the creator's thread */
   GAsyncQueue *commands;        /* Command*, creator → worker */
   guint max_events;
+  gboolean background;          /* run at a lower CPU priority */
 
   /* Creator's thread only. */
   PrismSessionState state;
@@ -274,6 +283,14 @@ worker_main (gpointer data)
   PrismSession *self = data;
   g_autoptr(GError) error = NULL;
 
+#ifdef __linux__
+  /* Linux keeps a nice value per thread, and the search's thread pool is
+   * created from this thread, so it inherits the lower priority too. */
+  if (self->background &&
+      setpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid), BACKGROUND_NICE) != 0)
+    g_debug ("cannot lower the priority of the session: %s", g_strerror (errno));
+#endif
+
   /* Errors arrive as ERROR and FINISHED events. */
   prism_pipeline_run (self->pipeline, &error);
   on_tick (self);
@@ -409,6 +426,25 @@ prism_session_start (PrismSession *self)
 
   self->worker = g_thread_new ("prism-session", worker_main, self);
   set_state (self, PRISM_SESSION_RUNNING);
+}
+
+/**
+ * prism_session_set_background:
+ * @background: whether the run is background work
+ *
+ * Before prism_session_start(): a background run's threads (the worker and
+ * the search's pool) get a lower CPU priority (nice 10 on Linux; elsewhere
+ * nothing changes), so that the user interface, and the display server it
+ * draws through, keep the CPU when the search uses every core.
+ */
+void
+prism_session_set_background (PrismSession *self,
+                              gboolean      background)
+{
+  g_return_if_fail (PRISM_IS_SESSION (self));
+  g_return_if_fail (self->state == PRISM_SESSION_IDLE);
+
+  self->background = !!background;
 }
 
 void

@@ -57,6 +57,9 @@ PrismSession     *prism_session_new            (PrismGraph                 *prog
                                                 const PrismPipelineOptions *options,
                                                 GError                    **error);
 
+/* Before start: lower the CPU priority of the run's threads (interactive front-ends). */
+void              prism_session_set_background (PrismSession  *self,
+                                                gboolean       background);
 /* Commands (from the creator's thread); they travel to the worker through a queue. */
 void              prism_session_start          (PrismSession  *self);
 void              prism_session_pause          (PrismSession  *self);
