@@ -41,6 +41,10 @@ struct Frags
   typedef nvcuda::wmma::fragment<nvcuda::wmma::accumulator, S::m, S::n, S::k, float> C;
 
   static PRISM_DEVICE void zero (C &c) { nvcuda::wmma::fill_fragment (c, 0.0f); }
+  static PRISM_DEVICE void load_c (C &c, const float *p, int ldm)
+  {
+    nvcuda::wmma::load_matrix_sync (c, p, ldm, nvcuda::wmma::mem_row_major);
+  }
   static PRISM_DEVICE void load_a (A &a, const T *p, int ldm) { nvcuda::wmma::load_matrix_sync (a, p, ldm); }
   static PRISM_DEVICE void load_b (B &b, const T *p, int ldm) { nvcuda::wmma::load_matrix_sync (b, p, ldm); }
   static PRISM_DEVICE void mma (C &c, const A &a, const B &b) { nvcuda::wmma::mma_sync (c, a, b, c); }
@@ -64,6 +68,12 @@ struct Frags
   {
     for (int i = 0; i < S::m * S::n; i++)
       c.x[i] = 0.0f;
+  }
+  static void load_c (C &c, const float *p, int ldm)
+  {
+    for (int i = 0; i < S::m; i++)
+      for (int j = 0; j < S::n; j++)
+        c.x[i * S::n + j] = p[i * ldm + j];
   }
   static void load_a (A &a, const T *p, int ldm)
   {
@@ -171,6 +181,46 @@ matmul (float *__restrict__ c, const TA *__restrict__ a, const TB *__restrict__ 
           F::zero (fc);
           mma_fragment<KIND, M, N, K, TA> (fc, a, (const TA *) b, bi, row, col);
           F::store (c + (long long) bi * M * N + (long long) row * N + col, fc, N);
+        }
+    }
+}
+
+/**
+ * matmul_acc: c[BATCH, M, N] (f32, shared) += a[BATCH, M, K] · b[BATCH, K, N],
+ * for a matmul whose only use is a for-loop accumulator too large to stay
+ * in registers: the product goes straight into the accumulator's tile.
+ */
+template <int NT, int BATCH, int M, int N, int K, int KIND, typename TA, typename TB>
+PRISM_DEVICE void
+matmul_acc (float *__restrict__ c, const TA *__restrict__ a, const TB *__restrict__ b)
+{
+  if constexpr (KIND == MMA_SCALAR)
+    {
+      for (int i = thread_id (); i < BATCH * M * N; i += Team<NT>::size)
+        {
+          int bi = i / (M * N), r = i % (M * N), row = r / N, col = r % N;
+          const TA *ap = a + (long long) bi * M * K + (long long) row * K;
+          const TB *bp = b + (long long) bi * K * N + col;
+          float s = 0.0f;
+          for (int k = 0; k < K; k++)
+            s += to_float (ap[k]) * to_float (bp[(long long) k * N]);
+          c[i] += s;
+        }
+    }
+  else
+    {
+      static_assert (sizeof (TA) == sizeof (TB), "tensor-core operands share a type");
+      typedef FragTiling<KIND, M, N> Tl;
+      typedef Frags<KIND, TA> F;
+      for (int t = warp_id (); t < BATCH * Tl::per_batch; t += Team<NT>::warps)
+        {
+          int bi, row, col;
+          typename F::C fc;
+          Tl::locate (t, bi, row, col);
+          float *cp = c + (long long) bi * M * N + (long long) row * N + col;
+          F::load_c (fc, cp, N);
+          mma_fragment<KIND, M, N, K, TA> (fc, a, (const TA *) b, bi, row, col);
+          F::store (cp, fc, N);
         }
     }
 }

@@ -290,7 +290,9 @@ typedef struct
   gboolean live;
   int pos;             /* schedule position */
   int mma;             /* MATMUL: MMA_* */
-  gboolean fused;      /* MATMUL kept in registers, or the ACCUM it feeds */
+  gboolean fused;      /* MATMUL whose only use is an ACCUM, or that ACCUM */
+  gboolean in_registers; /* fused: the sum stays in registers (MatmulAccum),
+                          * else the product is added to the ACCUM's tile */
   int partner;         /* the fused MATMUL's ACCUM op and vice versa */
   int shadow[2];       /* MATMUL: item of an operand converted for the tensor cores */
   gint64 batch, m, n, k;
@@ -507,7 +509,8 @@ plan_kernel (KernelPlan *kp, const PrismGraph *body, gboolean pipeline)
         tp->storage = tensor->dtype;
     }
 
-  /* Matmuls whose only use is an accum stay in registers. */
+  /* A matmul whose only use is an accum adds into it directly: in
+   * registers when its fragments fit, else into the accumulator's tile. */
   for (guint i = 0; i < kp->n_ops; i++)
     {
       const PrismOp *op = prism_graph_op (body, i);
@@ -515,7 +518,7 @@ plan_kernel (KernelPlan *kp, const PrismGraph *body, gboolean pipeline)
       guint out, n_uses = 0;
       int user = -1;
 
-      if (!p->live || op->kind != PRISM_OP_MATMUL || p->mma == MMA_SCALAR || !is_in_loop (kp, op))
+      if (!p->live || op->kind != PRISM_OP_MATMUL || !is_in_loop (kp, op))
         continue;
       out = op->outputs[0];
       for (guint j = i + 1; j < kp->n_ops; j++)
@@ -532,8 +535,9 @@ plan_kernel (KernelPlan *kp, const PrismGraph *body, gboolean pipeline)
         }
       if (n_uses != 1 || prism_graph_op (body, user)->kind != PRISM_OP_ACCUM)
         continue;
-      if ((mma_fragments (p) + kp->threads / 32 - 1) / (kp->threads / 32) > MAX_FUSED_FRAGS_PER_WARP)
-        continue;
+      p->in_registers = p->mma != MMA_SCALAR &&
+                        (mma_fragments (p) + kp->threads / 32 - 1) / (kp->threads / 32) <= MAX_FUSED_FRAGS_PER_WARP;
+      kp->ops[user].in_registers = p->in_registers;
       p->fused = kp->ops[user].fused = TRUE;
       p->partner = user;
       kp->ops[user].partner = (int) i;
@@ -616,15 +620,50 @@ plan_kernel (KernelPlan *kp, const PrismGraph *body, gboolean pipeline)
         continue;   /* in registers */
       if (prism_op_kind_is_accum (op->kind))
         {
-          if (p->fused)
+          if (p->fused && p->in_registers)
             tp->item = add_item (kp, n, tp->storage, kp->epi_start, tp->last);
-          else if (op->kind == PRISM_OP_ACCUM && kp->forloop == 1)
-            tp->item = add_item (kp, n, tp->storage, p->pos, tp->last);
+          else if (op->kind == PRISM_OP_ACCUM && kp->forloop == 1 && !p->fused)
+            {
+              /* One iteration: the accumulator is its input under a new
+               * name (same tile, same storage), nothing to copy. */
+              TensorPlan *src = &kp->tensors[op->inputs[0]];
+              if (src->item >= 0 && src->item2 < 0)
+                {
+                  SmemItem *it = &g_array_index (kp->items, SmemItem, src->item);
+                  tp->storage = src->storage;
+                  tp->item = src->item;
+                  it->end = MAX (it->end, tp->last);
+                }
+              else
+                tp->item = add_item (kp, n, tp->storage, p->pos, tp->last);
+            }
           else
             tp->item = add_item (kp, n, tp->storage, POS_PROLOGUE, tp->last);
           continue;
         }
-      tp->item = add_item (kp, n, tp->storage, p->pos, MAX (tp->last, p->pos));
+      /* Elementwise ops write over an operand of the same shape and storage
+       * that dies here (each element is read before it is written, by the
+       * same thread); loop-invariant input tiles are needed again by the
+       * next iteration and are never overwritten inside the loop. */
+      if (prism_op_kind_is_unary (op->kind) || prism_op_kind_is_binary (op->kind))
+        for (guint k = 0; k < op->n_inputs && tp->item < 0; k++)
+          {
+            TensorPlan *src = &kp->tensors[op->inputs[k]];
+            const PrismOp *sp = prism_graph_op (body, prism_graph_tensor (body, op->inputs[k])->producer);
+            SmemItem *it;
+
+            if (src->item < 0 || src->item2 >= 0 || src->storage != tp->storage ||
+                memcmp (src->shape, tp->shape, sizeof tp->shape) != 0)
+              continue;
+            it = &g_array_index (kp->items, SmemItem, src->item);
+            if (it->end != p->pos ||
+                (sp->kind == PRISM_OP_INPUT && is_in_loop (kp, op) && kp->forloop > 1))
+              continue;
+            tp->item = src->item;
+            it->end = MAX (it->end, MAX (tp->last, p->pos));
+          }
+      if (tp->item < 0)
+        tp->item = add_item (kp, n, tp->storage, p->pos, MAX (tp->last, p->pos));
     }
 
   for (int l = 0; l < N_LAYOUTS; l++)
@@ -736,8 +775,13 @@ emit_op (GString *s, const char *indent, const KernelPlan *kp, guint i)
                 g_string_append_printf (s, ";\n%sprism::convert<NT, S%u> (sh%u_%u, t%u);\n%sprism::sync ();\n",
                                         indent, src, src, k, src, indent);
               }
-          if (p->fused)
+          if (p->fused && p->in_registers)
             g_string_append_printf (s, "%sacc%u.step (%s, %s);\n", indent,
+                                    prism_graph_op (kp->body, p->partner)->outputs[0], an, bn);
+          else if (p->fused)
+            g_string_append_printf (s, "%sprism::matmul_acc<NT, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                                    ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %s> (t%u, %s, %s);\n",
+                                    indent, p->batch, p->m, p->n, p->k, mma_names[p->mma],
                                     prism_graph_op (kp->body, p->partner)->outputs[0], an, bn);
           else
             g_string_append_printf (s, "%sprism::matmul<NT, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
@@ -766,7 +810,9 @@ emit_op (GString *s, const char *indent, const KernelPlan *kp, guint i)
         break;
       case PRISM_OP_ACCUM:
         if (p->fused)
-          g_string_append_printf (s, "%s/* accumulated in registers by op %d */\n", indent, p->partner);
+          g_string_append_printf (s, "%s/* added to by op %d */\n", indent, p->partner);
+        else if (kp->forloop == 1 && kp->tensors[o].item == kp->tensors[a].item)
+          g_string_append_printf (s, "%s/* one iteration: t%u is t%u */\n", indent, o, a);
         else if (kp->forloop == 1)
           g_string_append_printf (s, "%sprism::convert<NT, S%u> (t%u, t%u);\n", indent, o, o, a);
         else
@@ -1032,7 +1078,7 @@ emit_block_kernel (PrismCudaEmitter *self, GString *s, guint kop_index, GError *
       if (!p->live || op->kind == PRISM_OP_OUTPUT)
         continue;
       o = op->outputs[0];
-      if (op->kind == PRISM_OP_MATMUL && p->fused)
+      if (op->kind == PRISM_OP_MATMUL && p->fused && p->in_registers)
         {
           guint acc = prism_graph_op (body, p->partner)->outputs[0];
           g_string_append_printf (s, "  prism::MatmulAccum<NT, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %"
@@ -1040,8 +1086,8 @@ emit_block_kernel (PrismCudaEmitter *self, GString *s, guint kop_index, GError *
                                   p->batch, p->m, p->n, p->k, mma_names[p->mma],
                                   ctype (prism_graph_tensor (body, op->inputs[0])->dtype), acc, acc);
         }
-      else if (prism_op_kind_is_accum (op->kind) && !p->fused &&
-               !(op->kind == PRISM_OP_ACCUM && kp.forloop == 1))
+      else if (prism_op_kind_is_accum (op->kind) && !(p->fused && p->in_registers) &&
+               !(op->kind == PRISM_OP_ACCUM && kp.forloop == 1 && !p->fused))
         g_string_append_printf (s, "  prism::fill<NT, S%u> (t%u, %s);\n", o, o,
                                 op->kind == PRISM_OP_ACCUM_MAX ? "prism::neg_inf ()" : "0.0f");
       else if (op->kind == PRISM_OP_INPUT)
@@ -1129,7 +1175,7 @@ emit_block_kernel (PrismCudaEmitter *self, GString *s, guint kop_index, GError *
         continue;
       o = op->outputs[0];
       count = (double) kp.forloop * (double) kp.tensors[op->inputs[0]].shape[3];
-      if (p->fused)
+      if (p->fused && p->in_registers)
         g_string_append_printf (s, "  acc%u.store (t%u);\n", o, o);
       else if (op->kind == PRISM_OP_ACCUM_MEAN)
         g_string_append_printf (s, "  prism::accum_scale<NT, S%u> (t%u, %.9gf);\n", o, o, 1.0 / count);
