@@ -37,6 +37,12 @@ prism_format_seconds (double seconds)
 {
   if (!isfinite (seconds) || seconds < 0)
     seconds = 0;
+  if (seconds < 0.001)
+    /* Translators: less than a millisecond */
+    return g_strdup (_("< 1 ms"));
+  if (seconds < 1)
+    /* Translators: milliseconds */
+    return g_strdup_printf (_("%.0f ms"), seconds * 1e3);
   if (seconds < 10)
     /* Translators: seconds with one decimal */
     return g_strdup_printf (_("%.1f s"), seconds);

@@ -12,7 +12,7 @@ G_BEGIN_DECLS
 char *prism_format_count    (guint64 count);
 /* "1,234,567" with the locale's grouping (transfer full) */
 char *prism_format_exact    (guint64 count);
-/* "0.8 s", "42 s", "3 min 05 s", "1 h 02 min" (transfer full) */
+/* "< 1 ms", "250 ms", "4.2 s", "42 s", "3 min 05 s", "1 h 02 min" (transfer full) */
 char *prism_format_seconds  (double  seconds);
 /* "812 ns", "12.3 µs", "1.23 ms" (transfer full) */
 char *prism_format_time_us  (double  microseconds);

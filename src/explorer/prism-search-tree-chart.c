@@ -478,11 +478,16 @@ row_counts (const Row *row)
   if (row->sgraphs > 0)
     {
       g_string_append (s, " · ");
-      /* Translators: sGraphs completed at one depth */
-      g_string_append_printf (s, _("%s sGraphs"), sgraphs);
+      /* Translators: sGraphs completed at one depth; %s is a number */
+      g_string_append_printf (s, g_dngettext (GETTEXT_PACKAGE, "%s sGraph", "%s sGraphs",
+                                              (gulong) MIN (row->sgraphs, G_MAXULONG)), sgraphs);
     }
   if (row->verified > 0)
-    g_string_append_printf (s, " · ✓ %s", verified);
+    {
+      g_string_append (s, " · ");
+      /* Translators: candidates verified at one depth; %s is a number */
+      g_string_append_printf (s, _("%s verified"), verified);
+    }
   return g_string_free (s, FALSE);
 }
 

@@ -6,9 +6,16 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <glib/gi18n.h>
 
+#include "prism-candidates-view.h"
+#include "prism-export.h"
+#include "prism-format.h"
+#include "prism-gpu-bench.h"
 #include "prism-graph-json.h"
+#include "prism-search-view.h"
+#include "prism-session.h"
 #include "prism-window.h"
 #include "prism-workload.h"
 
@@ -25,6 +32,14 @@ struct _PrismWindow
   GtkStringList *workloads;
   GSettings *settings;               /* NULL when the schema is not installed */
 
+  /* The search (main thread only: the session delivers its batches here) */
+  PrismSession *session;             /* the run shown, or NULL */
+  PrismSearchModel *search_model;
+  char *search_error;                /* why the last search could not start */
+  GCancellable *gpu_probe;
+  char *gpu_status;                  /* NULL until the probe answers */
+  GtkFileChooserNative *export_chooser;
+
   /* Template Widgets */
   GtkDropDown *workload_dropdown;
   GtkLabel *title_label;
@@ -36,11 +51,17 @@ struct _PrismWindow
   GtkBox *summary_box;
   GtkStack *view_stack;
   PrismProgramView *program_view;
+  PrismSearchView *search_view;
+  PrismCandidatesView *candidates_view;
+  GtkSpinner *status_spinner;
+  GtkLabel *status_label;
+  GtkLabel *gpu_label;
 
   /* Set while the code itself moves the drop-down, so that the move is not
    * taken for the user choosing a workload. */
   guint syncing_dropdown : 1;
   guint sidebar_visible : 1;
+  guint search_on_open : 1;
 };
 
 G_DEFINE_FINAL_TYPE (PrismWindow, prism_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -49,6 +70,7 @@ enum {
   PROP_0,
   PROP_LOADING,
   PROP_SIDEBAR_VISIBLE,
+  PROP_SEARCH_ON_OPEN,
   N_PROPS
 };
 
@@ -57,14 +79,15 @@ static GParamSpec *properties [N_PROPS];
 /* What is not implemented yet exists as a disabled action, so that menus and
  * buttons show it without pretending it works. */
 static const char * const unavailable_actions[] = {
-  "win.export-kernel",
   "win.export-graph-svg",
   "win.export-graph-png",
-  "win.export-results",
-  "win.search-start",
-  "win.search-pause",
-  "win.search-stop",
 };
+
+static void start_search          (PrismWindow *self,
+                                   gboolean     interactive);
+static void detach_session        (PrismWindow *self);
+static void update_search_actions (PrismWindow *self);
+static void update_status         (PrismWindow *self);
 
 typedef struct
 {
@@ -260,6 +283,20 @@ set_program (PrismWindow *self,
   summary_show_graph (self, graph);
   sync_dropdown (self);
   gtk_stack_set_visible_child_name (self->content_stack, "program");
+
+  /* A new program ends the search of the old one. */
+  detach_session (self);
+  prism_search_model_reset (self->search_model);
+  g_clear_pointer (&self->search_error, g_free);
+  if (self->search_on_open)
+    {
+      start_search (self, FALSE);
+      gtk_stack_set_visible_child_name (self->view_stack, "search");
+    }
+  else
+    gtk_stack_set_visible_child_name (self->view_stack, "program");
+  update_search_actions (self);
+  update_status (self);
 }
 
 static void
@@ -273,6 +310,463 @@ set_loading (PrismWindow  *self,
   g_set_object (&self->load_cancellable, cancellable);
   if (was_loading != (cancellable != NULL))
     g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_LOADING]);
+}
+
+/*
+ * The search
+ */
+
+static const char *
+describe_stop_reason (const char *reason)
+{
+  if (g_strcmp0 (reason, "exhausted") == 0)
+    return _("search space exhausted");
+  if (g_strcmp0 (reason, "time limit") == 0)
+    return _("time budget reached");
+  if (g_strcmp0 (reason, "stopped") == 0)
+    return _("stopped");
+  if (g_strcmp0 (reason, "error") == 0)
+    return _("failed");
+  return reason;
+}
+
+static void
+update_status (PrismWindow *self)
+{
+  PrismSessionState state = self->session ? prism_session_get_state (self->session) : PRISM_SESSION_IDLE;
+  PrismSearchModel *model = self->search_model;
+  const PrismRunStats *stats = prism_search_model_get_stats (model);
+  g_autofree char *rate = prism_format_count ((guint64) prism_search_model_get_states_per_second (model));
+  g_autofree char *pruned = prism_format_count (prism_search_stats_total_pruned (&stats->search));
+  g_autofree char *verified = prism_format_count (prism_search_model_get_verified (model));
+  g_autofree char *best = prism_format_speedup (prism_search_model_get_best_speedup (model));
+  g_autofree char *elapsed = prism_format_seconds (prism_search_model_get_elapsed (model));
+  g_autofree char *counters = NULL;
+  g_autofree char *text = NULL;
+  gboolean running = state == PRISM_SESSION_RUNNING;
+
+  /* Translators: the status line's counters: states per second, pruned
+   * branches, verified candidates, best speedup (and whether it is predicted
+   * or measured), search time */
+  counters = g_strdup_printf (_("%s states/s · %s pruned · %s verified · best %s%s · %s"),
+                              rate, pruned, verified, best,
+                              prism_search_model_get_best (model) == NULL ? ""
+                              : prism_search_model_get_best_measured (model) ? _(" (measured)")
+                              : _(" (predicted)"),
+                              elapsed);
+
+  if (self->search_error != NULL)
+    text = g_strdup_printf (_("The search could not start: %s"), self->search_error);
+  else if (prism_search_model_get_state (model) == PRISM_SEARCH_STATE_FAILED)
+    text = g_strdup_printf (_("The search failed: %s"), prism_search_model_get_error (model));
+  else if (self->session == NULL)
+    text = g_strdup (self->graph ? _("Ready to search") : "");
+  else if (state == PRISM_SESSION_FINISHED)
+    text = g_strdup_printf (_("Finished (%s) — %s"),
+                            describe_stop_reason (prism_session_get_stop_reason (self->session)),
+                            counters);
+  else if (state == PRISM_SESSION_PAUSED)
+    text = g_strdup_printf (_("Paused — %s"), counters);
+  else if (stats->search.states == 0)
+    text = g_strdup (_("Preparing the search (building the pruning oracle)…"));
+  else
+    text = g_strdup_printf (_("Searching — %s"), counters);
+
+  gtk_label_set_label (self->status_label, text);
+  gtk_spinner_set_spinning (self->status_spinner, running);
+  gtk_widget_set_visible (GTK_WIDGET (self->status_spinner), running);
+  gtk_label_set_label (self->gpu_label, self->gpu_status ? self->gpu_status : _("Looking for a GPU…"));
+}
+
+static void
+update_search_actions (PrismWindow *self)
+{
+  PrismSessionState state = self->session ? prism_session_get_state (self->session) : PRISM_SESSION_IDLE;
+  gboolean active = self->session != NULL &&
+                    (state == PRISM_SESSION_RUNNING || state == PRISM_SESSION_PAUSED);
+  const char *results = self->session ? prism_session_get_results_path (self->session) : NULL;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search-start",
+                                 self->graph != NULL && (!active || state == PRISM_SESSION_PAUSED));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search-pause", state == PRISM_SESSION_RUNNING);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search-stop", active);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-kernel",
+                                 prism_candidates_view_get_selected (self->candidates_view) != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-results",
+                                 results != NULL && g_file_test (results, G_FILE_TEST_IS_REGULAR));
+}
+
+static void
+session_events_cb (PrismSession    *session,
+                   PrismEventBatch *batch,
+                   PrismWindow     *self)
+{
+  g_assert (PRISM_IS_WINDOW (self));
+  g_assert (session == self->session);
+
+  prism_search_model_apply_events (self->search_model, (PrismEvent **) batch->events->pdata,
+                                   batch->events->len);
+}
+
+static void
+session_state_cb (PrismWindow  *self,
+                  GParamSpec   *pspec,
+                  PrismSession *session)
+{
+  update_search_actions (self);
+  update_status (self);
+}
+
+static void
+model_changed_cb (PrismWindow      *self,
+                  PrismSearchModel *model)
+{
+  update_status (self);
+  /* results.json appears with the first save. */
+  update_search_actions (self);
+}
+
+/* A session stopped behind a closed window or a new program finishes in
+ * the background; the application stays up until its worker has exited. */
+static void
+detached_finished_cb (PrismSession   *session,
+                      GApplication   *app)
+{
+  g_signal_handlers_disconnect_by_func (session, detached_finished_cb, app);
+  g_object_unref (session);
+  if (app != NULL)
+    {
+      g_application_release (app);
+      g_object_unref (app);
+    }
+}
+
+static void
+detach_session (PrismWindow *self)
+{
+  g_autoptr(PrismSession) session = g_steal_pointer (&self->session);
+  PrismSessionState state;
+  GApplication *app;
+
+  if (session == NULL)
+    return;
+
+  /* From here on no batch of it reaches this window. */
+  g_signal_handlers_disconnect_by_data (session, self);
+  state = prism_session_get_state (session);
+  if (state == PRISM_SESSION_RUNNING || state == PRISM_SESSION_PAUSED)
+    {
+      app = G_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
+      if (app != NULL)
+        g_application_hold (app);
+      g_signal_connect_data (session, "finished", G_CALLBACK (detached_finished_cb),
+                             app ? g_object_ref (app) : NULL, NULL, 0);
+      prism_session_stop (session);
+      g_steal_pointer (&session);  /* released by detached_finished_cb() */
+    }
+}
+
+static char *
+make_run_dir (PrismWindow *self)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
+  g_autofree char *name = NULL;
+  g_autofree char *base = NULL;
+  char *dir;
+
+  if (self->workload != NULL)
+    base = g_strdup (self->workload);
+  else if (self->file != NULL)
+    base = g_file_get_basename (self->file);
+  else
+    base = g_strdup ("program");
+  g_strdelimit (base, "/\\: ", '_');
+  name = g_strdup_printf ("%s-%s-%d", base, stamp, g_random_int_range (0, 1 << 20));
+  dir = g_build_filename (g_get_user_cache_dir (), "prism-explorer", "runs", name, NULL);
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      g_warning ("Cannot create %s: %s; results will not be saved", dir, g_strerror (errno));
+      g_clear_pointer (&dir, g_free);
+    }
+  return dir;
+}
+
+/* Starts a search of the program shown with the preferences' threads,
+ * budget and target. Only a search the user asked for reports a failure to
+ * start in a dialog; an automatic one says it in the status line. */
+static void
+start_search (PrismWindow *self,
+              gboolean     interactive)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *run_dir = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *source = NULL;
+  PrismPipelineOptions options;
+
+  g_assert (PRISM_IS_WINDOW (self));
+
+  if (self->graph == NULL)
+    return;
+
+  detach_session (self);
+  prism_search_model_reset (self->search_model);
+  g_clear_pointer (&self->search_error, g_free);
+
+  prism_pipeline_options_init (&options);
+  if (self->settings != NULL)
+    {
+      options.search.n_threads = (guint) g_settings_get_int (self->settings, "threads");
+      options.search.time_limit_s = g_settings_get_int (self->settings, "time-budget");
+      target = g_settings_get_string (self->settings, "target-gpu");
+      options.target = target;
+    }
+  source = self->workload ? g_strdup (self->workload)
+                          : self->file ? g_file_get_basename (self->file) : NULL;
+  options.source = source;
+  run_dir = make_run_dir (self);
+  options.out_dir = run_dir;
+
+  self->session = prism_session_new (self->graph, &options, &error);
+  if (self->session == NULL)
+    {
+      self->search_error = g_strdup (error->message);
+      if (interactive)
+        show_error (self, _("Could not start the search"), error->message);
+      update_search_actions (self);
+      update_status (self);
+      return;
+    }
+
+  g_signal_connect (self->session, "events", G_CALLBACK (session_events_cb), self);
+  g_signal_connect_swapped (self->session, "notify::state", G_CALLBACK (session_state_cb), self);
+  g_signal_connect_swapped (self->session, "finished", G_CALLBACK (session_state_cb), self);
+  /* The window must stay responsive while the search uses every core. */
+  prism_session_set_background (self->session, TRUE);
+  prism_session_start (self->session);
+  update_search_actions (self);
+  update_status (self);
+}
+
+static void
+time_budget_changed_cb (PrismWindow *self,
+                        const char  *key,
+                        GSettings   *settings)
+{
+  if (self->session != NULL && prism_session_get_state (self->session) != PRISM_SESSION_FINISHED)
+    prism_session_set_time_limit (self->session, g_settings_get_int (settings, "time-budget"));
+}
+
+static void
+layout_direction_changed_cb (PrismWindow *self,
+                             const char  *key,
+                             GSettings   *settings)
+{
+  prism_candidates_view_set_direction (self->candidates_view,
+                                       g_settings_get_enum (settings, "layout-direction") == 1
+                                       ? PRISM_GRAPH_DIRECTION_LEFT_TO_RIGHT
+                                       : PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM);
+}
+
+static void
+gpu_probe_thread (GTask        *task,
+                  gpointer      source_object,
+                  gpointer      task_data,
+                  GCancellable *cancellable)
+{
+  g_autoptr(GError) error = NULL;
+  char *description = NULL;
+
+  if (prism_gpu_bench_probe (0, &description, &error))
+    g_task_return_pointer (task, description, g_free);
+  else
+    g_task_return_error (task, g_steal_pointer (&error));
+}
+
+/* A GPU that is absent or fails is a status, never an error dialog. */
+static void
+gpu_probed_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *description = g_task_propagate_pointer (G_TASK (result), &error);
+  GCancellable *cancellable = g_task_get_cancellable (G_TASK (result));
+  PrismWindow *self = PRISM_WINDOW (object);
+
+  if (g_cancellable_is_cancelled (cancellable))
+    return;
+  g_clear_object (&self->gpu_probe);
+  g_free (self->gpu_status);
+  if (description != NULL)
+    self->gpu_status = g_strdup_printf (_("GPU: %s — times are predicted unless marked measured"),
+                                        description);
+  else
+    {
+      self->gpu_status = g_strdup (_("No GPU — times are predicted by the cost model"));
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->gpu_label), error ? error->message : NULL);
+    }
+  update_status (self);
+}
+
+static void
+probe_gpu (PrismWindow *self)
+{
+  g_autoptr(GTask) task = NULL;
+
+  self->gpu_probe = g_cancellable_new ();
+  task = g_task_new (self, self->gpu_probe, gpu_probed_cb, NULL);
+  g_task_set_source_tag (task, probe_gpu);
+  g_task_set_name (task, "[prism] GPU probe");
+  g_task_run_in_thread (task, gpu_probe_thread);
+}
+
+static void
+candidate_selected_cb (PrismWindow         *self,
+                       GParamSpec          *pspec,
+                       PrismCandidatesView *view)
+{
+  update_search_actions (self);
+}
+
+static char *
+suggested_name (PrismWindow *self,
+                const char  *suffix)
+{
+  const char *name = self->workload ? self->workload
+                     : self->graph && self->graph->name ? self->graph->name : "program";
+
+  return g_strdup_printf ("%s%s", name, suffix);
+}
+
+static void
+export_kernel_response_cb (PrismWindow          *self,
+                           int                   response,
+                           GtkFileChooserNative *chooser)
+{
+  g_autoptr(GFile) folder = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *dir = NULL;
+  PrismCandidateRow *row = prism_candidates_view_get_selected (self->candidates_view);
+
+  if (response == GTK_RESPONSE_ACCEPT &&
+      (folder = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser))) != NULL &&
+      row != NULL && (path = g_file_get_path (folder)) != NULL)
+    {
+      g_autofree char *leaf = g_strdup_printf ("%s-candidate-%u",
+                                               self->workload ? self->workload : "program",
+                                               prism_candidate_row_get_id (row));
+
+      dir = g_build_filename (path, leaf, NULL);
+      if (!prism_window_export_kernel (self, dir, &error))
+        show_error (self, _("Could not export the kernel"), error->message);
+    }
+  gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (chooser));
+  if (self->export_chooser == chooser)
+    g_clear_object (&self->export_chooser);
+}
+
+static void
+export_results_response_cb (PrismWindow          *self,
+                            int                   response,
+                            GtkFileChooserNative *chooser)
+{
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+
+  if (response == GTK_RESPONSE_ACCEPT &&
+      (file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser))) != NULL &&
+      (path = g_file_get_path (file)) != NULL &&
+      !prism_window_export_results (self, path, &error))
+    show_error (self, _("Could not export the results"), error->message);
+  gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (chooser));
+  if (self->export_chooser == chooser)
+    g_clear_object (&self->export_chooser);
+}
+
+static void
+search_start_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *param)
+{
+  PrismWindow *self = PRISM_WINDOW (widget);
+
+  if (self->session != NULL && prism_session_get_state (self->session) == PRISM_SESSION_PAUSED)
+    prism_session_resume (self->session);
+  else
+    start_search (self, TRUE);
+  if (self->session != NULL)
+    gtk_stack_set_visible_child_name (self->view_stack, "search");
+}
+
+static void
+search_pause_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *param)
+{
+  PrismWindow *self = PRISM_WINDOW (widget);
+
+  if (self->session != NULL)
+    prism_session_pause (self->session);
+}
+
+static void
+search_stop_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *param)
+{
+  PrismWindow *self = PRISM_WINDOW (widget);
+
+  /* The session stays: its last batch and results arrive when it has stopped. */
+  if (self->session != NULL)
+    prism_session_stop (self->session);
+}
+
+static void
+export_kernel_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  PrismWindow *self = PRISM_WINDOW (widget);
+
+  if (self->export_chooser != NULL)
+    gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->export_chooser));
+  g_clear_object (&self->export_chooser);
+  self->export_chooser = gtk_file_chooser_native_new (_("Export Kernel to a Folder"),
+                                                      GTK_WINDOW (self),
+                                                      GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+                                                      _("_Export"),
+                                                      _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->export_chooser), TRUE);
+  g_signal_connect_object (self->export_chooser, "response",
+                           G_CALLBACK (export_kernel_response_cb), self, G_CONNECT_SWAPPED);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->export_chooser));
+}
+
+static void
+export_results_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *param)
+{
+  PrismWindow *self = PRISM_WINDOW (widget);
+  g_autofree char *name = suggested_name (self, "-results.json");
+
+  if (self->export_chooser != NULL)
+    gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->export_chooser));
+  g_clear_object (&self->export_chooser);
+  self->export_chooser = gtk_file_chooser_native_new (_("Export Results"),
+                                                      GTK_WINDOW (self),
+                                                      GTK_FILE_CHOOSER_ACTION_SAVE,
+                                                      _("_Export"),
+                                                      _("_Cancel"));
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->export_chooser), name);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->export_chooser), TRUE);
+  g_signal_connect_object (self->export_chooser, "response",
+                           G_CALLBACK (export_results_response_cb), self, G_CONNECT_SWAPPED);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->export_chooser));
 }
 
 /*
@@ -503,6 +997,11 @@ prism_window_constructed (GObject *object)
         gtk_window_maximize (GTK_WINDOW (self));
       g_settings_bind (self->settings, "sidebar-width", self->paned, "position",
                        G_SETTINGS_BIND_DEFAULT);
+      g_signal_connect_object (self->settings, "changed::time-budget",
+                               G_CALLBACK (time_budget_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (self->settings, "changed::layout-direction",
+                               G_CALLBACK (layout_direction_changed_cb), self, G_CONNECT_SWAPPED);
+      layout_direction_changed_cb (self, "layout-direction", self->settings);
     }
 }
 
@@ -515,6 +1014,17 @@ prism_window_dispose (GObject *object)
   if (self->file_chooser != NULL)
     gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->file_chooser));
   g_clear_object (&self->file_chooser);
+  if (self->export_chooser != NULL)
+    gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->export_chooser));
+  g_clear_object (&self->export_chooser);
+  /* Closing mid-search: the session stops in the background and no late
+   * batch reaches the widgets torn down below. */
+  detach_session (self);
+  if (self->gpu_probe != NULL)
+    g_cancellable_cancel (self->gpu_probe);
+  g_clear_object (&self->gpu_probe);
+  if (self->search_model != NULL)
+    g_signal_handlers_disconnect_by_data (self->search_model, self);
   /* content_stack is the window's child: let GtkWindow unparent it now, or
    * the template teardown unparents it behind GtkWindow's back (GTK 4.8). */
   gtk_window_set_child (GTK_WINDOW (self), NULL);
@@ -533,6 +1043,9 @@ prism_window_finalize (GObject *object)
   g_clear_object (&self->file);
   g_clear_object (&self->workloads);
   g_clear_object (&self->settings);
+  g_clear_object (&self->search_model);
+  g_clear_pointer (&self->search_error, g_free);
+  g_clear_pointer (&self->gpu_status, g_free);
 
   G_OBJECT_CLASS (prism_window_parent_class)->finalize (object);
 }
@@ -555,6 +1068,10 @@ prism_window_get_property (GObject    *object,
       g_value_set_boolean (value, self->sidebar_visible);
       break;
 
+    case PROP_SEARCH_ON_OPEN:
+      g_value_set_boolean (value, self->search_on_open);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -575,6 +1092,14 @@ prism_window_set_property (GObject      *object,
         {
           self->sidebar_visible = !!g_value_get_boolean (value);
           gtk_widget_set_visible (self->sidebar, self->sidebar_visible);
+          g_object_notify_by_pspec (object, pspec);
+        }
+      break;
+
+    case PROP_SEARCH_ON_OPEN:
+      if (self->search_on_open != !!g_value_get_boolean (value))
+        {
+          self->search_on_open = !!g_value_get_boolean (value);
           g_object_notify_by_pspec (object, pspec);
         }
       break;
@@ -605,9 +1130,15 @@ prism_window_class_init (PrismWindowClass *klass)
   properties [PROP_SIDEBAR_VISIBLE] =
     g_param_spec_boolean ("sidebar-visible", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Whether opening a program starts its search (tests turn it off). */
+  properties [PROP_SEARCH_ON_OPEN] =
+    g_param_spec_boolean ("search-on-open", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (PRISM_TYPE_PROGRAM_VIEW);
+  g_type_ensure (PRISM_TYPE_SEARCH_VIEW);
+  g_type_ensure (PRISM_TYPE_CANDIDATES_VIEW);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/prism/Explorer/prism-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, workload_dropdown);
@@ -620,9 +1151,19 @@ prism_window_class_init (PrismWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, summary_box);
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, view_stack);
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, program_view);
+  gtk_widget_class_bind_template_child (widget_class, PrismWindow, search_view);
+  gtk_widget_class_bind_template_child (widget_class, PrismWindow, candidates_view);
+  gtk_widget_class_bind_template_child (widget_class, PrismWindow, status_spinner);
+  gtk_widget_class_bind_template_child (widget_class, PrismWindow, status_label);
+  gtk_widget_class_bind_template_child (widget_class, PrismWindow, gpu_label);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_property_action (widget_class, "win.toggle-sidebar", "sidebar-visible");
+  gtk_widget_class_install_action (widget_class, "win.search-start", NULL, search_start_action);
+  gtk_widget_class_install_action (widget_class, "win.search-pause", NULL, search_pause_action);
+  gtk_widget_class_install_action (widget_class, "win.search-stop", NULL, search_stop_action);
+  gtk_widget_class_install_action (widget_class, "win.export-kernel", NULL, export_kernel_action);
+  gtk_widget_class_install_action (widget_class, "win.export-results", NULL, export_results_action);
   for (guint i = 0; i < G_N_ELEMENTS (unavailable_actions); i++)
     gtk_widget_class_install_action (widget_class, unavailable_actions[i], NULL, unavailable_action);
 }
@@ -638,7 +1179,19 @@ prism_window_init (PrismWindow *self)
   guint n_infos = 0;
 
   self->sidebar_visible = TRUE;
+  self->search_on_open = TRUE;
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->search_model = prism_search_model_new ();
+  prism_search_view_set_model (self->search_view, self->search_model);
+  prism_candidates_view_set_model (self->candidates_view, self->search_model);
+  g_signal_connect_object (self->search_model, "changed", G_CALLBACK (model_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->candidates_view, "notify::selected",
+                           G_CALLBACK (candidate_selected_cb), self, G_CONNECT_SWAPPED);
+  update_search_actions (self);
+  update_status (self);
+  probe_gpu (self);
 
   for (guint i = 0; i < G_N_ELEMENTS (unavailable_actions); i++)
     gtk_widget_action_set_enabled (GTK_WIDGET (self), unavailable_actions[i], FALSE);
@@ -802,4 +1355,164 @@ prism_window_get_program_view (PrismWindow *self)
 {
   g_return_val_if_fail (PRISM_IS_WINDOW (self), NULL);
   return self->program_view;
+}
+
+/**
+ * prism_window_start_search:
+ *
+ * Starts a new search of the program shown (the Start button when no search
+ * is paused), replacing the one shown.
+ */
+void
+prism_window_start_search (PrismWindow *self)
+{
+  g_return_if_fail (PRISM_IS_WINDOW (self));
+  start_search (self, TRUE);
+}
+
+/**
+ * prism_window_get_session:
+ *
+ * Returns: (transfer none) (nullable): the search shown
+ */
+PrismSession *
+prism_window_get_session (PrismWindow *self)
+{
+  g_return_val_if_fail (PRISM_IS_WINDOW (self), NULL);
+  return self->session;
+}
+
+/**
+ * prism_window_get_search_model:
+ *
+ * Returns: (transfer none): what the Search and Candidates pages show
+ */
+PrismSearchModel *
+prism_window_get_search_model (PrismWindow *self)
+{
+  g_return_val_if_fail (PRISM_IS_WINDOW (self), NULL);
+  return self->search_model;
+}
+
+/**
+ * prism_window_get_search_view:
+ *
+ * Returns: (transfer none): the Search page
+ */
+PrismSearchView *
+prism_window_get_search_view (PrismWindow *self)
+{
+  g_return_val_if_fail (PRISM_IS_WINDOW (self), NULL);
+  return self->search_view;
+}
+
+/**
+ * prism_window_get_candidates_view:
+ *
+ * Returns: (transfer none): the Candidates page
+ */
+PrismCandidatesView *
+prism_window_get_candidates_view (PrismWindow *self)
+{
+  g_return_val_if_fail (PRISM_IS_WINDOW (self), NULL);
+  return self->candidates_view;
+}
+
+/**
+ * prism_window_get_status:
+ *
+ * Returns: (transfer none): the status line's text
+ */
+const char *
+prism_window_get_status (PrismWindow *self)
+{
+  g_return_val_if_fail (PRISM_IS_WINDOW (self), NULL);
+  return gtk_label_get_label (self->status_label);
+}
+
+/**
+ * prism_window_export_kernel:
+ * @dir: the bundle folder (created when missing)
+ *
+ * Writes the selected candidate, with its best sizes, as a CUDA bundle
+ * (.cu, .h, manifest.json, graph.json, Makefile, runtime headers); this is
+ * what Export Kernel… does with the folder chosen.
+ *
+ * Returns: %FALSE with @error if nothing is selected or a file cannot be written
+ */
+gboolean
+prism_window_export_kernel (PrismWindow  *self,
+                            const char   *dir,
+                            GError      **error)
+{
+  PrismCandidateRow *row;
+  g_autoptr(PrismGraph) graph = NULL;
+  g_autoptr(JsonNode) provenance = NULL;
+  g_autofree char *target = NULL;
+  PrismCudaOptions options = { 0, };
+  const PrismGpuTarget *gpu;
+
+  g_return_val_if_fail (PRISM_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (dir != NULL, FALSE);
+
+  row = prism_candidates_view_get_selected (self->candidates_view);
+  if (row == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           _("No candidate is selected"));
+      return FALSE;
+    }
+  graph = prism_candidate_row_dup_concrete_graph (row);
+  if (graph == NULL || !prism_graph_is_concrete (graph))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _("Candidate %u has no concrete sizes to generate code for"),
+                   prism_candidate_row_get_id (row));
+      return FALSE;
+    }
+
+  /* Code for the GPU the preferences target. */
+  if (self->settings != NULL)
+    target = g_settings_get_string (self->settings, "target-gpu");
+  gpu = target ? prism_gpu_target_lookup (target) : NULL;
+  if (gpu == NULL)
+    gpu = prism_gpu_target_default ();
+  options.sm = gpu->compute_capability;
+
+  provenance = prism_candidate_to_json (prism_candidate_row_get_candidate (row));
+  return prism_export_bundle (graph, provenance, &options, dir, NULL, error);
+}
+
+/**
+ * prism_window_export_results:
+ * @path: the file to write
+ *
+ * Copies the search's results.json (every verified candidate with its
+ * evidence, the counters and the configuration) to @path; this is what
+ * Export Results… does with the file chosen.
+ *
+ * Returns: %FALSE with @error if there are no results yet or @path cannot be written
+ */
+gboolean
+prism_window_export_results (PrismWindow  *self,
+                             const char   *path,
+                             GError      **error)
+{
+  const char *results;
+  g_autoptr(GFile) source = NULL;
+  g_autoptr(GFile) dest = NULL;
+
+  g_return_val_if_fail (PRISM_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  results = self->session ? prism_session_get_results_path (self->session) : NULL;
+  if (results == NULL || !g_file_test (results, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                           _("The search has not saved any results yet"));
+      return FALSE;
+    }
+  source = g_file_new_for_path (results);
+  dest = g_file_new_for_path (path);
+  return g_file_copy (source, dest, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, error);
 }

@@ -7,8 +7,11 @@
 #include <gtk/gtk.h>
 
 #include "prism-application.h"
+#include "prism-candidates-view.h"
 #include "prism-graph.h"
 #include "prism-program-view.h"
+#include "prism-search-view.h"
+#include "prism-session.h"
 
 G_BEGIN_DECLS
 
@@ -29,5 +32,19 @@ void              prism_window_open_file        (PrismWindow      *self,
 gboolean          prism_window_get_loading      (PrismWindow      *self);
 const PrismGraph *prism_window_get_graph        (PrismWindow      *self);
 PrismProgramView *prism_window_get_program_view (PrismWindow      *self);
+
+/* The search */
+void                 prism_window_start_search         (PrismWindow  *self);
+PrismSession        *prism_window_get_session          (PrismWindow  *self);
+PrismSearchModel    *prism_window_get_search_model     (PrismWindow  *self);
+PrismSearchView     *prism_window_get_search_view      (PrismWindow  *self);
+PrismCandidatesView *prism_window_get_candidates_view  (PrismWindow  *self);
+const char          *prism_window_get_status           (PrismWindow  *self);
+gboolean             prism_window_export_kernel        (PrismWindow  *self,
+                                                        const char   *dir,
+                                                        GError      **error);
+gboolean             prism_window_export_results       (PrismWindow  *self,
+                                                        const char   *path,
+                                                        GError      **error);
 
 G_END_DECLS

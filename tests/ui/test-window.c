@@ -36,6 +36,8 @@ window_new (void)
 {
   PrismWindow *window = prism_window_new (app);
 
+  /* These tests look at programs, not searches (test-search has those). */
+  g_object_set (window, "search-on-open", FALSE, NULL);
   gtk_window_present (GTK_WINDOW (window));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   return window;
@@ -216,10 +218,12 @@ test_window_workload (void)
   g_clear_error (&error);
   assert_rows_match (prism_program_view_get_ops (prism_window_get_program_view (window)), expected);
 
-  /* The search is not wired up yet: its buttons exist but are insensitive. */
+  /* With a program open and no search running, Start is the one to press. */
   start = find_widget (GTK_WIDGET (window), GTK_TYPE_BUTTON, "win.search-start");
   g_assert_nonnull (start);
-  g_assert_false (gtk_widget_is_sensitive (start));
+  g_assert_true (gtk_widget_is_sensitive (start));
+  g_assert_false (gtk_widget_is_sensitive (find_widget (GTK_WIDGET (window), GTK_TYPE_BUTTON,
+                                                        "win.search-stop")));
   g_assert_nonnull (gtk_widget_get_tooltip_text (start));
 
   window_destroy (window);

@@ -1,0 +1,883 @@
+/* prism-candidates-view.c — the verified candidates: a sortable table, the
+ * selected one's graph and evidence, or two side by side
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "prism-candidates-view"
+
+#include "config.h"
+
+#include <math.h>
+#include <glib/gi18n.h>
+
+#include "prism-candidate-info.h"
+#include "prism-candidates-view.h"
+#include "prism-format.h"
+
+typedef enum
+{
+  COLUMN_ID,
+  COLUMN_SPEEDUP,
+  COLUMN_TIME,
+  COLUMN_KERNELS,
+  COLUMN_VERIFICATION,
+  COLUMN_PARAMS,
+  COLUMN_FOUND,
+  N_COLUMNS
+} Column;
+
+struct _PrismCandidatesView
+{
+  GtkWidget parent_instance;
+
+  /* Owned References */
+  PrismSearchModel *model;
+  GtkSortListModel *sorted;
+  GtkMultiSelection *selection;
+  PrismCandidateRow *selected;        /* the first selected row, or NULL */
+  gulong changed_handler;
+
+  /* Template Widgets */
+  GtkPaned *paned;
+  GtkLabel *count_label;
+  GtkLabel *hint_label;
+  GtkColumnView *column_view;
+  GtkStack *detail_stack;
+  PrismGraphView *graph_view;
+  GtkBox *verification_box;
+  PrismCompareView *compare_view;
+
+  GtkColumnViewColumn *columns[N_COLUMNS];
+  guint n_selected;
+};
+
+G_DEFINE_FINAL_TYPE (PrismCandidatesView, prism_candidates_view, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_MODEL,
+  PROP_SELECTED,
+  PROP_N_SELECTED,
+  N_PROPS
+};
+
+static GParamSpec *properties [N_PROPS];
+
+/*
+ * Auxiliary methods
+ */
+
+static char *
+cell_text (PrismCandidateRow *row,
+           Column             column)
+{
+  switch (column)
+    {
+    case COLUMN_ID:
+      return g_strdup_printf ("%u", prism_candidate_row_get_id (row));
+    case COLUMN_SPEEDUP:
+      return prism_format_speedup (prism_candidate_row_get_speedup (row));
+    case COLUMN_TIME:
+      return prism_format_time_us (prism_candidate_row_get_time_us (row));
+    case COLUMN_KERNELS:
+      return g_strdup_printf ("%u", prism_candidate_row_get_kernels (row));
+    case COLUMN_VERIFICATION:
+      return g_strdup (prism_candidate_row_get_verification (row));
+    case COLUMN_PARAMS:
+      /* A candidate whose grids and loops all have size 1 has no sizes to choose. */
+      return g_strdup (*prism_candidate_row_get_params (row) ? prism_candidate_row_get_params (row) : "—");
+    case COLUMN_FOUND:
+      return prism_format_seconds (prism_candidate_row_get_found_at (row));
+    case N_COLUMNS:
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static const char *
+column_title (Column column)
+{
+  switch (column)
+    {
+    case COLUMN_ID:           return C_("candidates column", "#");
+    case COLUMN_SPEEDUP:      return C_("candidates column", "Speedup");
+    case COLUMN_TIME:         return C_("candidates column", "Time");
+    case COLUMN_KERNELS:      return C_("candidates column", "Kernels");
+    case COLUMN_VERIFICATION: return C_("candidates column", "Verification");
+    case COLUMN_PARAMS:       return C_("candidates column", "Sizes");
+    case COLUMN_FOUND:        return C_("candidates column", "Found After");
+    case N_COLUMNS:
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* The property a column sorts by; text columns sort by their text. */
+static const char *
+column_property (Column column)
+{
+  switch (column)
+    {
+    case COLUMN_ID:           return "id";
+    case COLUMN_SPEEDUP:      return "speedup";
+    case COLUMN_TIME:         return "time-us";
+    case COLUMN_KERNELS:      return "kernels";
+    case COLUMN_VERIFICATION: return "method";
+    case COLUMN_PARAMS:       return "params";
+    case COLUMN_FOUND:        return "found-at";
+    case N_COLUMNS:
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+update_cell (GtkListItem *item)
+{
+  Column column = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (item), "column"));
+  PrismCandidateRow *row = gtk_list_item_get_item (item);
+  GtkWidget *box = gtk_list_item_get_child (item);
+  GtkWidget *label = gtk_widget_get_first_child (box);
+  GtkWidget *caption = gtk_widget_get_next_sibling (label);
+  g_autofree char *text = NULL;
+
+  if (row == NULL)
+    return;
+  text = cell_text (row, column);
+  gtk_label_set_label (GTK_LABEL (label), text);
+
+  /* Say whether a speedup or time is the cost model's or the GPU's. */
+  if (caption != NULL)
+    {
+      gboolean measured = prism_candidate_row_get_measured (row);
+
+      gtk_label_set_label (GTK_LABEL (caption), measured ? _("measured") : _("predicted"));
+      gtk_widget_set_tooltip_text (box, measured ? _("Measured on the GPU")
+                                                 : _("Predicted by the cost model (no GPU measurement)"));
+    }
+  if (column == COLUMN_VERIFICATION)
+    gtk_widget_set_tooltip_text (box, prism_candidate_row_get_message (row));
+}
+
+static void
+row_notify_cb (GtkListItem *item)
+{
+  update_cell (item);
+}
+
+static void
+cell_setup_cb (GtkSignalListItemFactory *factory,
+               GtkListItem              *item,
+               gpointer                  user_data)
+{
+  Column column = GPOINTER_TO_UINT (user_data);
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *label = gtk_label_new (NULL);
+
+  g_object_set_data (G_OBJECT (item), "column", user_data);
+  gtk_box_append (GTK_BOX (box), label);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  switch (column)
+    {
+    case COLUMN_ID:
+    case COLUMN_KERNELS:
+    case COLUMN_FOUND:
+      gtk_label_set_xalign (GTK_LABEL (label), 1);
+      gtk_widget_set_hexpand (label, TRUE);
+      gtk_widget_add_css_class (label, "numeric");
+      break;
+    case COLUMN_SPEEDUP:
+      {
+        /* Says whether the speedup (and so the time) is predicted or measured. */
+        GtkWidget *caption = gtk_label_new (NULL);
+
+        gtk_label_set_xalign (GTK_LABEL (label), 1);
+        gtk_widget_set_hexpand (label, TRUE);
+        gtk_widget_add_css_class (label, "numeric");
+        gtk_widget_add_css_class (label, "speedup");
+        gtk_widget_add_css_class (caption, "dim-label");
+        gtk_widget_add_css_class (caption, "caption");
+        gtk_label_set_width_chars (GTK_LABEL (caption), 9);
+        gtk_label_set_xalign (GTK_LABEL (caption), 0);
+        gtk_box_append (GTK_BOX (box), caption);
+      }
+      break;
+    case COLUMN_TIME:
+      gtk_label_set_xalign (GTK_LABEL (label), 1);
+      gtk_widget_set_hexpand (label, TRUE);
+      gtk_widget_add_css_class (label, "numeric");
+      break;
+    case COLUMN_PARAMS:
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_widget_add_css_class (label, "monospace");
+      gtk_widget_add_css_class (label, "caption");
+      break;
+    case COLUMN_VERIFICATION:
+    default:
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      break;
+    }
+  gtk_list_item_set_child (item, box);
+}
+
+static void
+cell_bind_cb (GtkSignalListItemFactory *factory,
+              GtkListItem              *item,
+              gpointer                  user_data)
+{
+  Column column = GPOINTER_TO_UINT (user_data);
+  PrismCandidateRow *row = gtk_list_item_get_item (item);
+
+  update_cell (item);
+  /* Only a GPU measurement changes a row after it is shown. */
+  if (column == COLUMN_SPEEDUP || column == COLUMN_TIME)
+    {
+      gulong id = g_signal_connect_swapped (row, "notify::measured-us", G_CALLBACK (row_notify_cb), item);
+      g_object_set_data (G_OBJECT (item), "notify-id", GSIZE_TO_POINTER (id));
+    }
+}
+
+static void
+cell_unbind_cb (GtkSignalListItemFactory *factory,
+                GtkListItem              *item,
+                gpointer                  user_data)
+{
+  gulong id = GPOINTER_TO_SIZE (g_object_get_data (G_OBJECT (item), "notify-id"));
+  PrismCandidateRow *row = gtk_list_item_get_item (item);
+
+  if (id != 0 && row != NULL)
+    g_signal_handler_disconnect (row, id);
+  g_object_set_data (G_OBJECT (item), "notify-id", NULL);
+}
+
+static void
+add_columns (PrismCandidatesView *self)
+{
+  static const int widths[N_COLUMNS] = { 48, 150, 96, 72, 170, 160, 100 };
+
+  for (Column c = 0; c < N_COLUMNS; c++)
+    {
+      g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
+      g_autoptr(GtkColumnViewColumn) column = NULL;
+      GtkExpression *expression;
+      GtkSorter *sorter;
+
+      g_signal_connect (factory, "setup", G_CALLBACK (cell_setup_cb), GUINT_TO_POINTER (c));
+      g_signal_connect (factory, "bind", G_CALLBACK (cell_bind_cb), GUINT_TO_POINTER (c));
+      g_signal_connect (factory, "unbind", G_CALLBACK (cell_unbind_cb), GUINT_TO_POINTER (c));
+
+      column = gtk_column_view_column_new (column_title (c), g_object_ref (factory));
+      expression = gtk_property_expression_new (PRISM_TYPE_CANDIDATE_ROW, NULL, column_property (c));
+      if (c == COLUMN_PARAMS)
+        sorter = GTK_SORTER (gtk_string_sorter_new (expression));
+      else
+        sorter = GTK_SORTER (gtk_numeric_sorter_new (expression));
+      gtk_column_view_column_set_sorter (column, sorter);
+      g_object_unref (sorter);
+      gtk_column_view_column_set_resizable (column, TRUE);
+      gtk_column_view_column_set_fixed_width (column, widths[c]);
+      if (c == COLUMN_PARAMS)
+        gtk_column_view_column_set_expand (column, TRUE);
+      gtk_column_view_append_column (self->column_view, column);
+      self->columns[c] = column;
+    }
+}
+
+static GtkWidget *
+pane_label (GtkBox     *box,
+            const char *text,
+            const char *css_class)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  if (css_class != NULL)
+    gtk_widget_add_css_class (label, css_class);
+  gtk_box_append (box, label);
+  return label;
+}
+
+static void
+pane_heading (GtkBox     *box,
+              const char *text)
+{
+  GtkWidget *label = pane_label (box, text, "heading");
+
+  gtk_widget_add_css_class (label, "verification-heading");
+}
+
+static void
+pane_field (GtkBox     *box,
+            const char *key,
+            const char *value)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  GtkWidget *k = gtk_label_new (key);
+  GtkWidget *v = gtk_label_new (value);
+
+  gtk_label_set_xalign (GTK_LABEL (k), 0);
+  gtk_label_set_width_chars (GTK_LABEL (k), 12);
+  gtk_label_set_max_width_chars (GTK_LABEL (k), 16);
+  gtk_widget_add_css_class (k, "dim-label");
+  gtk_label_set_xalign (GTK_LABEL (v), 0);
+  gtk_label_set_wrap (GTK_LABEL (v), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (v), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (v), TRUE);
+  gtk_widget_set_hexpand (v, TRUE);
+  gtk_box_append (GTK_BOX (row), k);
+  gtk_box_append (GTK_BOX (row), v);
+  gtk_box_append (box, row);
+}
+
+static char *
+seeds_text (GArray *seeds)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < seeds->len; i++)
+    g_string_append_printf (s, "%s%" G_GUINT64_FORMAT, i ? ", " : "", g_array_index (seeds, guint64, i));
+  return g_string_free (s, FALSE);
+}
+
+static void
+show_verification (PrismCandidatesView *self,
+                   PrismCandidateRow   *row)
+{
+  GtkBox *box = self->verification_box;
+  GtkWidget *child;
+  g_autofree char *title = NULL;
+  g_autofree char *speedup = NULL;
+  g_autofree char *factor = NULL;
+  g_autofree char *time = NULL;
+  g_autofree char *found = NULL;
+  g_autofree char *kernels = NULL;
+  const char * const *rules;
+  gboolean measured;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (box))))
+    gtk_box_remove (box, child);
+  if (row == NULL)
+    return;
+
+  measured = prism_candidate_row_get_measured (row);
+  title = g_strdup_printf (_("Candidate %u"), prism_candidate_row_get_id (row));
+  pane_label (box, title, "title-4");
+
+  factor = prism_format_speedup (prism_candidate_row_get_speedup (row));
+  speedup = g_strdup_printf ("%s (%s)", factor,
+                             measured ? _("measured on the GPU") : _("predicted by the cost model"));
+  time = prism_format_time_us (prism_candidate_row_get_time_us (row));
+  found = prism_format_seconds (prism_candidate_row_get_found_at (row));
+  kernels = g_strdup_printf ("%u", prism_candidate_row_get_kernels (row));
+  pane_field (box, _("Speedup"), speedup);
+  pane_field (box, measured ? _("Measured time") : _("Predicted time"), time);
+  if (measured)
+    {
+      g_autofree char *predicted = prism_format_time_us (prism_candidate_row_get_predicted_us (row));
+      pane_field (box, _("Predicted time"), predicted);
+    }
+  pane_field (box, _("Kernels"), kernels);
+  if (*prism_candidate_row_get_params (row) != '\0')
+    pane_field (box, _("Sizes"), prism_candidate_row_get_params (row));
+  pane_field (box, _("Found after"), found);
+
+  pane_heading (box, _("Verification"));
+  pane_field (box, _("Method"), prism_candidate_row_get_verification (row));
+  if (prism_candidate_row_get_verdict (row) != NULL)
+    pane_field (box, _("Verdict"), prism_candidate_row_get_verdict (row));
+  if (prism_candidate_row_get_message (row) != NULL)
+    pane_label (box, prism_candidate_row_get_message (row), "dim-label");
+
+  /* The proof: the rewrite rules it applied, in order. */
+  if (prism_candidate_row_get_method (row) == PRISM_VERIFICATION_FORMAL ||
+      prism_candidate_row_get_method (row) == PRISM_VERIFICATION_FORMAL_RANDOM)
+    {
+      g_autofree char *summary = NULL;
+      double seconds = prism_candidate_row_get_proof_seconds (row);
+
+      pane_heading (box, _("E-graph proof"));
+      summary = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s in %u rewrite", "%s in %u rewrites",
+                                              prism_candidate_row_get_proof_length (row)),
+                                 prism_candidate_row_get_proved (row) ? _("Proved") : _("Not proved"),
+                                 prism_candidate_row_get_proof_length (row));
+      pane_field (box, _("Result"), summary);
+      if (prism_candidate_row_get_proof_stop (row) != NULL)
+        pane_field (box, _("Saturation"), prism_candidate_row_get_proof_stop (row));
+      if (!isnan (seconds))
+        {
+          g_autofree char *s = prism_format_seconds (seconds);
+          pane_field (box, _("Time"), s);
+        }
+      rules = prism_candidate_row_get_proof_rules (row);
+      if (rules != NULL && rules[0] != NULL)
+        {
+          GString *chain = g_string_new (NULL);
+          g_autofree char *text = NULL;
+
+          for (guint i = 0; rules[i] != NULL; i++)
+            g_string_append_printf (chain, "%s%u. %s", i ? "\n" : "", i + 1, rules[i]);
+          text = g_string_free (chain, FALSE);
+          pane_label (box, _("Rule chain"), "dim-label");
+          pane_label (box, text, "monospace");
+        }
+      else
+        pane_label (box, _("No rewrite rules were recorded."), "dim-label");
+      if (prism_candidate_row_get_explanation (row) != NULL)
+        {
+          GtkWidget *expander = gtk_expander_new (_("Proof steps"));
+          GtkWidget *steps = gtk_label_new (prism_candidate_row_get_explanation (row));
+
+          gtk_label_set_xalign (GTK_LABEL (steps), 0);
+          gtk_label_set_wrap (GTK_LABEL (steps), TRUE);
+          gtk_label_set_wrap_mode (GTK_LABEL (steps), PANGO_WRAP_WORD_CHAR);
+          gtk_label_set_selectable (GTK_LABEL (steps), TRUE);
+          gtk_widget_add_css_class (steps, "monospace");
+          gtk_expander_set_child (GTK_EXPANDER (expander), steps);
+          gtk_box_append (box, expander);
+        }
+    }
+
+  /* The randomized test: the seeds it ran and the error it saw. */
+  if (prism_candidate_row_get_random_ran (row))
+    {
+      GArray *seeds = prism_candidate_row_get_seeds (row);
+      g_autofree char *seeds_list = seeds_text (seeds);
+      g_autofree char *error = prism_format_error (prism_candidate_row_get_max_error (row));
+      double tolerance = prism_candidate_row_get_tolerance (row);
+      double seconds = prism_candidate_row_get_random_seconds (row);
+
+      pane_heading (box, _("Randomized test"));
+      pane_field (box, _("Result"), prism_candidate_row_get_random_ok (row) ? _("Agrees with the program")
+                                                                           : _("Differs from the program"));
+      pane_field (box, g_dngettext (GETTEXT_PACKAGE, "Seed", "Seeds", seeds->len),
+                  seeds->len > 0 ? seeds_list : _("not recorded"));
+      if (!isnan (tolerance))
+        {
+          g_autofree char *tol = prism_format_error (tolerance);
+          g_autofree char *both = g_strdup_printf (_("%s (tolerance %s)"), error, tol);
+          pane_field (box, _("Max error"), both);
+        }
+      else
+        pane_field (box, _("Max error"), error);
+      if (prism_candidate_row_get_random_sizes (row) != NULL && *prism_candidate_row_get_random_sizes (row))
+        pane_field (box, _("Sizes tested"), prism_candidate_row_get_random_sizes (row));
+      if (!isnan (seconds))
+        {
+          g_autofree char *s = prism_format_seconds (seconds);
+          pane_field (box, _("Time"), s);
+        }
+    }
+}
+
+static PrismCandidateInfo *
+info_from_row (PrismCandidateRow *row)
+{
+  g_autoptr(PrismGraph) graph = prism_candidate_row_dup_concrete_graph (row);
+  g_autofree char *id = g_strdup_printf ("#%u", prism_candidate_row_get_id (row));
+  PrismCandidateInfo *info;
+
+  if (graph == NULL)
+    return NULL;
+  info = prism_candidate_info_new (id, graph);
+  info->predicted_us = prism_candidate_row_get_time_us (row);
+  info->measured = prism_candidate_row_get_measured (row);
+  info->speedup = prism_candidate_row_get_speedup (row);
+  prism_candidate_info_set_verification (info, prism_candidate_row_get_verification (row));
+  return info;
+}
+
+static void
+update_detail (PrismCandidatesView *self)
+{
+  g_autoptr(GtkBitset) bitset = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->selection));
+  g_autoptr(PrismCandidateRow) first = NULL;
+  g_autoptr(PrismCandidateRow) second = NULL;
+  GtkBitsetIter iter;
+  guint position;
+  guint n = (guint) gtk_bitset_get_size (bitset);
+
+  if (gtk_bitset_iter_init_first (&iter, bitset, &position))
+    {
+      first = g_list_model_get_item (G_LIST_MODEL (self->selection), position);
+      if (gtk_bitset_iter_next (&iter, &position))
+        second = g_list_model_get_item (G_LIST_MODEL (self->selection), position);
+    }
+
+  if (first == NULL)
+    {
+      gtk_stack_set_visible_child_name (self->detail_stack, "none");
+      prism_graph_view_set_graph (self->graph_view, NULL);
+      show_verification (self, NULL);
+    }
+  else if (second == NULL)
+    {
+      g_autoptr(PrismGraph) graph = prism_candidate_row_dup_concrete_graph (first);
+
+      /* Unchanged selection (a row re-sorted): keep the layout and zoom. */
+      if (first != self->selected || prism_graph_view_get_graph (self->graph_view) == NULL)
+        prism_graph_view_set_graph (self->graph_view, graph);
+      show_verification (self, first);
+      gtk_stack_set_visible_child_name (self->detail_stack, "single");
+    }
+  else
+    {
+      g_autoptr(PrismCandidateInfo) a = info_from_row (first);
+      g_autoptr(PrismCandidateInfo) b = info_from_row (second);
+
+      if (a != NULL && b != NULL)
+        prism_compare_view_set_candidates (self->compare_view, a, b);
+      gtk_stack_set_visible_child_name (self->detail_stack, "compare");
+    }
+
+  if (n > 2)
+    gtk_label_set_label (self->hint_label, _("Comparing the first two selected candidates"));
+  else if (n == 2)
+    gtk_label_set_label (self->hint_label, _("Comparing two candidates"));
+  else
+    gtk_label_set_label (self->hint_label, _("Select two candidates (Ctrl+click) to compare them"));
+
+  if (self->n_selected != n)
+    {
+      self->n_selected = n;
+      g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_N_SELECTED]);
+    }
+  if (g_set_object (&self->selected, first))
+    g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_SELECTED]);
+}
+
+static void
+update_count (PrismCandidatesView *self)
+{
+  guint n = self->model ? g_list_model_get_n_items (prism_search_model_get_candidates (self->model)) : 0;
+  guint hidden = self->model ? prism_search_model_get_hidden_candidates (self->model) : 0;
+  g_autofree char *text = NULL;
+
+  if (hidden > 0)
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                         "%u verified candidates (the fastest %u shown; %u not shown)",
+                                         "%u verified candidates (the fastest %u shown; %u not shown)",
+                                         n + hidden),
+                            n + hidden, n, hidden);
+  else
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u verified candidate",
+                                         "%u verified candidates", n), n);
+  gtk_label_set_label (self->count_label, text);
+}
+
+static void
+selection_changed_cb (PrismCandidatesView *self,
+                      guint                position,
+                      guint                n_items,
+                      GtkSelectionModel   *selection)
+{
+  update_detail (self);
+}
+
+static void
+items_changed_cb (PrismCandidatesView *self,
+                  guint                position,
+                  guint                removed,
+                  guint                added,
+                  GListModel          *model)
+{
+  update_count (self);
+}
+
+static void
+model_changed_cb (PrismCandidatesView *self,
+                  PrismSearchModel    *model)
+{
+  update_count (self);
+}
+
+/*
+ * GObject overrides
+ */
+
+static void
+prism_candidates_view_dispose (GObject *object)
+{
+  PrismCandidatesView *self = (PrismCandidatesView *)object;
+  GtkWidget *child;
+
+  prism_candidates_view_set_model (self, NULL);
+  gtk_widget_dispose_template (GTK_WIDGET (self), PRISM_TYPE_CANDIDATES_VIEW);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))))
+    gtk_widget_unparent (child);
+  g_clear_object (&self->selection);
+  g_clear_object (&self->sorted);
+  g_clear_object (&self->selected);
+
+  G_OBJECT_CLASS (prism_candidates_view_parent_class)->dispose (object);
+}
+
+static void
+prism_candidates_view_get_property (GObject    *object,
+                                    guint       prop_id,
+                                    GValue     *value,
+                                    GParamSpec *pspec)
+{
+  PrismCandidatesView *self = PRISM_CANDIDATES_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_MODEL:
+      g_value_set_object (value, self->model);
+      break;
+
+    case PROP_SELECTED:
+      g_value_set_object (value, self->selected);
+      break;
+
+    case PROP_N_SELECTED:
+      g_value_set_uint (value, self->n_selected);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+prism_candidates_view_set_property (GObject      *object,
+                                    guint         prop_id,
+                                    const GValue *value,
+                                    GParamSpec   *pspec)
+{
+  PrismCandidatesView *self = PRISM_CANDIDATES_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_MODEL:
+      prism_candidates_view_set_model (self, g_value_get_object (value));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+prism_candidates_view_class_init (PrismCandidatesViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = prism_candidates_view_dispose;
+  object_class->get_property = prism_candidates_view_get_property;
+  object_class->set_property = prism_candidates_view_set_property;
+
+  properties [PROP_MODEL] =
+    g_param_spec_object ("model", NULL, NULL, PRISM_TYPE_SEARCH_MODEL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties [PROP_SELECTED] =
+    g_param_spec_object ("selected", NULL, NULL, PRISM_TYPE_CANDIDATE_ROW,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties [PROP_N_SELECTED] =
+    g_param_spec_uint ("n-selected", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (PRISM_TYPE_GRAPH_VIEW);
+  g_type_ensure (PRISM_TYPE_COMPARE_VIEW);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/prism/Explorer/prism-candidates-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, PrismCandidatesView, paned);
+  gtk_widget_class_bind_template_child (widget_class, PrismCandidatesView, count_label);
+  gtk_widget_class_bind_template_child (widget_class, PrismCandidatesView, hint_label);
+  gtk_widget_class_bind_template_child (widget_class, PrismCandidatesView, column_view);
+  gtk_widget_class_bind_template_child (widget_class, PrismCandidatesView, detail_stack);
+  gtk_widget_class_bind_template_child (widget_class, PrismCandidatesView, graph_view);
+  gtk_widget_class_bind_template_child (widget_class, PrismCandidatesView, verification_box);
+  gtk_widget_class_bind_template_child (widget_class, PrismCandidatesView, compare_view);
+  gtk_widget_class_set_css_name (widget_class, "candidatesview");
+}
+
+static void
+prism_candidates_view_init (PrismCandidatesView *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  add_columns (self);
+  /* The store is swapped in by set_model(); the sorter is the table's. */
+  self->sorted = gtk_sort_list_model_new (NULL,
+                                          g_object_ref (gtk_column_view_get_sorter (self->column_view)));
+  self->selection = gtk_multi_selection_new (g_object_ref (G_LIST_MODEL (self->sorted)));
+  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
+  g_signal_connect_object (self->selection, "selection-changed",
+                           G_CALLBACK (selection_changed_cb), self, G_CONNECT_SWAPPED);
+  /* Fastest first. */
+  gtk_column_view_sort_by_column (self->column_view, self->columns[COLUMN_SPEEDUP], GTK_SORT_DESCENDING);
+  update_count (self);
+}
+
+/*
+ * Public API
+ */
+
+GtkWidget *
+prism_candidates_view_new (void)
+{
+  return g_object_new (PRISM_TYPE_CANDIDATES_VIEW, NULL);
+}
+
+/**
+ * prism_candidates_view_get_model:
+ *
+ * Returns: (transfer none) (nullable): the search shown
+ */
+PrismSearchModel *
+prism_candidates_view_get_model (PrismCandidatesView *self)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATES_VIEW (self), NULL);
+  return self->model;
+}
+
+void
+prism_candidates_view_set_model (PrismCandidatesView *self,
+                                 PrismSearchModel    *model)
+{
+  GListModel *candidates;
+
+  g_return_if_fail (PRISM_IS_CANDIDATES_VIEW (self));
+  g_return_if_fail (model == NULL || PRISM_IS_SEARCH_MODEL (model));
+
+  if (self->model == model)
+    return;
+  if (self->model != NULL)
+    {
+      candidates = prism_search_model_get_candidates (self->model);
+      g_signal_handlers_disconnect_by_func (candidates, items_changed_cb, self);
+      g_clear_signal_handler (&self->changed_handler, self->model);
+    }
+  g_set_object (&self->model, model);
+  if (self->sorted != NULL)
+    gtk_sort_list_model_set_model (self->sorted, model ? prism_search_model_get_candidates (model) : NULL);
+  if (model != NULL)
+    {
+      candidates = prism_search_model_get_candidates (model);
+      g_signal_connect_object (candidates, "items-changed", G_CALLBACK (items_changed_cb), self,
+                               G_CONNECT_SWAPPED);
+      self->changed_handler = g_signal_connect_object (model, "changed", G_CALLBACK (model_changed_cb),
+                                                       self, G_CONNECT_SWAPPED);
+    }
+  if (self->count_label != NULL)
+    {
+      update_count (self);
+      update_detail (self);
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_MODEL]);
+}
+
+/**
+ * prism_candidates_view_get_column_view:
+ *
+ * Returns: (transfer none): the table
+ */
+GtkColumnView *
+prism_candidates_view_get_column_view (PrismCandidatesView *self)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATES_VIEW (self), NULL);
+  return self->column_view;
+}
+
+/**
+ * prism_candidates_view_get_selection:
+ *
+ * Returns: (transfer none): the rows in the order shown, with the selection
+ */
+GtkSelectionModel *
+prism_candidates_view_get_selection (PrismCandidatesView *self)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATES_VIEW (self), NULL);
+  return GTK_SELECTION_MODEL (self->selection);
+}
+
+/**
+ * prism_candidates_view_get_selected:
+ *
+ * Returns: (transfer none) (nullable): the first selected candidate
+ */
+PrismCandidateRow *
+prism_candidates_view_get_selected (PrismCandidatesView *self)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATES_VIEW (self), NULL);
+  return self->selected;
+}
+
+guint
+prism_candidates_view_get_n_selected (PrismCandidatesView *self)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATES_VIEW (self), 0);
+  return self->n_selected;
+}
+
+const char *
+prism_candidates_view_get_mode (PrismCandidatesView *self)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATES_VIEW (self), NULL);
+  return gtk_stack_get_visible_child_name (self->detail_stack);
+}
+
+/**
+ * prism_candidates_view_get_graph_view:
+ *
+ * Returns: (transfer none): the graph of the selected candidate
+ */
+PrismGraphView *
+prism_candidates_view_get_graph_view (PrismCandidatesView *self)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATES_VIEW (self), NULL);
+  return self->graph_view;
+}
+
+/**
+ * prism_candidates_view_get_compare_view:
+ *
+ * Returns: (transfer none): two selected candidates side by side
+ */
+PrismCompareView *
+prism_candidates_view_get_compare_view (PrismCandidatesView *self)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATES_VIEW (self), NULL);
+  return self->compare_view;
+}
+
+char *
+prism_candidates_view_get_verification_text (PrismCandidatesView *self)
+{
+  GString *text = g_string_new (NULL);
+  GtkWidget *child;
+
+  g_return_val_if_fail (PRISM_IS_CANDIDATES_VIEW (self), NULL);
+
+  for (child = gtk_widget_get_first_child (GTK_WIDGET (self->verification_box)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (GTK_IS_LABEL (child))
+        g_string_append_printf (text, "%s\n", gtk_label_get_label (GTK_LABEL (child)));
+      else if (GTK_IS_BOX (child))
+        {
+          for (GtkWidget *part = gtk_widget_get_first_child (child); part != NULL;
+               part = gtk_widget_get_next_sibling (part))
+            if (GTK_IS_LABEL (part))
+              g_string_append_printf (text, "%s%s", gtk_label_get_label (GTK_LABEL (part)),
+                                      gtk_widget_get_next_sibling (part) ? ": " : "\n");
+        }
+    }
+  return g_string_free (text, FALSE);
+}
+
+void
+prism_candidates_view_set_direction (PrismCandidatesView *self,
+                                     PrismGraphDirection  direction)
+{
+  g_return_if_fail (PRISM_IS_CANDIDATES_VIEW (self));
+
+  prism_graph_view_set_direction (self->graph_view, direction);
+  prism_compare_view_set_direction (self->compare_view, direction);
+}
