@@ -85,31 +85,46 @@ typedef struct
   PrismGraph *found;
 } SizeSearch;
 
+static gboolean
+used_before (const SizeSearch *s, guint var, gint64 value)
+{
+  for (guint v = 0; v < var; v++)
+    if (s->values[v] == value)
+      return TRUE;
+  return FALSE;
+}
+
 /* Assigns variables @var… in order; each partial assignment must already
- * instantiate (a constant that does not divide fails early). */
+ * instantiate (a constant that does not divide fails early).  Values other
+ * variables do not have come first: a graph that is right only when two
+ * sizes are equal (a factor gx in one place and gy in another) must not
+ * pass because both were 2. */
 static gboolean
 size_search (SizeSearch *s, guint var)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (preferred); i++)
-    {
-      g_autoptr(PrismGraph) g = NULL;
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < G_N_ELEMENTS (preferred); i++)
+      {
+        g_autoptr(PrismGraph) g = NULL;
 
-      if (++s->tries > MAX_SIZE_TRIES)
-        return FALSE;
-      s->values[var] = preferred[i];
-      g = prism_graph_instantiate (s->graph, s->values, s->n_vars, NULL);
-      if (g == NULL)
-        continue;
-      if (var + 1 == s->n_vars)
-        {
-          if (!prism_graph_is_concrete (g))
-            continue;
-          s->found = g_steal_pointer (&g);
+        if (used_before (s, var, preferred[i]) != (pass == 1))
+          continue;
+        if (++s->tries > MAX_SIZE_TRIES)
+          return FALSE;
+        s->values[var] = preferred[i];
+        g = prism_graph_instantiate (s->graph, s->values, s->n_vars, NULL);
+        if (g == NULL)
+          continue;
+        if (var + 1 == s->n_vars)
+          {
+            if (!prism_graph_is_concrete (g))
+              continue;
+            s->found = g_steal_pointer (&g);
+            return TRUE;
+          }
+        if (size_search (s, var + 1))
           return TRUE;
-        }
-      if (size_search (s, var + 1))
-        return TRUE;
-    }
+      }
   s->values[var] = 0;
   return FALSE;
 }

@@ -64,9 +64,10 @@ void              prism_random_check_free (PrismRandomCheck  *check);
  * @error: return location for a #GError
  *
  * Picks a valid size assignment, preferring values above 1 (2, 4, 8 …) so
- * that every grid axis and loop really splits something: a backtracking
- * search that instantiates the graph (prism_graph_instantiate()) to check
- * every division.
+ * that every grid axis and loop really splits something, and different
+ * values for different variables (so that a graph right only when two sizes
+ * are equal is caught): a backtracking search that instantiates the graph
+ * (prism_graph_instantiate()) to check every division.
  *
  * Returns: (transfer full) (nullable): the instantiated graph, or %NULL
  *   with %PRISM_ERROR_UNSUPPORTED when no assignment was found
