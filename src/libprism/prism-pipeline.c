@@ -161,6 +161,7 @@ prism_pipeline_options_init (PrismPipelineOptions *options)
   options->seed = 1;
   options->random_seeds = 2;
   options->max_map_combinations = 4096;
+  options->max_variants = 4;
   options->verifier_time_limit_s = 10;
 }
 
@@ -219,6 +220,7 @@ struct _PrismPipeline
   GMutex lock;
   PrismResults *results;
   GHashTable *seen;            /* Key128* → Entry* */
+  GHashTable *scores;          /* kernel body signature → ScoreCache* */
   PrismRunStats counters;      /* pipeline counters of this run */
   PrismRunStats previous;      /* everything of earlier runs (resume) */
   GArray *done;                /* finished tasks (earlier runs included) */
@@ -490,7 +492,8 @@ accept (PrismPipeline *p, Entry *entry, const PrismMapCandidate *mc, GPtrArray *
   prism_candidate_unref (c);
 }
 
-static void
+/* Returns TRUE if the candidate is (or already was) verified. */
+static gboolean
 decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
 {
   Key128 key = key_of (mc->key);
@@ -515,7 +518,7 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
         }
       p->counters.duplicates++;
       g_mutex_unlock (&p->lock);
-      return;
+      return entry->state == ENTRY_VERIFIED;
     }
   entry = g_new0 (Entry, 1);
   entry->key = key;
@@ -536,7 +539,7 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
     }
   g_mutex_unlock (&p->lock);
   if (params->len == 0)
-    return;
+    return FALSE;
 
   /* The screen: a run at small shapes refutes most wrong candidates in
    * microseconds, before the e-graph is asked. */
@@ -548,7 +551,7 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
       reject (p, entry, ENTRY_SCREENED, mc->graph, task,
               error ? _("Cannot be run at small shapes") : _("Differs from the program at small shapes"),
               screen_evidence (&screened, error ? error->message : NULL));
-      return;
+      return FALSE;
     }
 
   kind = verify (p, mc->graph, &evidence, &message);
@@ -561,7 +564,7 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
     {
     case PRISM_VERDICT_EQUIVALENT:
       accept (p, entry, mc, params, evidence, task);
-      return;
+      return TRUE;
     case PRISM_VERDICT_NOT_EQUIVALENT:
       g_mutex_lock (&p->lock);
       p->counters.rejected++;
@@ -583,18 +586,293 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
     }
   reject (p, entry, ENTRY_REJECTED, mc->graph, task,
           message ? message : prism_verdict_kind_to_string (kind), evidence);
+  return FALSE;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Search callbacks */
+
+typedef struct
+{
+  guint choice;
+  double us;
+} Scored;
+
+static int
+compare_scored (gconstpointer a, gconstpointer b)
+{
+  const Scored *x = a, *y = b;
+
+  if (x->us != y->us)
+    return x->us < y->us ? -1 : 1;
+  return x->choice < y->choice ? -1 : x->choice > y->choice;
+}
+
+typedef struct
+{
+  double us;
+  guint pick[32];
+} Combo;
+
+static int
+compare_combo (gconstpointer a, gconstpointer b)
+{
+  const Combo *x = a, *y = b;
+
+  if (x->us != y->us)
+    return x->us < y->us ? -1 : 1;
+  return memcmp (x->pick, y->pick, sizeof x->pick);
+}
+
+/* The kept combinations: every kernel's choices ranked by that kernel's
+ * predicted time (kernels have their own variables and their times add up),
+ * the best products of the top choices first. */
+static GArray *
+best_combinations (GArray **scored, guint nk, guint keep, guint64 *total)
+{
+  GArray *combos = g_array_new (FALSE, TRUE, sizeof (Combo));
+  guint limit[32], idx[32] = { 0, };
+
+  *total = 1;
+  for (guint k = 0; k < nk; k++)
+    {
+      *total *= scored[k]->len;
+      limit[k] = MIN (scored[k]->len, keep);
+    }
+  if (*total == 0)
+    return combos;
+  for (;;)
+    {
+      Combo c = { 0, };
+      guint k;
+
+      for (k = 0; k < nk; k++)
+        {
+          const Scored *sc = &g_array_index (scored[k], Scored, idx[k]);
+          c.us += sc->us;
+          c.pick[k] = sc->choice;
+        }
+      g_array_append_val (combos, c);
+      for (k = 0; k < nk; k++)
+        {
+          if (++idx[k] < limit[k])
+            break;
+          idx[k] = 0;
+        }
+      if (k == nk)
+        break;
+    }
+  g_array_sort (combos, compare_combo);
+  if (combos->len > keep)
+    g_array_set_size (combos, keep);
+  return combos;
+}
+
+static gboolean
+decide_graph (PrismPipeline *p, PrismGraph *g, guint task, guint seq)
+{
+  PrismMapCandidate mc = { g, prism_graph_canonical_key (g, PRISM_KEY_MAPS | PRISM_KEY_SIZES) };
+  gboolean ok = decide (p, &mc, task, seq);
+
+  g_free (mc.key);
+  return ok;
+}
+
+/* The ranked map choices of one kernel body: the same body (same ops on the
+ * same input shapes) recurs in many sGraphs, with the same choices. */
+typedef struct
+{
+  GArray *scored;   /* Scored, sorted */
+  guint n_choices;
+  guint n_unsized;
+  guint n_shape;
+} ScoreCache;
+
+#define MAX_SCORE_CACHE 4096
+
+static void
+score_cache_free (gpointer data)
+{
+  ScoreCache *c = data;
+
+  g_array_unref (c->scored);
+  g_free (c);
+}
+
+static char *
+body_signature (const PrismGraph *kg, const PrismOp *kop)
+{
+  const PrismGraph *b = kop->body;
+  GString *s = g_string_new (NULL);
+
+  g_string_append_printf (s, "%u:", b->grid_ndims);
+  for (guint i = 0; i < b->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (b, i);
+
+      g_string_append_printf (s, "%d{%d,%u,%u}(", op->kind, op->attrs.dim, op->attrs.norm_dims,
+                              op->attrs.input_index);
+      for (guint k = 0; k < op->n_inputs; k++)
+        g_string_append_printf (s, "%u,", op->inputs[k]);
+      for (guint d = 0; d < op->data_ndims; d++)
+        g_string_append_printf (s, "%" G_GINT64_FORMAT ",", prism_dim_get_const (op->data_dims[d]));
+      g_string_append_c (s, ')');
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+instantiate_symbolic (PrismPipeline *p, const PrismSGraph *sg, guint task, TaskPos *pos,
+                      PrismMapStats *ms)
+{
+  guint nk = sg->constraints->len;
+  g_autofree GArray **choices = g_new0 (GArray *, MAX (nk, 1));
+  g_autofree GArray **scored = g_new0 (GArray *, MAX (nk, 1));
+  g_autofree guint *kop = g_new0 (guint, MAX (nk, 1));
+  g_autofree const PrismKernelChoice **only = g_new0 (const PrismKernelChoice *, MAX (nk, 1));
+  PrismParamOptions popts = { p->opts.search.smem_limit, p->opts.search.max_blocks, 1 };
+  PrismParamStats ps = { 0, };
+  g_autoptr(GArray) combos = NULL;
+  guint64 total;
+  guint k = 0;
+
+  if (nk == 0 || nk > 32)
+    return;
+  for (guint i = 0; i < sg->graph->ops->len; i++)
+    if (prism_graph_op (sg->graph, i)->kind == PRISM_OP_KERNEL && k < nk)
+      kop[k++] = i;
+
+  /* Every valid tiling computes what the sGraph computes untiled (one
+   * block, no loop): if that differs from the program, no map choice can
+   * help, and none is tried. */
+  {
+    PrismKernelChoice trivial;
+    g_autoptr(PrismGraph) g = NULL;
+    g_autoptr(GError) error = NULL;
+    PrismScreenResult r;
+
+    memset (&trivial, 0, sizeof trivial);
+    for (guint i = 0; i < PRISM_MAX_OP_INPUTS; i++)
+      {
+        trivial.fmap[i] = PRISM_MAP_REPLICATE;
+        for (guint q = 0; q < PRISM_MAX_GRID_DIMS; q++)
+          trivial.imap[i][q] = PRISM_MAP_REPLICATE;
+      }
+    for (guint o = 0; o < PRISM_MAX_OP_OUTPUTS; o++)
+      for (guint q = 0; q < PRISM_MAX_GRID_DIMS; q++)
+        trivial.omap[o][q] = PRISM_MAP_REPLICATE;
+    for (k = 0; k < nk; k++)
+      only[k] = &trivial;
+    g = prism_map_build (sg, p->program, only, nk, NULL);
+    for (k = 0; k < nk; k++)
+      only[k] = NULL;
+    if (g == NULL || !prism_screen_check (p->screen, g, &r, &error) || !r.ok)
+      {
+        g_mutex_lock (&p->lock);
+        p->counters.sgraphs_rejected++;
+        g_mutex_unlock (&p->lock);
+        return;
+      }
+  }
+
+  for (k = 0; k < nk; k++)
+    {
+      g_autofree char *sig = body_signature (sg->graph, prism_graph_op (sg->graph, kop[k]));
+      ScoreCache *cached;
+      PrismMapStats cms = { 0, };
+
+      choices[k] = prism_map_enumerate_kernel (g_ptr_array_index (sg->constraints, k),
+                                               p->opts.search.max_grid_dims, &cms);
+      g_mutex_lock (&p->lock);
+      cached = g_hash_table_lookup (p->scores, sig);
+      if (cached != NULL && cached->n_choices == choices[k]->len)
+        {
+          scored[k] = g_array_copy (cached->scored);
+          ms->unsized += cached->n_unsized;
+          ms->shape += cached->n_shape;
+          g_mutex_unlock (&p->lock);
+          prism_map_stats_add (ms, &cms);
+          continue;
+        }
+      g_mutex_unlock (&p->lock);
+      scored[k] = g_array_new (FALSE, FALSE, sizeof (Scored));
+      for (guint c = 0; c < choices[k]->len; c++)
+        {
+          g_autoptr(PrismGraph) g = NULL;
+          g_autoptr(GPtrArray) best = NULL;
+          Scored sc;
+
+          only[k] = &g_array_index (choices[k], PrismKernelChoice, c);
+          g = prism_map_build (sg, p->program, only, nk, &cms);
+          only[k] = NULL;
+          if (g == NULL)
+            continue;
+          best = prism_param_tune_kernel (g, kop[k], p->target, &popts, &ps);
+          if (best->len == 0)
+            {
+              cms.unsized++;
+              continue;
+            }
+          sc.choice = c;
+          sc.us = ((PrismParamAssignment *) g_ptr_array_index (best, 0))->predicted_us;
+          g_array_append_val (scored[k], sc);
+        }
+      g_array_sort (scored[k], compare_scored);
+      prism_map_stats_add (ms, &cms);
+
+      cached = g_new0 (ScoreCache, 1);
+      cached->scored = g_array_copy (scored[k]);
+      cached->n_choices = choices[k]->len;
+      cached->n_unsized = (guint) cms.unsized;
+      cached->n_shape = (guint) cms.shape;
+      g_mutex_lock (&p->lock);
+      /* Bounded: a run over a huge space starts the cache over. */
+      if (g_hash_table_size (p->scores) >= MAX_SCORE_CACHE)
+        g_hash_table_remove_all (p->scores);
+      g_hash_table_replace (p->scores, g_steal_pointer (&sig), cached);
+      g_mutex_unlock (&p->lock);
+    }
+
+  /* Down the ranking until max_variants are verified, looking at no more
+   * than four times that many: a wrong map choice can rank high. */
+  combos = best_combinations (scored, nk, 4 * MAX (p->opts.max_variants, 1), &total);
+  {
+    guint verified = 0, tried = 0;
+
+    for (guint j = 0; j < combos->len && verified < MAX (p->opts.max_variants, 1); j++)
+      {
+        const Combo *c = &g_array_index (combos, Combo, j);
+        g_autoptr(PrismGraph) g = NULL;
+
+        tried++;
+        for (k = 0; k < nk; k++)
+          only[k] = &g_array_index (choices[k], PrismKernelChoice, c->pick[k]);
+        g = prism_map_build (sg, p->program, only, nk, ms);
+        if (g == NULL)
+          continue;
+        ms->candidates++;
+        if (decide_graph (p, g, task, pos->seq++))
+          verified++;
+      }
+    ms->combinations += tried;
+    ms->dominated += total - tried;
+  }
+
+  g_mutex_lock (&p->lock);
+  prism_param_stats_add (&p->counters.params, &ps);
+  g_mutex_unlock (&p->lock);
+  for (k = 0; k < nk; k++)
+    {
+      g_array_unref (choices[k]);
+      g_array_unref (scored[k]);
+    }
+}
 
 static void
 search_sgraph (PrismSearch *search, const PrismSGraph *sg, guint task, gpointer user_data)
 {
   PrismPipeline *p = user_data;
   TaskPos *pos = g_private_get (&task_pos);
-  g_autoptr(GPtrArray) cands = NULL;
-  g_autoptr(GError) error = NULL;
   PrismMapStats ms = { 0, };
   PrismEvent *e;
 
@@ -615,18 +893,21 @@ search_sgraph (PrismSearch *search, const PrismSGraph *sg, guint task, gpointer 
   e->task = task;
   emit (p, e);
 
-  cands = prism_map_instantiate (sg, p->program, p->opts.search.max_grid_dims,
-                                 p->opts.max_map_combinations, &ms, &error);
+  if (sg->symbolic)
+    instantiate_symbolic (p, sg, task, pos, &ms);
+  else
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) cands = prism_map_instantiate (sg, p->program, p->opts.search.max_grid_dims,
+                                                          p->opts.max_map_combinations, &ms, &error);
+      if (cands == NULL)
+        g_warning ("map instantiation failed: %s", error->message);
+      for (guint i = 0; cands != NULL && i < cands->len; i++)
+        decide (p, g_ptr_array_index (cands, i), task, pos->seq++);
+    }
   g_mutex_lock (&p->lock);
   prism_map_stats_add (&p->counters.maps, &ms);
   g_mutex_unlock (&p->lock);
-  if (cands == NULL)
-    {
-      g_warning ("map instantiation failed: %s", error->message);
-      return;
-    }
-  for (guint i = 0; i < cands->len; i++)
-    decide (p, g_ptr_array_index (cands, i), task, pos->seq++);
 }
 
 static void
@@ -687,6 +968,7 @@ options_to_json (const PrismPipelineOptions *o)
   INT_MEMBER ("smem_limit", s->smem_limit);
   INT_MEMBER ("max_blocks", s->max_blocks);
   INT_MEMBER ("max_map_combinations", o->max_map_combinations);
+  INT_MEMBER ("max_variants", o->max_variants);
   json_builder_set_member_name (b, "formal");
   json_builder_add_boolean_value (b, o->verify_func == NULL);
   json_builder_end_object (b);
@@ -708,6 +990,7 @@ make_fingerprint (PrismPipeline *p)
                           s->max_kernel_ops, s->max_kernels, s->max_kernel_inputs, s->max_block_ops,
                           s->max_block_outputs, s->max_accums, s->max_grid_dims, s->block_threads,
                           s->smem_limit, s->max_blocks, s->split_depth, p->opts.max_map_combinations);
+  g_string_append_printf (text, "v%u,t%u|", p->opts.max_variants, s->max_total_ops);
   for (guint i = 0; s->kernel_ops && i < s->n_kernel_ops; i++)
     g_string_append_printf (text, "k%s,", prism_op_kind_to_string (s->kernel_ops[i]));
   for (guint i = 0; s->block_ops && i < s->n_block_ops; i++)
@@ -790,6 +1073,7 @@ prism_pipeline_new (PrismGraph *program, const PrismPipelineOptions *options, GE
   p->opts.source = p->source;
   g_mutex_init (&p->lock);
   p->seen = g_hash_table_new_full (key_hash, key_equal, NULL, entry_free);
+  p->scores = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, score_cache_free);
   p->done = g_array_new (FALSE, FALSE, sizeof (guint));
   p->previous.time_to_best_s = -1;
   p->counters.time_to_best_s = -1;
@@ -841,6 +1125,7 @@ prism_pipeline_free (PrismPipeline *p)
   g_clear_pointer (&p->screen, prism_screen_free);
   g_clear_pointer (&p->results, prism_results_free);
   g_clear_pointer (&p->seen, g_hash_table_unref);
+  g_clear_pointer (&p->scores, g_hash_table_unref);
   g_clear_pointer (&p->done, g_array_unref);
   g_clear_pointer (&p->options_json, json_node_unref);
   g_clear_pointer (&p->program, prism_graph_unref);

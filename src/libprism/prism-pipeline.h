@@ -77,7 +77,8 @@ typedef struct
   const char *out_dir;            /* results.json goes there; NULL = nowhere */
   gboolean resume;                /* continue from out_dir/results.json */
   const char *source;             /* shown in results: a workload name or a file */
-  guint64 max_map_combinations;   /* per sGraph (default 4096) */
+  guint64 max_map_combinations;   /* per enumerative sGraph (default 4096) */
+  guint max_variants;             /* map choices decided per symbolic sGraph, best predicted first (default 4) */
   double verifier_time_limit_s;   /* per candidate (default 10) */
   PrismVerifyFunc verify_func;    /* NULL = prism_verifier_check() */
   gpointer verify_data;

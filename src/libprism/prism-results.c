@@ -331,6 +331,7 @@ prism_run_stats_to_json (const PrismRunStats *s)
   json_builder_add_int_value (b, s->search.n_tasks);
   json_builder_set_member_name (b, "tasks_done");
   json_builder_add_int_value (b, s->search.tasks_done);
+  ADD_COUNTER (b, s, sgraphs_rejected);
   ADD_COUNTER (b, s, map_candidates);
   ADD_COUNTER (b, s, duplicates);
   ADD_COUNTER (b, s, no_sizes);
@@ -359,6 +360,8 @@ prism_run_stats_to_json (const PrismRunStats *s)
   ADD_COUNTER (b, &s->maps, shape);
   ADD_COUNTER (b, &s->maps, output_shape);
   ADD_COUNTER (b, &s->maps, duplicates);
+  ADD_COUNTER (b, &s->maps, unsized);
+  ADD_COUNTER (b, &s->maps, dominated);
   ADD_COUNTER (b, &s->maps, candidates);
   json_builder_end_object (b);
 
@@ -400,6 +403,7 @@ prism_run_stats_from_json (JsonObject *obj, PrismRunStats *s)
   s->search.elapsed_s = get_double (obj, "elapsed_s", 0);
   s->setup_s = get_double (obj, "setup_s", 0);
   s->time_to_best_s = get_double (obj, "time_to_best_s", -1);
+  GET_COUNTER (obj, s, sgraphs_rejected);
   GET_COUNTER (obj, s, map_candidates);
   GET_COUNTER (obj, s, duplicates);
   GET_COUNTER (obj, s, no_sizes);
@@ -419,6 +423,8 @@ prism_run_stats_from_json (JsonObject *obj, PrismRunStats *s)
       GET_COUNTER (m, &s->maps, shape);
       GET_COUNTER (m, &s->maps, output_shape);
       GET_COUNTER (m, &s->maps, duplicates);
+      GET_COUNTER (m, &s->maps, unsized);
+      GET_COUNTER (m, &s->maps, dominated);
       GET_COUNTER (m, &s->maps, candidates);
     }
   if ((n = json_object_get_member (obj, "params")) != NULL && JSON_NODE_HOLDS_OBJECT (n))
@@ -447,6 +453,7 @@ prism_run_stats_add (PrismRunStats *s, const PrismRunStats *m)
   s->search.elapsed_s += m->search.elapsed_s;
   prism_map_stats_add (&s->maps, &m->maps);
   prism_param_stats_add (&s->params, &m->params);
+  s->sgraphs_rejected += m->sgraphs_rejected;
   s->map_candidates += m->map_candidates;
   s->duplicates += m->duplicates;
   s->no_sizes += m->no_sizes;

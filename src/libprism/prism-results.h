@@ -69,6 +69,7 @@ typedef struct
   PrismSearchStats search;
   PrismMapStats maps;
   PrismParamStats params;
+  guint64 sgraphs_rejected;/* sGraphs whose untiled program differs from the input (screen) */
   guint64 map_candidates;  /* distinct candidates with concrete maps */
   guint64 duplicates;      /* candidates met again (another sGraph or task) */
   guint64 no_sizes;        /* no valid size assignment on the target */

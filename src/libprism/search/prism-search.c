@@ -87,7 +87,7 @@ prism_prune_reason_describe (PrismPruneReason reason)
     case PRISM_PRUNE_OPS:
       return _("Op-count limits");
     case PRISM_PRUNE_TRIVIAL:
-      return _("A kernel that only copies tiles");
+      return _("Only copies tiles: a kernel, an output or an accumulator that passes an input through");
     case PRISM_PRUNE_TIME:
       return _("Time budget exhausted");
     case PRISM_N_PRUNE_REASONS:
@@ -147,6 +147,7 @@ prism_search_options_init (PrismSearchOptions *options)
   options->n_threads = 0;
   options->time_limit_s = 60.0;
   options->max_kernel_ops = 3;
+  options->max_total_ops = 9;
   options->max_kernels = 2;
   options->max_kernel_inputs = 3;
   options->max_block_ops = 11;
@@ -250,13 +251,43 @@ shard_clear (CacheShard *sh)
   sh->values = g_new0 (guint8, sh->size);
 }
 
+/* A direct-mapped front of the shared cache, one per thread: most lookups
+ * repeat what the same thread just asked, and need no lock. */
+#define FRONT_BITS 16
+
+typedef struct
+{
+  guint64 keys[1 << FRONT_BITS];
+  guint8 values[1 << FRONT_BITS];
+} FrontCache;
+
+static void
+front_free (gpointer data)
+{
+  g_free (data);
+}
+
+static GPrivate front_cache = G_PRIVATE_INIT (front_free);
+
+static FrontCache *
+front (void)
+{
+  FrontCache *f = g_private_get (&front_cache);
+
+  if (f == NULL)
+    {
+      f = g_new0 (FrontCache, 1);
+      g_private_set (&front_cache, f);
+    }
+  return f;
+}
+
 static guint8
-cache_get (CacheShard *shards, guint64 key)
+shared_get (CacheShard *shards, guint64 key)
 {
   CacheShard *sh;
   guint8 v = CACHE_MISS;
 
-  key |= 1;
   sh = &shards[key % CACHE_SHARDS];
   g_mutex_lock (&sh->lock);
   for (guint i = (guint) (key >> 8) & (sh->size - 1);; i = (i + 1) & (sh->size - 1))
@@ -287,12 +318,39 @@ shard_insert (CacheShard *sh, guint64 key, guint8 value)
   sh->values[i] = value;
 }
 
+/* Keys are tagged with the search (shards differ per search) so that a
+ * thread's front cache never answers for another search. */
+static guint8
+cache_get (CacheShard *shards, guint64 key)
+{
+  FrontCache *f = front ();
+  guint idx;
+  guint8 v;
+
+  key = (key ^ (guint64) (gsize) shards) | 1;
+  idx = (guint) (key >> 7) & ((1u << FRONT_BITS) - 1);
+  if (f->keys[idx] == key)
+    return f->values[idx];
+  v = shared_get (shards, key);
+  if (v != CACHE_MISS)
+    {
+      f->keys[idx] = key;
+      f->values[idx] = v;
+    }
+  return v;
+}
+
 static void
 cache_put (CacheShard *shards, guint64 key, guint8 value)
 {
+  FrontCache *f = front ();
   CacheShard *sh;
+  guint idx;
 
-  key |= 1;
+  key = (key ^ (guint64) (gsize) shards) | 1;
+  idx = (guint) (key >> 7) & ((1u << FRONT_BITS) - 1);
+  f->keys[idx] = key;
+  f->values[idx] = value;
   sh = &shards[key % CACHE_SHARDS];
   g_mutex_lock (&sh->lock);
   if (sh->n * 2 >= sh->size)
@@ -376,17 +434,27 @@ opkey_compare (const OpKey *a, const OpKey *b)
 /* ------------------------------------------------------------------------ */
 /* Search state */
 
+/* Dimension roles: the logical index (n, d, h …) a dim stands for. */
+#define ROLE_ONE 0xff      /* a dim of size 1 (reduced, or broadcast) */
+#define ROLE_ANY 0xfe      /* roles are off: matches everything */
+#define MAX_ROLES 64
+
 typedef struct
 {
   guint64 hash;
+  guint64 sem;                       /* meaning in the untiled program */
   guint uses;
+  guint8 role[PRISM_MAX_DIMS];
 } KInfo;
 
 typedef struct
 {
   guint64 hash;
+  guint64 sem;                       /* meaning in the untiled program, and loop or epilogue */
   guint uses;
   gboolean accumulated;              /* an accumulator reads it */
+  guint32 reads;                     /* input dims it depends on (bit input * 4 + dim) */
+  guint32 partial;                   /* input dims it is a partial reduction over (same bits) */
   PrismDimRef src[PRISM_MAX_DIMS];   /* the input dim each dim comes from */
 } BInfo;
 
@@ -432,6 +500,7 @@ struct _State
   OpKey klast;
   guint n_kops;
   guint n_kernels;
+  guint n_total;                   /* ops of the whole graph: predefined ops and block ops */
   guint depth;
   Block *blk;                      /* the open kernel, or NULL at kernel level */
 };
@@ -454,6 +523,20 @@ struct _PrismSearch
   guint out_ndims[PRISM_MAX_OP_OUTPUTS];
   gint64 out_shape[PRISM_MAX_OP_OUTPUTS][PRISM_MAX_DIMS];
   guint var_base;
+  /* Reductions the program makes, by unpartitioned size: a sum or a norm
+   * over a dim of another size cannot be part of an equivalent program
+   * (abstract expressions only see degrees, not which dim is reduced). */
+  gint64 sum_sizes[16];
+  guint n_sum_sizes;
+  gint64 norm_sizes[16];
+  guint n_norm_sizes;
+  /* Dimension roles of the program (see compute_roles()). */
+  gboolean roles_on;
+  guint8 input_roles[PRISM_MAX_OP_INPUTS * 4][PRISM_MAX_DIMS];
+  guint8 output_roles[PRISM_MAX_OP_OUTPUTS][PRISM_MAX_DIMS];
+  guint64 sum_roles;       /* roles the program sums over */
+  guint64 norm_roles;      /* roles rms_norm normalizes over */
+  guint64 contract_roles;  /* roles matmuls contract */
 
   PrismSearchObserver observer;
   gpointer observer_data;
@@ -486,6 +569,7 @@ struct _PrismSearch
 
 static void search_kernel (State *s);
 static void search_block (State *s);
+static gboolean roles_match (guint8 a, guint8 b);
 
 /* ------------------------------------------------------------------------ */
 /* State helpers */
@@ -527,6 +611,7 @@ state_copy (const State *s)
                      prism_kernel_constraints_copy (g_ptr_array_index (s->constraints, i)));
   c->klast = s->klast;
   c->n_kops = s->n_kops;
+  c->n_total = s->n_total;
   c->n_kernels = s->n_kernels;
   c->depth = s->depth;
   c->blk = s->blk ? block_copy (s->blk) : NULL;
@@ -752,12 +837,17 @@ push_task (PrismSearch *search, Task *t)
 /* Found sGraphs */
 
 static gboolean
-shapes_match (PrismSearch *search, const PrismTensor *t, guint out)
+shapes_match (State *s, guint tensor, guint out)
 {
+  PrismSearch *search = s->search;
+  const PrismTensor *t = prism_graph_tensor (s->kg, tensor);
   gint64 shape[PRISM_MAX_DIMS];
 
   if (t->ndims != search->out_ndims[out] || !prism_tensor_get_shape (t, shape))
     return FALSE;
+  for (guint d = 0; d < t->ndims; d++)
+    if (!roles_match (kinfo (s, tensor)->role[d], search->output_roles[out][d]))
+      return FALSE;
   return memcmp (shape, search->out_shape[out], t->ndims * sizeof (gint64)) == 0;
 }
 
@@ -804,7 +894,7 @@ report_permutations (State *s, guint *sinks, guint n, guint k)
       guint tmp = sinks[k];
       sinks[k] = sinks[i];
       sinks[i] = tmp;
-      if (shapes_match (s->search, prism_graph_tensor (s->kg, sinks[k]), k))
+      if (shapes_match (s, sinks[k], k))
         report_permutations (s, sinks, n, k + 1);
       sinks[i] = sinks[k];
       sinks[k] = tmp;
@@ -832,6 +922,132 @@ check_complete (State *s)
     }
   if (n == search->n_outputs)
     report_permutations (s, sinks, n, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Dimension roles.  An equivalent program made of these ops (no transposes)
+ * keeps every index in its place: it may only combine elementwise, contract
+ * or reduce dims that stand for the same index of the program.  Matching
+ * roles instead of sizes is what keeps X's contraction dim from being
+ * multiplied with W's output dim when both are 1024. */
+
+static gboolean
+role_in (guint64 set, guint8 r)
+{
+  return r == ROLE_ANY || (r < MAX_ROLES && (set & ((guint64) 1 << r)) != 0);
+}
+
+static gboolean
+roles_match (guint8 a, guint8 b)
+{
+  return a == b || a == ROLE_ANY || b == ROLE_ANY;
+}
+
+/* The roles of the output of @kind on operands with @roles (ndims each);
+ * FALSE when the op would identify two different roles, or reduce a role
+ * the program does not reduce that way. */
+static gboolean
+op_roles (PrismSearch *search, PrismOpKind kind, guint8 roles[][PRISM_MAX_DIMS],
+          const guint *ndims, guint n, const PrismOpAttrs *attrs, guint8 *out)
+{
+  guint nd = ndims[0], last = nd - 1;
+
+  memcpy (out, roles[0], PRISM_MAX_DIMS);
+  if (kind == PRISM_OP_MATMUL)
+    {
+      if (ndims[1] != nd || nd < 2)
+        return TRUE;   /* the builder names the shape error */
+      for (guint d = 0; d + 2 < nd; d++)
+        if (!roles_match (roles[0][d], roles[1][d]))
+          return FALSE;
+      if (!roles_match (roles[0][last], roles[1][nd - 2]) ||
+          !role_in (search->contract_roles, roles[0][last]))
+        return FALSE;
+      out[last] = roles[1][last];
+      return TRUE;
+    }
+  if (n == 2 && prism_op_kind_is_binary (kind))
+    {
+      if (ndims[1] != nd)
+        return TRUE;
+      for (guint d = 0; d < nd; d++)
+        {
+          guint8 a = roles[0][d], b = roles[1][d];
+          if (a == ROLE_ONE)
+            out[d] = b;
+          else if (b != ROLE_ONE && !roles_match (a, b))
+            return FALSE;
+        }
+      return TRUE;
+    }
+  switch ((int) kind)
+    {
+    case PRISM_OP_SUM:
+      if (!role_in (search->sum_roles, roles[0][attrs->dim]))
+        return FALSE;
+      out[attrs->dim] = ROLE_ONE;
+      return TRUE;
+    case PRISM_OP_ACCUM_SUM:
+    case PRISM_OP_ACCUM_SUM_TODIMX:
+    case PRISM_OP_ACCUM_SUM_RESCALE:
+      if (!role_in (search->sum_roles, roles[0][last]))
+        return FALSE;
+      out[last] = kind == PRISM_OP_ACCUM_SUM_TODIMX ? roles[0][last] : ROLE_ONE;
+      return TRUE;
+    case PRISM_OP_ACCUM_MEAN:
+    case PRISM_OP_ACCUM_RMS:
+      if (!role_in (search->norm_roles, roles[0][last]))
+        return FALSE;
+      out[last] = ROLE_ONE;
+      return TRUE;
+    case PRISM_OP_RMS_NORM:
+      for (guint d = nd - MIN (attrs->norm_dims, nd); d < nd; d++)
+        if (!role_in (search->norm_roles, roles[0][d]))
+          return FALSE;
+      return TRUE;
+    default:
+      return TRUE;
+    }
+}
+
+/* The role of dim @d of block tensor @t (from the input dim it comes from). */
+static guint8
+block_role (State *s, guint t, guint d)
+{
+  Block *b = s->blk;
+  PrismDimRef r = binfo (b, t)->src[d];
+
+  if (r.input == PRISM_DIM_REF_NONE)
+    return ROLE_ONE;
+  return kinfo (s, b->in[r.input])->role[r.dim];
+}
+
+/* The meaning of an op's output in the untiled program: the op and its
+ * operands' meanings, reductions named by the role they reduce, a plain
+ * accumulator transparent.  Two tensors of one graph with the same meaning
+ * (and, in a block, on the same side of the loop) compute the same value:
+ * a graph holding both is a larger copy of one the search builds anyway. */
+static guint64
+sem_of (PrismOpKind kind, const guint64 *operands, guint n, int attr, guint8 reduced_role)
+{
+  guint64 h;
+
+  if (kind == PRISM_OP_ACCUM)
+    return operands[0];
+  h = hash_add (0x53454d, (guint64) kind * 977 + (guint64) (attr + 3));
+  if (kind == PRISM_OP_SUM || kind == PRISM_OP_ACCUM_SUM || kind == PRISM_OP_ACCUM_MEAN ||
+      kind == PRISM_OP_ACCUM_RMS)
+    {
+      /* A sum is a sum, whether the loop or the block does it. */
+      if (kind == PRISM_OP_ACCUM_SUM)
+        h = hash_add (0x53454d, (guint64) PRISM_OP_SUM * 977);
+      h = hash_add (h, reduced_role);
+    }
+  if (n == 2 && prism_op_kind_is_commutative (kind) && operands[0] > operands[1])
+    return hash_add (hash_add (h, operands[1]), operands[0]);
+  for (guint i = 0; i < n; i++)
+    h = hash_add (h, operands[i]);
+  return h;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -876,7 +1092,8 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
   PrismSearch *search = s->search;
   guint n_ops = s->kg->ops->len, n_tensors = s->kg->tensors->len;
   OpKey key, saved = s->klast;
-  guint64 h;
+  guint8 roles[PRISM_MAX_DIMS];
+  guint64 h, sem;
   guint8 cached;
   int t;
 
@@ -886,6 +1103,33 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
       prune (s, PRISM_PRUNE_ORDER);
       return;
     }
+  {
+    guint8 in_roles[2][PRISM_MAX_DIMS];
+    guint nds[2];
+    for (guint i = 0; i < n; i++)
+      {
+        memcpy (in_roles[i], kinfo (s, ins[i])->role, PRISM_MAX_DIMS);
+        nds[i] = prism_graph_tensor (s->kg, ins[i])->ndims;
+      }
+    if (!op_roles (search, kind, in_roles, nds, n, attrs, roles))
+      {
+        prune (s, PRISM_PRUNE_SHAPE);
+        return;
+      }
+  }
+  {
+    guint64 operands[2];
+    guint8 reduced = kind == PRISM_OP_SUM ? kinfo (s, ins[0])->role[attr] : 0;
+    for (guint i = 0; i < n; i++)
+      operands[i] = kinfo (s, ins[i])->sem;
+    sem = sem_of (kind, operands, n, kind == PRISM_OP_SUM ? 0 : attr, reduced);
+    for (guint t2 = 0; t2 < s->kg->tensors->len; t2++)
+      if (kinfo (s, t2)->sem == sem)
+        {
+          prune (s, PRISM_PRUNE_DUPLICATE);
+          return;
+        }
+  }
   h = hash_add (0x4b4e, (guint64) kind * 131 + (guint64) (attr + 7));
   for (guint i = 0; i < n; i++)
     h = hash_add (h, kinfo (s, ins[i])->hash);
@@ -914,19 +1158,22 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
     }
 
   {
-    KInfo ki = { h, 0 };
+    KInfo ki = { h, sem, 0, { 0, } };
+    memcpy (ki.role, roles, PRISM_MAX_DIMS);
     g_array_append_val (s->kinfo, ki);
   }
   for (guint i = 0; i < n; i++)
     kinfo (s, ins[i])->uses++;
   s->klast = key;
   s->n_kops++;
+  s->n_total++;
   s->depth++;
   count_state (s);
 
   search_kernel (s);
 
   s->depth--;
+  s->n_total--;
   s->n_kops--;
   s->klast = saved;
   for (guint i = 0; i < n; i++)
@@ -935,13 +1182,26 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
   graph_truncate (s->kg, n_ops, n_tensors);
 }
 
+static gboolean
+size_in (const gint64 *sizes, guint n, gint64 v)
+{
+  for (guint i = 0; i < n; i++)
+    if (sizes[i] == v)
+      return TRUE;
+  return FALSE;
+}
+
+/* Tries every operand choice of one op kind whose canonical key can still
+ * follow the last op's: its largest operand id must be at least the last
+ * op's, so only candidates involving a tensor that recent are generated. */
 static void
 kernel_ops (State *s)
 {
   PrismSearch *search = s->search;
   guint nt = s->kg->tensors->len;
+  guint low = s->klast.none ? 0 : s->klast.max_id;
 
-  if (s->n_kops >= search->opts.max_kernel_ops)
+  if (s->n_kops >= search->opts.max_kernel_ops || s->n_total >= search->opts.max_total_ops)
     {
       prune (s, PRISM_PRUNE_OPS);
       return;
@@ -958,35 +1218,54 @@ kernel_ops (State *s)
 
           if (should_abort (s))
             return;
+          if (prism_op_kind_is_binary (kind) || kind == PRISM_OP_MATMUL)
+            {
+              for (guint b = 0; b < nt; b++)
+                {
+                  guint ins[2] = { a, b };
+                  if (MAX (a, b) < low)
+                    continue;
+                  if (a == b)
+                    {
+                      prune (s, PRISM_PRUNE_DUPLICATE);
+                      continue;
+                    }
+                  /* Commutative ops take their operands in order: (b, a) is the same op. */
+                  if (prism_op_kind_is_commutative (kind) && a > b)
+                    continue;
+                  try_kernel_op (s, kind, ins, 2, &attrs, 0);
+                }
+              continue;
+            }
+          if (a < low)
+            continue;
           if (prism_op_kind_is_unary (kind))
             try_kernel_op (s, kind, &a, 1, &attrs, 0);
           else if (kind == PRISM_OP_RMS_NORM)
-            try_kernel_op (s, kind, &a, 1, &attrs, 1);
+            {
+              if (!size_in (search->norm_sizes, search->n_norm_sizes,
+                            prism_dim_get_const (ta->dims[ta->ndims - 1])))
+                prune (s, PRISM_PRUNE_SHAPE);
+              else
+                try_kernel_op (s, kind, &a, 1, &attrs, 1);
+            }
           else if (kind == PRISM_OP_SUM)
             {
               for (guint d = 0; d < ta->ndims; d++)
                 {
                   if (prism_dim_is_const (ta->dims[d]) && ta->dims[d]->value == 1)
                     continue;
+                  if (!size_in (search->sum_sizes, search->n_sum_sizes,
+                                prism_dim_get_const (ta->dims[d])))
+                    {
+                      prune (s, PRISM_PRUNE_SHAPE);
+                      continue;
+                    }
                   attrs.dim = (int) d;
                   try_kernel_op (s, kind, &a, 1, &attrs, (int) d);
                 }
               attrs.dim = 0;
             }
-          else if (prism_op_kind_is_binary (kind) || kind == PRISM_OP_MATMUL)
-            for (guint b = 0; b < nt; b++)
-              {
-                guint ins[2] = { a, b };
-                if (a == b)
-                  {
-                    prune (s, PRISM_PRUNE_DUPLICATE);
-                    continue;
-                  }
-                /* Commutative ops take their operands in order: (b, a) is the same op. */
-                if (prism_op_kind_is_commutative (kind) && a > b)
-                  continue;
-                try_kernel_op (s, kind, ins, 2, &attrs, 0);
-              }
         }
     }
 }
@@ -1037,6 +1316,9 @@ open_block (State *s, PrismGraph *bg, const guint *ins, guint n, int imaps[][PRI
           return;
         }
       bi.hash = th;
+      bi.sem = kinfo (s, ins[i])->sem & ~(guint64) 1;
+      for (guint d = 0; d < src->ndims && i < 8; d++)
+        bi.reads |= (guint32) 1 << (i * PRISM_MAX_DIMS + d);
       for (guint d = 0; d < PRISM_MAX_DIMS; d++)
         {
           bi.src[d].input = d < src->ndims ? (guint8) i : PRISM_DIM_REF_NONE;
@@ -1047,7 +1329,8 @@ open_block (State *s, PrismGraph *bg, const guint *ins, guint n, int imaps[][PRI
       b->n_open_sinks++;
     }
   b->n_ops = n;
-  if (b->n_open_sinks > search->opts.max_block_ops - b->n_ops)
+  if (b->n_open_sinks > search->opts.max_block_ops - MIN (b->n_ops, search->opts.max_block_ops) ||
+      b->n_open_sinks > search->opts.max_total_ops - MIN (s->n_total, search->opts.max_total_ops))
     {
       prune (s, PRISM_PRUNE_OPS);
       block_free (b);
@@ -1454,9 +1737,107 @@ track_dims (Block *b, PrismOpKind kind, const guint *ins, guint n, const PrismOp
     out->src[last].input = PRISM_DIM_REF_NONE;
 }
 
+static guint32
+ref_bit (PrismDimRef r)
+{
+  if (r.input == PRISM_DIM_REF_NONE || r.input >= 8)
+    return 0;
+  return (guint32) 1 << (r.input * PRISM_MAX_DIMS + r.dim);
+}
+
+static void
+forbid_bits (Block *b, guint32 bits, guint8 flags)
+{
+  for (guint x = 0; x < 32; x++)
+    if (bits & ((guint32) 1 << x))
+      b->no_split[x / PRISM_MAX_DIMS][x % PRISM_MAX_DIMS] |= flags;
+}
+
+/* Linearity: a reduction over a split dim (a matmul's contraction, a sum)
+ * leaves partial results that the loop accumulator or the output's sum
+ * over blocks completes later; only linear ops may come in between.  A
+ * nonlinear op on a partial result forbids splitting what it is partial
+ * over: by the loop and the grid before the accumulator, by the grid after
+ * it (the loop's part is complete by then). */
+static void
+track_partials (Block *b, PrismOpKind kind, const guint *ins, guint n, const PrismOpAttrs *attrs,
+                BInfo *out)
+{
+  const PrismGraph *g = b->bg;
+  const PrismTensor *ta = prism_graph_tensor (g, ins[0]);
+  const BInfo *ia = binfo (b, ins[0]);
+  guint32 pa = ia->partial, pb = n > 1 ? binfo (b, ins[1])->partial : 0;
+  guint8 flags = ta->after_accum ? PRISM_SPLIT_NO_GRID : PRISM_SPLIT_NO_GRID | PRISM_SPLIT_NO_LOOP;
+  guint nd = ta->ndims, last = nd - 1;
+
+  switch ((int) kind)
+    {
+    case PRISM_OP_MATMUL:
+      if (pa != 0 && pb != 0)
+        {
+          forbid_bits (b, pa | pb, flags);
+          out->partial = 0;
+        }
+      else
+        out->partial = pa | pb;
+      out->partial |= ref_bit (ia->src[last]) | ref_bit (binfo (b, ins[1])->src[nd - 2]);
+      break;
+    case PRISM_OP_SUM:
+      out->partial = pa | ref_bit (ia->src[attrs->dim]);
+      break;
+    case PRISM_OP_ACCUM:
+      out->partial = pa;
+      break;
+    case PRISM_OP_ACCUM_SUM:
+      out->partial = pa | ref_bit (ia->src[last]);
+      break;
+    case PRISM_OP_NEG:
+      out->partial = pa;
+      break;
+    case PRISM_OP_ADD:
+    case PRISM_OP_SUB:
+      /* A partial plus a whole would add the whole once per part. */
+      if (pa != pb)
+        forbid_bits (b, pa ^ pb, flags);
+      out->partial = pa & pb;
+      break;
+    case PRISM_OP_MUL:
+      if (pa != 0 && pb != 0)
+        {
+          forbid_bits (b, pa | pb, flags);
+          out->partial = 0;
+        }
+      else
+        out->partial = pa | pb;
+      break;
+    case PRISM_OP_DIV:
+      /* Linear in the dividend only. */
+      if (pb != 0)
+        forbid_bits (b, pa | pb, flags);
+      out->partial = pb != 0 ? 0 : pa;
+      break;
+    default:
+      /* exp, square, sqrt, silu, gelu, relu, pow, rms_norm, accum_rms, accum_mean … */
+      forbid_bits (b, pa | pb, flags);
+      out->partial = 0;
+      break;
+    }
+}
+
 /* Fewest ops that can still turn the open sinks into at most max outputs:
  * each op removes at most one sink that is not after an accumulator, and
  * merges at most two sinks into one. */
+/* Ops the open kernel may still add: its own limit and the whole graph's. */
+static guint
+ops_left (State *s)
+{
+  PrismSearch *search = s->search;
+  guint block = search->opts.max_block_ops - MIN (s->blk->n_ops, search->opts.max_block_ops);
+  guint total = search->opts.max_total_ops - MIN (s->n_total, search->opts.max_total_ops);
+
+  return MIN (block, total);
+}
+
 static guint
 ops_needed (PrismSearch *search, const Block *b)
 {
@@ -1479,7 +1860,7 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
   guint saved_sinks = b->n_sinks, saved_open = b->n_open_sinks;
   BInfo bi = { 0, };
   guint8 cached;
-  guint64 h;
+  guint64 h, sem = 0;
   int t;
 
   opkey_set (&key, kind, ins, n, attr, 0);
@@ -1495,14 +1876,17 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
           prune (s, PRISM_PRUNE_ACCUM);
           return;
         }
+      /* Summing raw program inputs over the loop is a copy when the loop
+       * is unused (the same program computes first, then accumulates) and
+       * wrong when it is used; partial results of an earlier kernel may be
+       * accumulated (a second kernel adding up partial sums). */
+      if (kind == PRISM_OP_ACCUM && ins[0] < b->n_in &&
+          b->in[ins[0]] < search->n_program_inputs)
+        {
+          prune (s, PRISM_PRUNE_TRIVIAL);
+          return;
+        }
     }
-
-  h = hash_add (0x544b, (guint64) kind * 131 + (guint64) (attr + 7));
-  for (guint i = 0; i < n; i++)
-    h = hash_add (h, binfo (b, ins[i])->hash);
-  cached = cache_get (search->cache, h);
-  if (cached_failure (s, cached))
-    return;
 
   /* Loop rules, checked before the builder to name the reason. */
   {
@@ -1515,7 +1899,6 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       bad = ta->after_accum != prism_graph_tensor (bg, ins[1])->after_accum;
     if (bad)
       {
-        cache_put (search->cache, h, CACHE_LOOP);
         prune (s, PRISM_PRUNE_LOOP);
         return;
       }
@@ -1523,11 +1906,49 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
     if ((kind == PRISM_OP_ACCUM_SUM || kind == PRISM_OP_ACCUM_MEAN || kind == PRISM_OP_ACCUM_RMS ||
          kind == PRISM_OP_RMS_NORM) && dim_is_one (ta->dims[ta->ndims - 1]))
       {
-        cache_put (search->cache, h, CACHE_SHAPE);
         prune (s, PRISM_PRUNE_SHAPE);
         return;
       }
   }
+
+  {
+    guint8 in_roles[2][PRISM_MAX_DIMS], out_roles[PRISM_MAX_DIMS];
+    guint nds[2];
+    for (guint i = 0; i < n; i++)
+      {
+        nds[i] = prism_graph_tensor (bg, ins[i])->ndims;
+        for (guint d = 0; d < PRISM_MAX_DIMS; d++)
+          in_roles[i][d] = d < nds[i] ? block_role (s, ins[i], d) : ROLE_ONE;
+      }
+    if (!op_roles (search, kind, in_roles, nds, n, attrs, out_roles))
+      {
+        prune (s, PRISM_PRUNE_SHAPE);
+        return;
+      }
+    {
+      guint64 operands[2];
+      gboolean after = accum || prism_graph_tensor (bg, ins[0])->after_accum;
+      guint8 reduced = kind == PRISM_OP_SUM ? in_roles[0][attr]
+                       : prism_op_kind_is_accum (kind) ? in_roles[0][nds[0] - 1] : 0;
+      for (guint i = 0; i < n; i++)
+        operands[i] = binfo (b, ins[i])->sem & ~(guint64) 1;
+      sem = sem_of (kind, operands, n, kind == PRISM_OP_SUM ? 0 : attr, reduced);
+      sem = (sem & ~(guint64) 1) | (after ? 1 : 0);
+      for (guint t2 = 0; t2 < bg->tensors->len; t2++)
+        if (binfo (b, t2)->sem == sem)
+          {
+            prune (s, PRISM_PRUNE_DUPLICATE);
+            return;
+          }
+    }
+  }
+
+  h = hash_add (0x544b, (guint64) kind * 131 + (guint64) (attr + 7));
+  for (guint i = 0; i < n; i++)
+    h = hash_add (h, binfo (b, ins[i])->hash);
+  cached = cache_get (search->cache, h);
+  if (cached_failure (s, cached))
+    return;
 
   t = prism_graph_add (bg, kind, ins, n, attrs, NULL);
   if (t < 0)
@@ -1562,7 +1983,11 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
   /* Commit the step. */
   memcpy (saved_split, b->no_split, sizeof saved_split);
   bi.hash = h;
+  bi.sem = sem;
+  for (guint i = 0; i < n; i++)
+    bi.reads |= binfo (b, ins[i])->reads;
   track_dims (b, kind, ins, n, attrs, (guint) t, &bi);
+  track_partials (b, kind, ins, n, attrs, &bi);
   g_array_append_val (b->info, bi);
   for (guint i = 0; i < n; i++)
     {
@@ -1583,9 +2008,10 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       b->n_accums++;
     }
   b->n_ops++;
+  s->n_total++;
   b->last = key;
 
-  if (ops_needed (search, b) > search->opts.max_block_ops - b->n_ops)
+  if (ops_needed (search, b) > ops_left (s))
     prune (s, PRISM_PRUNE_OPS);
   else
     {
@@ -1597,6 +2023,7 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
 
   /* Undo. */
   b->last = saved_last;
+  s->n_total--;
   b->n_ops--;
   if (accum)
     {
@@ -1613,12 +2040,25 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
   graph_truncate (bg, n_ops, n_tensors);
 }
 
+/* The unpartitioned size of dim @d of block tensor @t. */
+static gint64
+full_size (State *s, guint t, guint d)
+{
+  Block *b = s->blk;
+  PrismDimRef r = binfo (b, t)->src[d];
+
+  if (r.input == PRISM_DIM_REF_NONE)
+    return 1;
+  return prism_dim_get_const (prism_graph_tensor (s->kg, b->in[r.input])->dims[r.dim]);
+}
+
 static void
 block_ops (State *s)
 {
   PrismSearch *search = s->search;
   Block *b = s->blk;
   guint nt = b->bg->tensors->len;
+  guint low = b->last.none ? 0 : b->last.max_id;
   PrismOpAttrs attrs;
 
   prism_op_attrs_init (&attrs);
@@ -1629,16 +2069,49 @@ block_ops (State *s)
       for (guint a = 0; a < nt; a++)
         {
           const PrismTensor *ta = prism_graph_tensor (b->bg, a);
+          guint last = ta->ndims - 1;
 
           if (should_abort (s))
             return;
-          if (prism_op_kind_is_unary (kind) || prism_op_kind_is_accum (kind))
+          if (prism_op_kind_is_binary (kind) || kind == PRISM_OP_MATMUL)
             {
-              if (kind == PRISM_OP_ACCUM_SUM_TODIMX || kind == PRISM_OP_ACCUM_RESCALE ||
-                  kind == PRISM_OP_ACCUM_SUM_RESCALE)
-                continue;
-              try_block_op (s, kind, &a, 1, &attrs, 0);
+              for (guint c = 0; c < nt; c++)
+                {
+                  guint ins[2] = { a, c };
+                  if (MAX (a, c) < low)
+                    continue;
+                  if (a == c)
+                    {
+                      prune (s, PRISM_PRUNE_DUPLICATE);
+                      continue;
+                    }
+                  if (prism_op_kind_is_commutative (kind) && a > c)
+                    continue;
+                  try_block_op (s, kind, ins, 2, &attrs, 0);
+                }
+              continue;
             }
+          if (a < low)
+            continue;
+          if (kind == PRISM_OP_ACCUM_SUM_TODIMX || kind == PRISM_OP_ACCUM_RESCALE ||
+              kind == PRISM_OP_ACCUM_SUM_RESCALE || kind == PRISM_OP_ACCUM_MAX)
+            continue;
+          if (kind == PRISM_OP_RMS_NORM || kind == PRISM_OP_ACCUM_RMS || kind == PRISM_OP_ACCUM_MEAN)
+            {
+              if (!size_in (search->norm_sizes, search->n_norm_sizes, full_size (s, a, last)))
+                {
+                  prune (s, PRISM_PRUNE_SHAPE);
+                  continue;
+                }
+            }
+          else if (kind == PRISM_OP_ACCUM_SUM &&
+                   !size_in (search->sum_sizes, search->n_sum_sizes, full_size (s, a, last)))
+            {
+              prune (s, PRISM_PRUNE_SHAPE);
+              continue;
+            }
+          if (prism_op_kind_is_unary (kind) || prism_op_kind_is_accum (kind))
+            try_block_op (s, kind, &a, 1, &attrs, 0);
           else if (kind == PRISM_OP_RMS_NORM)
             try_block_op (s, kind, &a, 1, &attrs, 1);
           else if (kind == PRISM_OP_SUM)
@@ -1647,24 +2120,16 @@ block_ops (State *s)
                 {
                   if (dim_is_one (ta->dims[d]))
                     continue;
+                  if (!size_in (search->sum_sizes, search->n_sum_sizes, full_size (s, a, d)))
+                    {
+                      prune (s, PRISM_PRUNE_SHAPE);
+                      continue;
+                    }
                   attrs.dim = (int) d;
                   try_block_op (s, kind, &a, 1, &attrs, (int) d);
                 }
               attrs.dim = 0;
             }
-          else if (prism_op_kind_is_binary (kind) || kind == PRISM_OP_MATMUL)
-            for (guint c = 0; c < nt; c++)
-              {
-                guint ins[2] = { a, c };
-                if (a == c)
-                  {
-                    prune (s, PRISM_PRUNE_DUPLICATE);
-                    continue;
-                  }
-                if (prism_op_kind_is_commutative (kind) && a > c)
-                  continue;
-                try_block_op (s, kind, ins, 2, &attrs, 0);
-              }
         }
     }
 }
@@ -1692,6 +2157,7 @@ make_constraints (State *s, const guint *sinks, guint n_sinks)
     {
       const PrismTensor *t = prism_graph_tensor (b->bg, sinks[o]);
       c->output_ndims[o] = t->ndims;
+      c->output_reads[o] = binfo (b, sinks[o])->reads;
       for (guint d = 0; d < t->ndims; d++)
         c->output_source[o][d] = dim_is_one (t->dims[d])
                                  ? (PrismDimRef) { PRISM_DIM_REF_NONE, 0 }
@@ -1718,6 +2184,13 @@ close_kernel (State *s, const guint *sinks, guint n_sinks, guint64 body_hash)
       prune (s, PRISM_PRUNE_ORDER);
       return;
     }
+  for (guint o = 0; o < n_sinks; o++)
+    for (guint t = 0; t < n_tensors; t++)
+      if (kinfo (s, t)->sem == (binfo (b, sinks[o])->sem & ~(guint64) 1))
+        {
+          prune (s, PRISM_PRUNE_DUPLICATE);
+          return;
+        }
   r = prism_graph_add_kernel (s->kg, b->in, b->n_in, b->bg, NULL);
   if (r < 0)
     {
@@ -1728,7 +2201,10 @@ close_kernel (State *s, const guint *sinks, guint n_sinks, guint64 body_hash)
   kop = prism_graph_op (s->kg, (guint) r);
   for (guint o = 0; o < kop->n_outputs; o++)
     {
-      KInfo ki = { hash_add (body_hash, o), 0 };
+      KInfo ki = { hash_add (body_hash, o), binfo (b, sinks[o])->sem & ~(guint64) 1, 0, { 0, } };
+      for (guint d = 0; d < PRISM_MAX_DIMS; d++)
+        ki.role[d] = d < prism_graph_tensor (b->bg, sinks[o])->ndims ? block_role (s, sinks[o], d)
+                                                                     : ROLE_ONE;
       g_array_append_val (s->kinfo, ki);
     }
   for (guint o = 0; o < kop->n_outputs; o++)
@@ -1829,6 +2305,15 @@ try_close (State *s)
       PrismOpKind k = prism_graph_op (bg, i)->kind;
       computes |= k != PRISM_OP_INPUT && k != PRISM_OP_ACCUM;
     }
+  /* An output that is only an accumulated input tile passes data through:
+   * its reader could read the input itself. */
+  for (guint o = 0; o < n_sinks && computes; o++)
+    {
+      const PrismTensor *t = prism_graph_tensor (bg, sinks[o]);
+      const PrismOp *op = prism_graph_op (bg, (guint) t->producer);
+      if (op->kind == PRISM_OP_ACCUM && op->inputs[0] < b->n_in)
+        computes = FALSE;
+    }
   if (!computes)
     {
       prune (s, PRISM_PRUNE_TRIVIAL);
@@ -1873,7 +2358,7 @@ search_block (State *s)
       return;
     }
   try_close (s);
-  if (s->blk->n_ops >= search->opts.max_block_ops)
+  if (ops_left (s) == 0)
     {
       prune (s, PRISM_PRUNE_OPS);
       return;
@@ -1883,6 +2368,235 @@ search_block (State *s)
 
 /* ------------------------------------------------------------------------ */
 /* Public API */
+
+static void
+add_size (gint64 *sizes, guint *n, gint64 v)
+{
+  if (v > 1 && *n < 16 && !size_in (sizes, *n, v))
+    sizes[(*n)++] = v;
+}
+
+static void
+collect_kinds (const PrismGraph *g, gboolean *has)
+{
+  for (guint i = 0; i < g->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (g, i);
+      has[op->kind] = TRUE;
+      if (op->body != NULL)
+        collect_kinds (op->body, has);
+    }
+}
+
+/* Keeps the op kinds an equivalent program could need: the program's own,
+ * accumulators, and the pieces rms_norm and sum decompose into; and records
+ * the sizes the program reduces.  The abstract expressions cannot tell a
+ * sum over rows from a sum over columns of the same degree, and a sum of
+ * degree 8 hides inside the factor chain of 4096, so without this the
+ * oracle lets through reductions no equivalent program contains. */
+static void
+restrict_vocabulary (PrismSearch *search, const PrismGraph *program)
+{
+  gboolean has[PRISM_N_OPS] = { FALSE, }, allowed[PRISM_N_OPS];
+  guint n;
+
+  collect_kinds (program, has);
+  memcpy (allowed, has, sizeof allowed);
+  allowed[PRISM_OP_ACCUM] = TRUE;
+  if (has[PRISM_OP_SUM])
+    allowed[PRISM_OP_ACCUM_SUM] = TRUE;
+  if (has[PRISM_OP_RMS_NORM])
+    {
+      allowed[PRISM_OP_ACCUM_RMS] = allowed[PRISM_OP_ACCUM_MEAN] = TRUE;
+      allowed[PRISM_OP_DIV] = allowed[PRISM_OP_MUL] = TRUE;
+      allowed[PRISM_OP_SQRT] = allowed[PRISM_OP_SQUARE] = TRUE;
+    }
+  n = 0;
+  for (guint i = 0; i < search->opts.n_kernel_ops; i++)
+    if (allowed[search->kernel_ops[i]])
+      search->kernel_ops[n++] = search->kernel_ops[i];
+  search->opts.n_kernel_ops = n;
+  n = 0;
+  for (guint i = 0; i < search->opts.n_block_ops; i++)
+    if (allowed[search->block_ops[i]])
+      search->block_ops[n++] = search->block_ops[i];
+  search->opts.n_block_ops = n;
+
+  for (guint i = 0; i < program->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (program, i);
+      const PrismTensor *in;
+
+      if (op->n_inputs == 0)
+        continue;
+      in = prism_graph_tensor (program, op->inputs[0]);
+      if (op->kind == PRISM_OP_SUM)
+        add_size (search->sum_sizes, &search->n_sum_sizes,
+                  prism_dim_get_const (in->dims[op->attrs.dim]));
+      else if (op->kind == PRISM_OP_RMS_NORM)
+        for (guint d = in->ndims - MIN (op->attrs.norm_dims, in->ndims); d < in->ndims; d++)
+          add_size (search->norm_sizes, &search->n_norm_sizes, prism_dim_get_const (in->dims[d]));
+    }
+}
+
+static guint
+uf_find (guint *parent, guint x)
+{
+  while (parent[x] != x)
+    x = parent[x] = parent[parent[x]];
+  return x;
+}
+
+static void
+uf_union (guint *parent, guint a, guint b)
+{
+  a = uf_find (parent, a);
+  b = uf_find (parent, b);
+  if (a != b)
+    parent[MAX (a, b)] = MIN (a, b);
+}
+
+/* Names the logical indices of the program: a union-find over the dims of
+ * its tensors, joined where an op identifies them (elementwise operands,
+ * matmul batch and contraction dims, outputs with their sources).  Roles
+ * stay off for programs that already contain custom kernels. */
+static void
+compute_roles (PrismSearch *search, const PrismGraph *program)
+{
+  guint nt = program->tensors->len, n_nodes = nt * PRISM_MAX_DIMS, n_roles = 0;
+  g_autofree guint *parent = g_new (guint, MAX (n_nodes, 1));
+  g_autofree int *role_of = g_new (int, MAX (n_nodes, 1));
+  guint n_in = 0, n_out = 0;
+
+#define NODE(t, d) ((t) * PRISM_MAX_DIMS + (d))
+#define IS_ONE(t, d) (prism_dim_get_const (prism_graph_tensor (program, t)->dims[d]) == 1)
+  for (guint x = 0; x < n_nodes; x++)
+    {
+      parent[x] = x;
+      role_of[x] = -1;
+    }
+  for (guint i = 0; i < program->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (program, i);
+      guint a, b, o, nd;
+
+      if (op->kind == PRISM_OP_KERNEL || op->n_outputs > 1)
+        return;
+      if (op->kind == PRISM_OP_INPUT || op->kind == PRISM_OP_OUTPUT)
+        continue;
+      a = op->inputs[0];
+      o = op->outputs[0];
+      nd = prism_graph_tensor (program, o)->ndims;
+      if (op->kind == PRISM_OP_MATMUL)
+        {
+          b = op->inputs[1];
+          for (guint d = 0; d + 2 < nd; d++)
+            {
+              uf_union (parent, NODE (a, d), NODE (b, d));
+              uf_union (parent, NODE (o, d), NODE (a, d));
+            }
+          uf_union (parent, NODE (a, nd - 1), NODE (b, nd - 2));
+          uf_union (parent, NODE (o, nd - 2), NODE (a, nd - 2));
+          uf_union (parent, NODE (o, nd - 1), NODE (b, nd - 1));
+        }
+      else if (op->n_inputs == 2 && prism_op_kind_is_binary (op->kind))
+        {
+          b = op->inputs[1];
+          for (guint d = 0; d < nd; d++)
+            {
+              gboolean a1 = IS_ONE (a, d), b1 = IS_ONE (b, d);
+              if (!a1)
+                uf_union (parent, NODE (o, d), NODE (a, d));
+              if (!b1)
+                uf_union (parent, NODE (o, d), NODE (b, d));
+            }
+        }
+      else
+        {
+          for (guint d = 0; d < nd; d++)
+            if (!(op->kind == PRISM_OP_SUM && (int) d == op->attrs.dim) && !IS_ONE (o, d))
+              uf_union (parent, NODE (o, d), NODE (a, d));
+        }
+    }
+
+  /* Roles are numbered by the input dims; every other dim must join one. */
+  for (guint i = 0; i < program->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (program, i);
+      const PrismTensor *t;
+
+      if (op->kind != PRISM_OP_INPUT)
+        continue;
+      t = prism_graph_tensor (program, op->outputs[0]);
+      if (n_in >= G_N_ELEMENTS (search->input_roles))
+        return;
+      for (guint d = 0; d < PRISM_MAX_DIMS; d++)
+        {
+          guint r;
+          if (d >= t->ndims || IS_ONE (op->outputs[0], d))
+            {
+              search->input_roles[n_in][d] = ROLE_ONE;
+              continue;
+            }
+          r = uf_find (parent, NODE (op->outputs[0], d));
+          if (role_of[r] < 0)
+            {
+              if (n_roles == MAX_ROLES)
+                return;
+              role_of[r] = (int) n_roles++;
+            }
+          search->input_roles[n_in][d] = (guint8) role_of[r];
+        }
+      n_in++;
+    }
+  for (guint i = 0; i < program->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (program, i);
+      const PrismTensor *t;
+      guint in;
+
+      if (op->n_inputs == 0)
+        continue;
+      in = op->inputs[0];
+      t = prism_graph_tensor (program, in);
+      if (op->kind == PRISM_OP_OUTPUT)
+        {
+          for (guint d = 0; d < PRISM_MAX_DIMS; d++)
+            {
+              int r = d < t->ndims && !IS_ONE (in, d) ? role_of[uf_find (parent, NODE (in, d))] : -2;
+              if (r == -1)
+                return;
+              search->output_roles[n_out][d] = r == -2 ? ROLE_ONE : (guint8) r;
+            }
+          n_out++;
+        }
+      else if (op->kind == PRISM_OP_SUM || op->kind == PRISM_OP_MATMUL || op->kind == PRISM_OP_RMS_NORM)
+        {
+          guint nd = t->ndims;
+          guint first = op->kind == PRISM_OP_SUM ? (guint) op->attrs.dim
+                        : op->kind == PRISM_OP_MATMUL ? nd - 1
+                        : nd - MIN (op->attrs.norm_dims, nd);
+          guint end = op->kind == PRISM_OP_RMS_NORM ? nd : first + 1;
+          for (guint d = first; d < end; d++)
+            {
+              int r = role_of[uf_find (parent, NODE (in, d))];
+              guint64 bit;
+              if (r < 0)
+                return;
+              bit = (guint64) 1 << r;
+              if (op->kind == PRISM_OP_SUM)
+                search->sum_roles |= bit;
+              else if (op->kind == PRISM_OP_MATMUL)
+                search->contract_roles |= bit;
+              else
+                search->norm_roles |= bit;
+            }
+        }
+    }
+#undef NODE
+#undef IS_ONE
+  search->roles_on = TRUE;
+}
 
 static gboolean
 check_options (const PrismSearchOptions *o, GError **error)
@@ -1899,6 +2613,8 @@ check_options (const PrismSearchOptions *o, GError **error)
     bad = "max_block_outputs must be between 1 and 8";
   else if (o->max_block_ops < 2)
     bad = "max_block_ops must be at least 2";
+  else if (o->max_total_ops < 1)
+    bad = "max_total_ops must be at least 1";
   else if (o->block_threads == 0 || o->block_threads % 32 != 0 || o->block_threads > 1024)
     bad = "block_threads must be a multiple of 32 up to 1024";
   else if (o->n_threads > 1024)
@@ -1960,6 +2676,14 @@ prism_search_new (const PrismGraph *program, const PrismSearchOptions *options, 
   memcpy (search->block_ops, search->opts.block_ops, search->opts.n_block_ops * sizeof (PrismOpKind));
   search->opts.kernel_ops = search->kernel_ops;
   search->opts.block_ops = search->block_ops;
+  restrict_vocabulary (search, program);
+  compute_roles (search, program);
+  if (!search->roles_on)
+    {
+      /* Without roles every role check passes. */
+      search->sum_roles = search->norm_roles = search->contract_roles = G_MAXUINT64;
+      memset (search->output_roles, ROLE_ANY, sizeof search->output_roles);
+    }
   if (search->opts.n_threads == 0)
     search->opts.n_threads = g_get_num_processors ();
   if (search->opts.split_depth == 0)
@@ -2065,9 +2789,13 @@ root_state (PrismSearch *search)
   for (guint t = 0; t < s->kg->tensors->len; t++)
     {
       const PrismTensor *tt = prism_graph_tensor (s->kg, t);
-      KInfo ki = { hash_add (0x494e, t), 0 };
+      KInfo ki = { hash_add (0x494e, t), hash_add (0x494e, t) & ~(guint64) 1, 0, { 0, } };
       for (guint d = 0; d < tt->ndims; d++)
         ki.hash = hash_dim (ki.hash, tt->dims[d]);
+      for (guint d = 0; d < PRISM_MAX_DIMS; d++)
+        ki.role[d] = d >= tt->ndims ? ROLE_ONE
+                     : !search->roles_on ? ROLE_ANY
+                     : search->input_roles[MIN (t, G_N_ELEMENTS (search->input_roles) - 1)][d];
       g_array_append_val (s->kinfo, ki);
     }
   s->constraints = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_kernel_constraints_free);

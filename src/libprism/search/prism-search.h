@@ -34,7 +34,7 @@ typedef enum
   PRISM_PRUNE_SMEM,       /* shared memory over the limit */
   PRISM_PRUNE_ACCUM,      /* more accumulators than allowed, or two on one tensor */
   PRISM_PRUNE_OPS,        /* op-count limits, or too few ops left to finish the kernel */
-  PRISM_PRUNE_TRIVIAL,    /* a custom kernel that only copies tiles */
+  PRISM_PRUNE_TRIVIAL,    /* only copies tiles (a kernel, an output, an accumulated program input) */
   PRISM_PRUNE_TIME,       /* the time budget ran out (or the search was stopped) */
   PRISM_N_PRUNE_REASONS
 } PrismPruneReason;
@@ -82,6 +82,7 @@ typedef struct
   guint max_kernels;        /* custom kernels */
   guint max_kernel_inputs;  /* inputs of one custom kernel */
   guint max_block_ops;      /* ops of one block graph, its inputs included, outputs excluded */
+  guint max_total_ops;      /* ops of the whole graph: predefined ops and block ops without inputs */
   guint max_block_outputs;
   guint max_accums;         /* accumulators per custom kernel */
   guint max_grid_dims;      /* 1 to 3 */

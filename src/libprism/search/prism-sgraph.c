@@ -212,6 +212,7 @@ typedef struct
 
 static void append_kernel_name (GString *s, const KeyContext *ctx, const PrismGraph *g,
                                 const PrismOp *op, char **knames);
+static void free_names (char **names, guint n);
 
 static void
 append_attrs (GString *s, const PrismOp *op)
@@ -256,9 +257,26 @@ name_tensors (const KeyContext *ctx, const PrismGraph *g, char **knames, const i
       if (op->kind == PRISM_OP_KERNEL)
         {
           GString *k = g_string_new (NULL);
+          char **body_names;
+          guint o = 0;
+
           append_kernel_name (k, ctx, g, op, names);
-          for (guint o = 0; o < op->n_outputs; o++)
-            names[op->outputs[o]] = g_strdup_printf ("%s#%u", k->str, o);
+          /* Each output is named by the body tensor it writes (maps aside),
+           * so the order of the outputs does not matter. */
+          {
+            KeyContext plain = { ctx->top, PRISM_KEY_STRUCTURE };
+            char *in_names[PRISM_MAX_OP_INPUTS];
+            for (guint j = 0; j < op->n_inputs; j++)
+              in_names[j] = names[op->inputs[j]];
+            body_names = name_tensors (&plain, op->body, in_names, NULL);
+          }
+          for (guint j = 0; j < op->body->ops->len && o < op->n_outputs; j++)
+            {
+              const PrismOp *bop = prism_graph_op (op->body, j);
+              if (bop->kind == PRISM_OP_OUTPUT)
+                names[op->outputs[o++]] = g_strdup_printf ("%s#%s", k->str, body_names[bop->inputs[0]]);
+            }
+          free_names (body_names, op->body->tensors->len);
           g_string_free (k, TRUE);
           continue;
         }
@@ -334,23 +352,33 @@ body_name (const KeyContext *ctx, const PrismGraph *b, char **knames, const int 
         g_string_append_printf (s, "F=%s;", f);
       }
     }
-  for (guint i = 0; i < b->ops->len; i++)
-    {
-      const PrismOp *op = prism_graph_op (b, i);
+  {
+    /* Outputs sorted: the order a kernel lists them in is no difference. */
+    g_autoptr(GPtrArray) outs = g_ptr_array_new_with_free_func (g_free);
+    for (guint i = 0; i < b->ops->len; i++)
+      {
+        const PrismOp *op = prism_graph_op (b, i);
+        GString *o;
 
-      if (op->kind != PRISM_OP_OUTPUT)
-        continue;
-      g_string_append_printf (s, "out(%s", names[op->inputs[0]]);
-      if (ctx->flags & PRISM_KEY_MAPS)
-        {
-          g_string_append (s, ";o");
-          for (guint q = 0; q < PRISM_MAX_GRID_DIMS; q++)
-            for (guint p = 0; p < b->grid_ndims; p++)
-              if (perm[p] == (int) q)
-                g_string_append_printf (s, "%d,", op->attrs.omap[p]);
-        }
-      g_string_append (s, ")");
-    }
+        if (op->kind != PRISM_OP_OUTPUT)
+          continue;
+        o = g_string_new (NULL);
+        g_string_append_printf (o, "out(%s", names[op->inputs[0]]);
+        if (ctx->flags & PRISM_KEY_MAPS)
+          {
+            g_string_append (o, ";o");
+            for (guint q = 0; q < PRISM_MAX_GRID_DIMS; q++)
+              for (guint p = 0; p < b->grid_ndims; p++)
+                if (perm[p] == (int) q)
+                  g_string_append_printf (o, "%d,", op->attrs.omap[p]);
+          }
+        g_string_append (o, ")");
+        g_ptr_array_add (outs, g_string_free (o, FALSE));
+      }
+    g_ptr_array_sort (outs, compare_strings);
+    for (guint i = 0; i < outs->len; i++)
+      g_string_append (s, g_ptr_array_index (outs, i));
+  }
   /* Every op once, sorted: shared subterms are counted as many times as
    * they are computed, which the output names alone would hide. */
   {
@@ -426,8 +454,14 @@ append_kernel_name (GString *s, const KeyContext *ctx, const PrismGraph *g, cons
         g_free (name);
     }
   g_string_append (s, "kernel(");
-  for (guint k = 0; k < op->n_inputs; k++)
-    g_string_append_printf (s, "%s%s", k ? "," : "", in_names[k]);
+  {
+    g_autoptr(GPtrArray) sorted = g_ptr_array_new ();
+    for (guint k = 0; k < op->n_inputs; k++)
+      g_ptr_array_add (sorted, in_names[k]);
+    g_ptr_array_sort (sorted, compare_strings);
+    for (guint k = 0; k < sorted->len; k++)
+      g_string_append_printf (s, "%s%s", k ? "," : "", (char *) g_ptr_array_index (sorted, k));
+  }
   g_string_append_printf (s, ")%s", best);
 }
 
@@ -446,8 +480,9 @@ prism_graph_canonical_key (const PrismGraph *graph, PrismKeyFlags flags)
       const PrismOp *op = prism_graph_op (graph, i);
       if (op->kind == PRISM_OP_OUTPUT)
         g_string_append_printf (s, "O(%s)", names[op->inputs[0]]);
-      else if (op->kind != PRISM_OP_INPUT && op->n_outputs > 0)
-        g_ptr_array_add (all, names[op->outputs[0]]);
+      else if (op->kind != PRISM_OP_INPUT)
+        for (guint o = 0; o < op->n_outputs; o++)
+          g_ptr_array_add (all, names[op->outputs[o]]);
     }
   g_ptr_array_sort (all, compare_strings);
   g_string_append_c (s, '|');

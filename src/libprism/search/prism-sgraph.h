@@ -53,6 +53,10 @@ typedef struct
   guint output_ndims[PRISM_MAX_OP_OUTPUTS];
   /* The input dim each output dim comes from, or input = 0xff (a reduced dim). */
   PrismDimRef output_source[PRISM_MAX_OP_OUTPUTS][PRISM_MAX_DIMS];
+  /* Every input dim an output depends on: bit input * PRISM_MAX_DIMS + dim.
+   * An axis that splits none of them leaves the output the same in every
+   * block along it, which no output map can write. */
+  guint32 output_reads[PRISM_MAX_OP_OUTPUTS];
 } PrismKernelConstraints;
 
 #define PRISM_DIM_REF_NONE 0xff

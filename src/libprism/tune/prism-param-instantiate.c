@@ -135,6 +135,7 @@ typedef struct
   GArray *cands[2 * PRISM_MAX_GRID_DIMS + 2];
   GPtrArray *best;          /* PrismParamAssignment, sorted, ≤ keep */
   PrismParamStats *stats;
+  GPtrArray *var_dims;      /* distinct dims of the body that hold a variable (borrowed) */
 } KernelEnum;
 
 static int
@@ -153,27 +154,13 @@ compare_assignments (gconstpointer a, gconstpointer b)
 }
 
 static gboolean
-body_divides (const PrismGraph *b, const gint64 *values, guint n_values)
+var_dims_divide (KernelEnum *e)
 {
-  for (guint t = 0; t < b->tensors->len; t++)
+  for (guint i = 0; i < e->var_dims->len; i++)
     {
-      const PrismTensor *tt = prism_graph_tensor (b, t);
-      for (guint d = 0; d < tt->ndims; d++)
-        {
-          gint64 v;
-          if (!prism_dim_eval (tt->dims[d], values, n_values, &v) || v <= 0)
-            return FALSE;
-        }
-    }
-  for (guint i = 0; i < b->ops->len; i++)
-    {
-      const PrismOp *op = prism_graph_op (b, i);
-      for (guint d = 0; d < op->data_ndims; d++)
-        {
-          gint64 v;
-          if (!prism_dim_eval (op->data_dims[d], values, n_values, &v) || v <= 0)
-            return FALSE;
-        }
+      gint64 v;
+      if (!prism_dim_eval (g_ptr_array_index (e->var_dims, i), e->values, e->n_values, &v) || v <= 0)
+        return FALSE;
     }
   return TRUE;
 }
@@ -188,20 +175,25 @@ try_assignment (KernelEnum *e)
   PrismParamAssignment *a;
 
   e->stats->assignments++;
-  if (!body_divides (b, e->values, e->n_values))
-    {
-      e->stats->indivisible++;
-      return;
-    }
+  /* The block count first: the cheapest test. */
   for (guint p = 0; p < b->grid_ndims; p++)
     {
       gint64 v;
-      prism_dim_eval (b->grid[p], e->values, e->n_values, &v);
+      if (!prism_dim_eval (b->grid[p], e->values, e->n_values, &v) || v <= 0)
+        {
+          e->stats->indivisible++;
+          return;
+        }
       blocks *= (guint64) v;
     }
   if (blocks > e->max_blocks)
     {
       e->stats->blocks++;
+      return;
+    }
+  if (!var_dims_divide (e))
+    {
+      e->stats->indivisible++;
       return;
     }
   if (b->block_threads > e->target->max_threads_per_block)
@@ -295,6 +287,34 @@ tune_kernel (const PrismGraph *graph, guint op_index, const PrismGpuTarget *targ
   for (guint p = 0; p < b->grid_ndims; p++)
     add_dim_vars (&e, b->grid[p]);
   add_dim_vars (&e, b->forloop);
+  /* Every dim that holds a variable, once: the divisibility test. */
+  e.var_dims = g_ptr_array_new ();
+  for (guint t = 0; t <= b->tensors->len + b->ops->len; t++)
+    {
+      PrismDim * const *dims = NULL;
+      guint nd = 0;
+
+      if (t < b->tensors->len)
+        {
+          const PrismTensor *tt = prism_graph_tensor (b, t);
+          dims = tt->dims;
+          nd = tt->ndims;
+        }
+      else if (t - b->tensors->len < b->ops->len)
+        {
+          const PrismOp *bop = prism_graph_op (b, t - b->tensors->len);
+          dims = bop->data_dims;
+          nd = bop->data_ndims;
+        }
+      for (guint d = 0; d < nd; d++)
+        {
+          gboolean seen = prism_dim_is_const (dims[d]);
+          for (guint j = 0; j < e.var_dims->len && !seen; j++)
+            seen = prism_dim_equal (g_ptr_array_index (e.var_dims, j), dims[d]);
+          if (!seen)
+            g_ptr_array_add (e.var_dims, dims[d]);
+        }
+    }
   qsort (e.vars, e.n_vars, sizeof (guint), compare_guint);
   for (guint k = 0; k < e.n_vars; k++)
     {
@@ -308,6 +328,7 @@ tune_kernel (const PrismGraph *graph, guint op_index, const PrismGpuTarget *targ
         }
     }
   enumerate (&e, 0);
+  g_ptr_array_unref (e.var_dims);
   for (guint k = 0; k < e.n_vars; k++)
     g_array_unref (e.cands[k]);
   g_free (e.values);
@@ -398,4 +419,24 @@ prism_param_instantiate (const PrismGraph *graph, const PrismGpuTarget *target,
     g_ptr_array_add (result, g_steal_pointer (&g_ptr_array_index (combos, a)));
   g_ptr_array_set_free_func (combos, NULL);
   return result;
+}
+
+GPtrArray *
+prism_param_tune_kernel (const PrismGraph *graph, guint op_index, const PrismGpuTarget *target,
+                         const PrismParamOptions *options, PrismParamStats *stats)
+{
+  PrismParamStats local = { 0, };
+  guint64 smem_limit = options && options->smem_limit ? options->smem_limit
+                       : MIN ((guint64) DEFAULT_SMEM, (guint64) target->smem_per_block_kb * 1024);
+  guint max_blocks = options && options->max_blocks ? options->max_blocks : DEFAULT_BLOCKS;
+  guint keep = options && options->keep ? options->keep : DEFAULT_KEEP;
+  const char * const *names = prism_graph_var_names (graph);
+  guint n_values = 0;
+
+  g_return_val_if_fail (op_index < graph->ops->len &&
+                        prism_graph_op (graph, op_index)->kind == PRISM_OP_KERNEL, NULL);
+  while (names[n_values] != NULL)
+    n_values++;
+  return tune_kernel (graph, op_index, target, smem_limit, max_blocks, keep, n_values,
+                      stats ? stats : &local);
 }

@@ -85,4 +85,24 @@ GPtrArray *prism_param_instantiate    (const PrismGraph        *graph,
                                        const PrismParamOptions *options,
                                        PrismParamStats         *stats);
 
+/**
+ * prism_param_tune_kernel:
+ * @graph: a kernel graph
+ * @op_index: one of its KERNEL ops (with concrete maps)
+ * @target: the GPU
+ * @options: (nullable): limits
+ * @stats: (inout) (nullable): counters to add to
+ *
+ * The same as prism_param_instantiate() for one custom kernel alone: its
+ * variables' best assignments and that kernel's predicted time (other
+ * kernels may still have symbolic maps).
+ *
+ * Returns: (transfer full) (element-type PrismParamAssignment): fastest first
+ */
+GPtrArray *prism_param_tune_kernel    (const PrismGraph        *graph,
+                                       guint                    op_index,
+                                       const PrismGpuTarget    *target,
+                                       const PrismParamOptions *options,
+                                       PrismParamStats         *stats);
+
 G_END_DECLS

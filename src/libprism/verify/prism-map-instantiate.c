@@ -22,6 +22,8 @@ prism_map_stats_add (PrismMapStats *into, const PrismMapStats *from)
   into->shape += from->shape;
   into->output_shape += from->output_shape;
   into->duplicates += from->duplicates;
+  into->unsized += from->unsized;
+  into->dominated += from->dominated;
   into->candidates += from->candidates;
 }
 
@@ -145,6 +147,21 @@ derive_omaps (Enumerator *e, PrismKernelChoice *ch)
           if (ch->omap[o][p] != PRISM_MAP_REPLICATE)
             return FALSE;
           ch->omap[o][p] = (int) d;
+        }
+      /* An axis summed over (−1) must split something the output reads
+       * (a contracted or reduced dim); otherwise every block along it
+       * computes the same tile and the sum would multiply it. */
+      for (guint p = 0; p < ch->n_axes; p++)
+        {
+          gboolean splits_read = FALSE;
+
+          if (ch->omap[o][p] != PRISM_MAP_REPLICATE)
+            continue;
+          for (guint i = 0; i < c->n_inputs && i < 8 && !splits_read; i++)
+            splits_read = ch->imap[i][p] >= 0 &&
+                          (c->output_reads[o] & ((guint32) 1 << (i * PRISM_MAX_DIMS + ch->imap[i][p])));
+          if (!splits_read)
+            return FALSE;
         }
     }
   return TRUE;
@@ -303,26 +320,40 @@ outputs_match (const PrismGraph *g, const PrismGraph *program)
   return TRUE;
 }
 
-static void
-build_combination (Combiner *cb)
+PrismGraph *
+prism_map_build (const PrismSGraph *sgraph, const PrismGraph *program,
+                 const PrismKernelChoice * const *choices, guint n_choices, PrismMapStats *stats)
 {
   static const char * const axis_names[PRISM_MAX_GRID_DIMS] = { "gx", "gy", "gz" };
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) dims = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_dim_unref);
-  PrismKernelMaps maps[64];
-  const PrismKernelMaps *mp[64];
-  g_autoptr(PrismGraph) g = NULL;
-  PrismMapCandidate *cand;
-  char *key;
+  g_autofree PrismKernelMaps *maps = g_new0 (PrismKernelMaps, MAX (n_choices, 1));
+  g_autofree const PrismKernelMaps **mp = g_new0 (const PrismKernelMaps *, MAX (n_choices, 1));
+  const char * const *old = prism_graph_var_names (sgraph->graph);
+  gboolean all = TRUE;
+  PrismMapStats local = { 0, };
+  PrismGraph *g;
+  guint k;
 
-  cb->stats->combinations++;
-  for (guint k = 0; k < cb->n_kernels; k++)
+  if (stats == NULL)
+    stats = &local;
+  /* A kernel left symbolic keeps the sGraph's variables; they come first,
+   * and new ones follow them, unused ones included (harmless). */
+  for (guint i = 0; old[i] != NULL; i++)
+    g_ptr_array_add (names, g_strdup (old[i]));
+  for (guint c = 0; c < n_choices; c++)
+    all &= choices[c] != NULL;
+  if (all)
+    g_ptr_array_set_size (names, 0);
+
+  for (k = 0; k < n_choices; k++)
     {
-      const PrismKernelChoice *ch = &g_array_index (cb->choices[k], PrismKernelChoice, cb->pick[k]);
+      const PrismKernelChoice *ch = choices[k];
       PrismKernelMaps *km = &maps[k];
       PrismDim *d;
 
-      memset (km, 0, sizeof *km);
+      if (ch == NULL)
+        continue;
       km->grid_ndims = MAX (ch->n_axes, 1);
       for (guint p = 0; p < km->grid_ndims; p++)
         {
@@ -352,18 +383,36 @@ build_combination (Combiner *cb)
     }
   g_ptr_array_add (names, NULL);
 
-  g = prism_graph_rebuild (cb->sg->graph, (const char * const *) names->pdata, mp, cb->n_kernels,
+  g = prism_graph_rebuild (sgraph->graph, (const char * const *) names->pdata, mp, n_choices,
                            NULL, NULL, NULL);
   if (g == NULL)
     {
-      cb->stats->shape++;
-      return;
+      stats->shape++;
+      return NULL;
     }
-  if (!outputs_match (g, cb->program))
+  if (all && !outputs_match (g, program))
     {
-      cb->stats->output_shape++;
-      return;
+      stats->output_shape++;
+      prism_graph_unref (g);
+      return NULL;
     }
+  return g;
+}
+
+static void
+build_combination (Combiner *cb)
+{
+  const PrismKernelChoice *choices[64];
+  g_autoptr(PrismGraph) g = NULL;
+  PrismMapCandidate *cand;
+  char *key;
+
+  cb->stats->combinations++;
+  for (guint k = 0; k < cb->n_kernels; k++)
+    choices[k] = &g_array_index (cb->choices[k], PrismKernelChoice, cb->pick[k]);
+  g = prism_map_build (cb->sg, cb->program, choices, cb->n_kernels, cb->stats);
+  if (g == NULL)
+    return;
   key = prism_graph_canonical_key (g, PRISM_KEY_MAPS | PRISM_KEY_SIZES);
   if (!g_hash_table_add (cb->seen, key))
     {

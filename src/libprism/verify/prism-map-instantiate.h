@@ -27,6 +27,8 @@ typedef struct
   guint64 shape;         /* the rebuilt graph breaks a shape rule */
   guint64 output_shape;  /* its outputs differ from the program's */
   guint64 duplicates;    /* same candidate as one already produced by this call */
+  guint64 unsized;       /* kernel map choices with no valid size on the target (pipeline) */
+  guint64 dominated;     /* combinations predicted slower than the ones kept (pipeline) */
   guint64 candidates;
 } PrismMapStats;
 
@@ -77,6 +79,29 @@ typedef struct
 } PrismMapCandidate;
 
 void       prism_map_candidate_free   (PrismMapCandidate *candidate);
+
+/**
+ * prism_map_build:
+ * @sgraph: a complete symbolic sGraph
+ * @program: the input program (its outputs' shapes)
+ * @choices: (array): per custom kernel in op order, its maps, or %NULL to
+ *   keep that kernel symbolic (its outputs keep their unpartitioned shapes,
+ *   so the other kernels can be instantiated and costed one at a time)
+ * @n_choices: the number of custom kernels
+ * @stats: (inout) (nullable): counters to add to (shape, output_shape)
+ *
+ * Rebuilds @sgraph with the given maps, grid sizes gx<k>, gy<k>, gz<k> and
+ * loop range F<k> as variables (only those a map uses), checking every
+ * shape rule again, and, when every kernel is instantiated, that the
+ * outputs have the program's shapes.
+ *
+ * Returns: (transfer full) (nullable): the graph, or %NULL if it is not valid
+ */
+PrismGraph *prism_map_build           (const PrismSGraph       *sgraph,
+                                       const PrismGraph        *program,
+                                       const PrismKernelChoice * const *choices,
+                                       guint                    n_choices,
+                                       PrismMapStats           *stats);
 
 /**
  * prism_map_instantiate:
