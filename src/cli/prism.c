@@ -25,6 +25,7 @@ static const Command commands[] = {
   { "export", prism_cmd_export, N_("Write the CUDA bundle (.cu, .h, manifest) of a program or candidate") },
   { "bench", prism_cmd_bench, N_("Time candidates and the unfused baseline on the GPU") },
   { "verify", prism_cmd_verify, N_("Prove a candidate equivalent to a reference program") },
+  { "search", prism_cmd_search, N_("Search for fused programs equivalent to a program") },
 };
 
 static void

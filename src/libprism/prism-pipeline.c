@@ -367,36 +367,86 @@ save_locked (PrismPipeline *p)
 /* ------------------------------------------------------------------------ */
 /* Deciding one candidate */
 
+/* The screen's result in the shape of the verifier's "random" object, with
+ * the shapes it ran at. */
 static JsonNode *
 screen_evidence (const PrismScreenResult *r, const char *error)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
 
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "method");
-  json_builder_add_string_value (b, "random");
-  json_builder_set_member_name (b, "shapes");
-  json_builder_add_string_value (b, "small");
+  json_builder_set_member_name (b, "ran");
+  json_builder_add_boolean_value (b, error == NULL);
   json_builder_set_member_name (b, "ok");
-  json_builder_add_boolean_value (b, r->ok);
+  json_builder_add_boolean_value (b, error == NULL && r->ok);
   json_builder_set_member_name (b, "seeds");
-  json_builder_add_int_value (b, r->n_seeds);
-  json_builder_set_member_name (b, "first_seed");
-  json_builder_add_int_value (b, (gint64) r->first_seed);
+  json_builder_begin_array (b);
+  for (guint i = 0; i < r->n_seeds; i++)
+    json_builder_add_int_value (b, (gint64) (r->first_seed + i));
+  json_builder_end_array (b);
   json_builder_set_member_name (b, "max_error");
   if (error == NULL && r->max_error < G_MAXDOUBLE)
     json_builder_add_double_value (b, r->max_error);
   else
     json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "tolerance");
+  json_builder_add_double_value (b, 1e-9);
+  json_builder_set_member_name (b, "shapes");
+  json_builder_add_string_value (b, "small");
+  json_builder_set_member_name (b, "sizes");
+  json_builder_add_string_value (b, r->sizes);
   json_builder_set_member_name (b, "seconds");
   json_builder_add_double_value (b, r->seconds);
   if (error != NULL)
     {
-      json_builder_set_member_name (b, "error");
+      json_builder_set_member_name (b, "message");
       json_builder_add_string_value (b, error);
     }
   json_builder_end_object (b);
   return json_builder_get_root (b);
+}
+
+/* Puts the screen into the verifier's evidence: as its randomized test when
+ * the verifier ran formally only, else next to the verifier's own test. */
+static void
+merge_screen (PrismPipeline *p, JsonNode *evidence, const PrismScreenResult *screened,
+              PrismVerdictKind kind)
+{
+  JsonObject *obj;
+  JsonArray *methods;
+  gboolean has_random = FALSE;
+
+  if (!JSON_NODE_HOLDS_OBJECT (evidence))
+    return;
+  obj = json_node_get_object (evidence);
+  if (p->opts.full_random)
+    {
+      json_object_set_member (obj, "screen", screen_evidence (screened, NULL));
+      return;
+    }
+  json_object_set_member (obj, "random", screen_evidence (screened, NULL));
+  if (!json_object_has_member (obj, "methods") ||
+      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (obj, "methods")))
+    json_object_set_array_member (obj, "methods", json_array_new ());
+  methods = json_object_get_array_member (obj, "methods");
+  for (guint i = 0; i < json_array_get_length (methods); i++)
+    has_random |= g_strcmp0 (json_array_get_string_element (methods, i), "random") == 0;
+  if (!has_random)
+    json_array_add_string_element (methods, "random");
+  if (kind == PRISM_VERDICT_EQUIVALENT)
+    {
+      gint64 steps = 0;
+      g_autofree char *msg = NULL;
+
+      if (json_object_has_member (obj, "formal") &&
+          JSON_NODE_HOLDS_OBJECT (json_object_get_member (obj, "formal")))
+        steps = json_object_get_int_member_with_default (json_object_get_object_member (obj, "formal"),
+                                                         "proof_length", 0);
+      msg = g_strdup_printf (_("Proved equivalent in %u rewrite steps; the randomized test at small "
+                               "shapes agrees (%u seeds, max error %.3g)."),
+                             (guint) steps, screened->n_seeds, screened->max_error);
+      json_object_set_string_member (obj, "message", msg);
+    }
 }
 
 static void
@@ -557,9 +607,7 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
   kind = verify (p, mc->graph, &evidence, &message);
   if (evidence == NULL)
     evidence = json_node_init_object (json_node_alloc (), json_object_new ());
-  if (JSON_NODE_HOLDS_OBJECT (evidence))
-    json_object_set_member (json_node_get_object (evidence), "screen",
-                            screen_evidence (&screened, NULL));
+  merge_screen (p, evidence, &screened, kind);
   switch (kind)
     {
     case PRISM_VERDICT_EQUIVALENT:
@@ -971,6 +1019,8 @@ options_to_json (const PrismPipelineOptions *o)
   INT_MEMBER ("max_variants", o->max_variants);
   json_builder_set_member_name (b, "formal");
   json_builder_add_boolean_value (b, o->verify_func == NULL);
+  json_builder_set_member_name (b, "full_random");
+  json_builder_add_boolean_value (b, o->full_random);
   json_builder_end_object (b);
 #undef INT_MEMBER
   return json_builder_get_root (b);
@@ -1195,6 +1245,10 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
       vo.first_seed = p->opts.seed;
       if (p->opts.verifier_time_limit_s > 0)
         vo.time_limit_s = p->opts.verifier_time_limit_s;
+      /* The verifier's own randomized test runs at the real shapes, seconds
+       * per candidate on the CPU; by default the screen at small shapes is
+       * the randomized test. */
+      vo.skip_random = !p->opts.full_random;
       p->verifier = prism_verifier_new (p->program, &vo, &local);
       if (p->verifier == NULL)
         goto fail;
@@ -1229,10 +1283,12 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
       Key128 k;
       Entry *entry;
 
-      if (key_from_digest (c->digest, &k) && (entry = g_hash_table_lookup (p->seen, &k)) != NULL)
+      if (key_from_digest (c->digest, &k) && (entry = g_hash_table_lookup (p->seen, &k)) != NULL &&
+          (c->task != entry->task || c->seq != entry->seq))
         {
           c->task = entry->task;
           c->seq = entry->seq;
+          prism_candidate_invalidate (c);
         }
     }
   prism_results_sort (p->results);

@@ -80,6 +80,9 @@ typedef struct
   guint64 max_map_combinations;   /* per enumerative sGraph (default 4096) */
   guint max_variants;             /* map choices decided per symbolic sGraph, best predicted first (default 4) */
   double verifier_time_limit_s;   /* per candidate (default 10) */
+  gboolean full_random;           /* also the verifier's randomized test at the real shapes
+                                   * (seconds per candidate on the CPU); by default the
+                                   * screen at small shapes is the randomized test */
   PrismVerifyFunc verify_func;    /* NULL = prism_verifier_check() */
   gpointer verify_data;
 } PrismPipelineOptions;

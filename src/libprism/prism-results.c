@@ -46,7 +46,14 @@ prism_candidate_unref (PrismCandidate *candidate)
   g_clear_pointer (&candidate->verification, json_node_unref);
   g_free (candidate->values);
   g_ptr_array_unref (candidate->alternatives);
+  g_free (candidate->json_text);
   g_free (candidate);
+}
+
+void
+prism_candidate_invalidate (PrismCandidate *candidate)
+{
+  g_clear_pointer (&candidate->json_text, g_free);
 }
 
 static JsonNode *
@@ -600,8 +607,8 @@ prism_results_get_best (PrismResults *r)
   return best;
 }
 
-JsonNode *
-prism_results_to_json (PrismResults *r)
+static JsonNode *
+results_to_json (PrismResults *r, gboolean with_candidates)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
   PrismCandidate *best = prism_results_get_best (r);
@@ -677,23 +684,41 @@ prism_results_to_json (PrismResults *r)
     }
   json_builder_end_array (b);
   json_builder_end_object (b);
+  /* Last member: prism_results_save() appends the candidates' texts here. */
   json_builder_set_member_name (b, "candidates");
   json_builder_begin_array (b);
-  for (guint i = 0; i < r->candidates->len; i++)
+  for (guint i = 0; with_candidates && i < r->candidates->len; i++)
     json_builder_add_value (b, prism_candidate_to_json (g_ptr_array_index (r->candidates, i)));
   json_builder_end_array (b);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
 
+JsonNode *
+prism_results_to_json (PrismResults *r)
+{
+  return results_to_json (r, TRUE);
+}
+
+static char *
+to_text (JsonNode *node, gboolean pretty)
+{
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+
+  json_generator_set_pretty (gen, pretty);
+  json_generator_set_root (gen, node);
+  return json_generator_to_data (gen, NULL);
+}
+
 gboolean
 prism_results_save (PrismResults *r, const char *path, GError **error)
 {
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autoptr(JsonNode) root = prism_results_to_json (r);
+  g_autoptr(JsonNode) root = NULL;
   g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *data = NULL;
-  gsize length;
+  g_autofree char *head = NULL;
+  GString *data;
+  gboolean ok;
+  char *end;
 
   if (g_mkdir_with_parents (dir, 0755) != 0)
     {
@@ -702,12 +727,35 @@ prism_results_save (PrismResults *r, const char *path, GError **error)
                    "cannot create the folder “%s”: %s", dir, g_strerror (saved));
       return FALSE;
     }
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_root (gen, root);
-  data = json_generator_to_data (gen, &length);
+  /* The document without its candidates, then each candidate's text, made
+   * once per candidate: the file is rewritten at every verified candidate,
+   * and serializing hundreds of graphs each time would cost more than the
+   * search. */
+  root = results_to_json (r, FALSE);
+  head = to_text (root, TRUE);
+  /* The empty candidates array is the document's last '['. */
+  end = strrchr (head, '[');
+  g_assert (end != NULL);
+  *end = '\0';
+  data = g_string_new (head);
+  g_string_append (data, "[");
+  for (guint i = 0; i < r->candidates->len; i++)
+    {
+      PrismCandidate *c = g_ptr_array_index (r->candidates, i);
+      if (c->json_text == NULL)
+        {
+          g_autoptr(JsonNode) node = prism_candidate_to_json (c);
+          c->json_text = to_text (node, FALSE);
+        }
+      g_string_append (data, i ? ",\n    " : "\n    ");
+      g_string_append (data, c->json_text);
+    }
+  g_string_append (data, "\n  ]\n}\n");
   /* g_file_set_contents() writes a temporary file and renames it over the
    * old one: a reader (or a kill) never sees half a file. */
-  return g_file_set_contents (path, data, (gssize) length, error);
+  ok = g_file_set_contents (path, data->str, (gssize) data->len, error);
+  g_string_free (data, TRUE);
+  return ok;
 }
 
 static gboolean

@@ -43,6 +43,8 @@ typedef struct
   double found_at_s;      /* search time when it was verified */
   guint task;             /* position in the depth-first order: task … */
   guint seq;              /* … and order within the task */
+  /*< private >*/
+  char *json_text;        /* the serialized candidate, made once (results writer) */
 } PrismCandidate;
 
 PrismCandidate *prism_candidate_new         (void);
@@ -55,6 +57,8 @@ PrismCandidate *prism_candidate_from_json   (JsonNode             *node,
 /* The graph with the best sizes substituted (transfer full). */
 PrismGraph     *prism_candidate_instantiate (const PrismCandidate *candidate,
                                              GError              **error);
+/* Forgets the cached serialization (after changing id, task or seq). */
+void            prism_candidate_invalidate  (PrismCandidate       *candidate);
 /* "gx0=128, F0=16" (transfer full) */
 char           *prism_candidate_params_to_string (const PrismCandidate *candidate);
 

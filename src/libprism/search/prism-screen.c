@@ -89,7 +89,7 @@ prism_screen_new (const PrismGraph *reference, guint n_seeds, guint64 first_seed
   g_autoptr(GArray) sizes = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
   PrismScreen *check;
-  gint64 next = 8;
+  gint64 next = 8;   /* 8, 16, 24 …: a split by 4 and by 2 divides each */
 
   g_return_val_if_fail (reference != NULL, NULL);
   if (!prism_graph_is_concrete (reference))
@@ -102,7 +102,7 @@ prism_screen_new (const PrismGraph *reference, guint n_seeds, guint64 first_seed
   check->reference = prism_graph_ref ((PrismGraph *) reference);
   check->n_seeds = MAX (n_seeds, 1);
   check->first_seed = first_seed;
-  check->tolerance = tolerance > 0 ? tolerance : 1e-6;
+  check->tolerance = tolerance > 0 ? tolerance : 1e-9;
   g_mutex_init (&check->lock);
 
   /* Distinct sizes stay distinct and keep their order. */
@@ -126,7 +126,7 @@ prism_screen_new (const PrismGraph *reference, guint n_seeds, guint64 first_seed
       gint64 to = v <= SMALL_KEEP ? v : MIN (v, next);
 
       if (v > SMALL_KEEP && to == next)
-        next += 4;
+        next += 8;
       g_hash_table_insert (check->shrink, GSIZE_TO_POINTER ((gsize) v), GSIZE_TO_POINTER ((gsize) to));
     }
 
@@ -261,10 +261,36 @@ symbolize_and_shrink (PrismScreen *check, const PrismGraph *candidate, GError **
                               shrink_dim, check->shrink, error);
 }
 
-/* Tries 2 for every variable; where that does not divide, drops variables
- * to 1 one at a time, then all of them. */
+/* Tries 2 and 4 on alternate variables (so that sizes that must differ
+ * do, and a graph right only when two sizes are equal is caught), then 2
+ * everywhere; where that does not divide, drops variables to 1 one at a
+ * time, then all of them. */
+static void
+describe_sizes (const PrismGraph *g, const gint64 *values, guint n, PrismScreenResult *result)
+{
+  GString *s = g_string_new (NULL);
+  const char * const *names = prism_graph_var_names (g);
+
+  for (guint i = 0; i < g->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (g, i);
+      const PrismTensor *t;
+
+      if (op->kind != PRISM_OP_INPUT)
+        continue;
+      t = prism_graph_tensor (g, op->outputs[0]);
+      g_string_append_printf (s, "%s%s:", s->len ? " " : "", op->name ? op->name : "in");
+      for (guint d = 0; d < t->ndims; d++)
+        g_string_append_printf (s, "%s%" G_GINT64_FORMAT, d ? "x" : "", prism_dim_get_const (t->dims[d]));
+    }
+  for (guint v = 0; v < n; v++)
+    g_string_append_printf (s, "%s%s=%" G_GINT64_FORMAT, v ? ", " : "; ", names[v], values[v]);
+  g_strlcpy (result->sizes, s->str, sizeof result->sizes);
+  g_string_free (s, TRUE);
+}
+
 static PrismGraph *
-instantiate_small (const PrismGraph *g, GError **error)
+instantiate_small (const PrismGraph *g, PrismScreenResult *result, GError **error)
 {
   guint n = 0;
   const char * const *names = prism_graph_var_names (g);
@@ -275,16 +301,24 @@ instantiate_small (const PrismGraph *g, GError **error)
     n++;
   values = g_new (gint64, MAX (n, 1));
   for (guint v = 0; v < n; v++)
+    values[v] = v % 2 ? 4 : 2;
+  if ((r = prism_graph_instantiate (g, values, n, NULL)) != NULL)
+    goto done;
+  for (guint v = 0; v < n; v++)
     values[v] = 2;
   if ((r = prism_graph_instantiate (g, values, n, NULL)) != NULL)
-    return r;
+    goto done;
   for (guint v = 0; v < n; v++)
     {
       values[v] = 1;
       if ((r = prism_graph_instantiate (g, values, n, NULL)) != NULL)
-        return r;
+        goto done;
     }
-  return prism_graph_instantiate (g, values, n, error);
+  if ((r = prism_graph_instantiate (g, values, n, error)) == NULL)
+    return NULL;
+done:
+  describe_sizes (r, values, n, result);
+  return r;
 }
 
 gboolean
@@ -303,7 +337,7 @@ prism_screen_check (PrismScreen *check, const PrismGraph *candidate,
   small = symbolize_and_shrink (check, candidate, error);
   if (small == NULL)
     return FALSE;
-  concrete = instantiate_small (small, error);
+  concrete = instantiate_small (small, result, error);
   if (concrete == NULL)
     return FALSE;
   outs = run_seeds (concrete, check->small_inputs, error);

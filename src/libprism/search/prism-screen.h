@@ -24,6 +24,7 @@ typedef struct
   guint64 first_seed;
   double max_error;     /* worst normwise relative error over outputs and seeds */
   double seconds;
+  char sizes[160];      /* the sizes it ran with: "X:8x16 W:16x16; gx0=2, F0=4" */
 } PrismScreenResult;
 
 typedef struct _PrismScreen PrismScreen;
@@ -33,7 +34,7 @@ typedef struct _PrismScreen PrismScreen;
  * @reference: the program (concrete; copied)
  * @n_seeds: random input sets per check (≥ 1)
  * @first_seed: seed of the first set; set k uses @first_seed + k
- * @tolerance: largest accepted normwise relative error (≤ 0: 1e-6)
+ * @tolerance: largest accepted normwise relative error (≤ 0: 1e-9)
  *
  * Returns: (transfer full) (nullable): the checker, or %NULL with @error
  */
@@ -52,10 +53,10 @@ void              prism_screen_free  (PrismScreen  *check);
  * @result: (out): the outcome
  *
  * A fast screen: rebuilds the program and @candidate with every distinct
- * input size larger than 4 replaced by a small one (8, 12, 16, … — distinct
- * sizes stay distinct, multiples of 4 so that splits by 2 on the grid and the
- * loop divide), sets every grid size and loop range to 2 where that divides
- * (else 1), and compares on random inputs.  Every op of the IR is uniform in
+ * input size larger than 4 replaced by a small one (8, 16, 24, … — distinct
+ * sizes stay distinct, multiples of 8 so that splits by 2 and 4 divide), sets
+ * the grid sizes and loop ranges to 2 and 4 alternately where that divides
+ * (else 2, else 1), and compares on random inputs (f64, tolerance 1e-9).  Every op of the IR is uniform in
  * the sizes, so a candidate that differs at the small shape differs at the
  * real one.  Safe to call from several threads at once.
  *

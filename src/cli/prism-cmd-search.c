@@ -1,0 +1,342 @@
+/* prism-cmd-search.c — `prism search`: superoptimize a program
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gi18n.h>
+#include <glib-unix.h>
+
+#include "prism-cli.h"
+#include "prism-error.h"
+#include "prism-gpu-target.h"
+#include "prism-session.h"
+
+#define PROGRESS_INTERVAL_US (G_USEC_PER_SEC / 4)
+
+typedef struct
+{
+  GMainLoop *loop;
+  PrismSession *session;
+  gboolean json;
+  gboolean tty;
+  gboolean error;
+  guint signals;
+  gint64 last_progress_us;
+  guint64 last_states;
+  double last_time;
+  double rate;
+  gboolean line_open;
+  double best_speedup;
+  const char *name;
+} Run;
+
+static void
+print_json (JsonNode *node_in)
+{
+  g_autoptr(JsonNode) node = node_in;
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autofree char *text = NULL;
+
+  json_generator_set_root (gen, node);
+  text = json_generator_to_data (gen, NULL);
+  printf ("%s\n", text);
+  fflush (stdout);
+}
+
+static void
+end_line (Run *run)
+{
+  if (run->line_open)
+    {
+      fputc ('\n', stderr);
+      run->line_open = FALSE;
+    }
+}
+
+static void
+print_progress (Run *run, const PrismEvent *e)
+{
+  const PrismRunStats *s = &e->stats;
+  g_autofree char *best = NULL;
+  double dt = e->time_s - run->last_time;
+
+  if (dt > 0.2)
+    {
+      run->rate = (double) (s->search.states - run->last_states) / dt;
+      run->last_states = s->search.states;
+      run->last_time = e->time_s;
+    }
+  best = run->best_speedup > 0 ? g_strdup_printf ("%.2f×", run->best_speedup) : g_strdup ("–");
+  /* TRANSLATORS: the progress line of `prism search`; numbers are counters */
+  fprintf (stderr, _("%s%s: %" G_GUINT64_FORMAT " states (%.0f/s), %" G_GUINT64_FORMAT
+                     " pruned, %" G_GUINT64_FORMAT " sGraphs, %" G_GUINT64_FORMAT
+                     " verified, best %s, %.1f s"),
+           run->tty ? "\r\033[K" : "", run->name, s->search.states, run->rate,
+           prism_search_stats_total_pruned (&s->search), s->search.sgraphs, s->verified, best,
+           e->time_s);
+  if (run->tty)
+    run->line_open = TRUE;
+  else
+    fputc ('\n', stderr);
+  fflush (stderr);
+}
+
+static void
+print_candidate (Run *run, const PrismCandidate *c)
+{
+  g_autofree char *params = prism_candidate_params_to_string (c);
+
+  end_line (run);
+  /* TRANSLATORS: one line per verified candidate of `prism search` */
+  fprintf (stderr, ngettext ("verified candidate %u: %u kernel launch, predicted %.2f µs (%.2f× the unfused program) with %s\n",
+                             "verified candidate %u: %u kernel launches, predicted %.2f µs (%.2f× the unfused program) with %s\n",
+                             c->n_kernels),
+           c->id, c->n_kernels, c->predicted_us, c->speedup, *params ? params : "-");
+}
+
+static void
+on_events (PrismSession *session, PrismEventBatch *batch, gpointer user_data)
+{
+  Run *run = user_data;
+  gint64 now = g_get_monotonic_time ();
+
+  for (guint i = 0; i < batch->events->len; i++)
+    {
+      const PrismEvent *e = g_ptr_array_index (batch->events, i);
+      gboolean throttle = e->kind == PRISM_EVENT_PROGRESS &&
+                          now - run->last_progress_us < PROGRESS_INTERVAL_US;
+
+      if (throttle)
+        continue;
+      if (e->kind == PRISM_EVENT_PROGRESS)
+        run->last_progress_us = now;
+      if (e->kind == PRISM_EVENT_ERROR)
+        run->error = TRUE;
+      if (e->kind == PRISM_EVENT_VERIFIED || e->kind == PRISM_EVENT_BEST)
+        run->best_speedup = MAX (run->best_speedup, e->candidate->speedup);
+      if (run->json)
+        {
+          if (e->kind == PRISM_EVENT_SGRAPH)
+            continue;   /* the structure strings are long; progress counts them */
+          print_json (prism_event_to_json (e));
+          continue;
+        }
+      switch (e->kind)
+        {
+        case PRISM_EVENT_PROGRESS:
+          print_progress (run, e);
+          break;
+        case PRISM_EVENT_VERIFIED:
+          print_candidate (run, e->candidate);
+          break;
+        case PRISM_EVENT_ERROR:
+          end_line (run);
+          fprintf (stderr, "prism search: %s\n", e->message);
+          break;
+        case PRISM_EVENT_FINISHED:
+          print_progress (run, e);
+          end_line (run);
+          break;
+        case PRISM_EVENT_SGRAPH:
+        case PRISM_EVENT_REJECTED:
+        case PRISM_EVENT_BEST:
+        default:
+          break;
+        }
+    }
+}
+
+static void
+on_finished (PrismSession *session, gpointer user_data)
+{
+  Run *run = user_data;
+
+  g_main_loop_quit (run->loop);
+}
+
+static gboolean
+on_signal (gpointer user_data)
+{
+  Run *run = user_data;
+
+  if (++run->signals > 1)
+    {
+      /* Every verified candidate is already on disk (written atomically). */
+      end_line (run);
+      fprintf (stderr, "%s\n", _("prism search: interrupted again, exiting now"));
+      _exit (130);
+    }
+  end_line (run);
+  fprintf (stderr, "%s\n", _("prism search: stopping (results are kept; press Ctrl-C again to quit at once)"));
+  prism_session_stop (run->session);
+  return G_SOURCE_CONTINUE;
+}
+
+static char *
+default_out_dir (const char *arg, const PrismGraph *program)
+{
+  g_autofree char *base = NULL;
+  char *dot;
+
+  if (program->name != NULL && *program->name)
+    base = g_strdup (program->name);
+  else
+    base = g_path_get_basename (arg);
+  if ((dot = strrchr (base, '.')) != NULL && dot != base)
+    *dot = '\0';
+  g_strdelimit (base, "/\\: ", '_');
+  return g_build_filename ("prism-results", base, NULL);
+}
+
+int
+prism_cmd_search (int argc, char **argv)
+{
+  g_autofree char *mode = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *out = NULL;
+  double time_limit = -1;
+  int threads = 0, max_kernels = 0, max_block_ops = 0, max_kernel_ops = 0;
+  gint64 seed = 1;
+  gboolean resume = FALSE, json = FALSE;
+  GOptionEntry entries[] = {
+    { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode,
+      N_("symbolic (default): sGraphs with symbolic grids, loops and maps; enumerative: concrete ones enumerated at search time, as Mirage does"),
+      N_("MODE") },
+    { "time-limit", 'l', 0, G_OPTION_ARG_DOUBLE, &time_limit,
+      N_("Search budget in seconds (default 60; 0 = none)"), N_("S") },
+    { "threads", 't', 0, G_OPTION_ARG_INT, &threads,
+      N_("Worker threads (default: one per processor; 1 = deterministic order)"), N_("N") },
+    { "seed", 's', 0, G_OPTION_ARG_INT64, &seed,
+      N_("Seed of the randomized checks (default 1)"), N_("N") },
+    { "target", 'g', 0, G_OPTION_ARG_STRING, &target,
+      N_("GPU the cost model predicts for: h100 (default), h200 or a100"), N_("GPU") },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
+      N_("Folder for results.json (default prism-results/NAME)"), N_("DIR") },
+    { "resume", 'r', 0, G_OPTION_ARG_NONE, &resume,
+      N_("Continue the search saved in DIR"), NULL },
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &json,
+      N_("Print events as JSON lines on standard output"), NULL },
+    { "max-kernels", 0, 0, G_OPTION_ARG_INT, &max_kernels,
+      N_("Custom kernels per candidate (default 2)"), N_("N") },
+    { "max-kernel-ops", 0, 0, G_OPTION_ARG_INT, &max_kernel_ops,
+      N_("Kernel-level ops per candidate, custom kernels included (default 3)"), N_("N") },
+    { "max-block-ops", 0, 0, G_OPTION_ARG_INT, &max_block_ops,
+      N_("Ops per custom kernel, its inputs included (default 11)"), N_("N") },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) program = NULL;
+  g_autoptr(PrismSession) session = NULL;
+  g_autoptr(GMainLoop) loop = NULL;
+  g_autoptr(GPtrArray) cands = NULL;
+  PrismPipelineOptions options;
+  PrismRunStats stats;
+  Run run = { 0, };
+  guint sigint, sigterm;
+  const PrismCandidate *best = NULL;
+  const char *stop;
+
+  if (!prism_cli_parse ("search", _("FILE|WORKLOAD[:key=value,…]"),
+                        _("Searches for fused programs equivalent to the input: builds sGraphs, "
+                          "instantiates their maps, proves each candidate equivalent, chooses "
+                          "sizes with a cost model of the target GPU and writes every verified "
+                          "candidate to DIR/results.json as soon as it is found."),
+                        entries, &argc, &argv))
+    return PRISM_EXIT_BAD_INPUT;
+  if (argc != 2)
+    return prism_cli_fail ("search", argc < 2 ? _("missing program (a file or a workload name)")
+                                              : _("too many arguments; give one program"));
+
+  prism_pipeline_options_init (&options);
+  if (mode != NULL && !prism_search_mode_from_string (mode, &options.search.mode))
+    return prism_cli_fail ("search", _("--mode must be symbolic or enumerative"));
+  if (target != NULL && prism_gpu_target_lookup (target) == NULL)
+    return prism_cli_fail ("search", _("--target must be h100, h200 or a100"));
+  if (time_limit != -1 && !(time_limit >= 0 && time_limit <= 1e7))
+    return prism_cli_fail ("search", _("--time-limit must be a number of seconds ≥ 0"));
+  if (threads < 0 || threads > 1024)
+    return prism_cli_fail ("search", _("--threads must be between 0 and 1024"));
+  if (seed < 0)
+    return prism_cli_fail ("search", _("--seed must not be negative"));
+  if (max_kernels < 0 || max_kernels > 4 || max_kernel_ops < 0 || max_kernel_ops > 8 ||
+      max_block_ops < 0 || max_block_ops > 16)
+    return prism_cli_fail ("search", _("--max-kernels must be at most 4, --max-kernel-ops at most 8 "
+                                       "and --max-block-ops at most 16"));
+  if (resume && out == NULL)
+    return prism_cli_fail ("search", _("--resume needs --out DIR"));
+
+  program = prism_cli_open_program (argv[1], &error);
+  if (program == NULL)
+    return prism_cli_fail ("search", error->message);
+
+  if (time_limit >= 0)
+    options.search.time_limit_s = time_limit;
+  options.search.n_threads = (guint) threads;
+  if (max_kernels > 0)
+    options.search.max_kernels = (guint) max_kernels;
+  if (max_kernel_ops > 0)
+    options.search.max_kernel_ops = (guint) max_kernel_ops;
+  if (max_block_ops > 0)
+    options.search.max_block_ops = (guint) max_block_ops;
+  options.seed = (guint64) seed;
+  options.target = target;
+  options.resume = resume;
+  options.source = argv[1];
+  if (out == NULL)
+    out = default_out_dir (argv[1], program);
+  options.out_dir = out;
+
+  session = prism_session_new (program, &options, &error);
+  if (session == NULL)
+    return prism_cli_fail ("search", error->message);
+
+  loop = g_main_loop_new (NULL, FALSE);
+  run.loop = loop;
+  run.session = session;
+  run.json = json;
+  run.tty = isatty (fileno (stderr));
+  run.name = program->name ? program->name : argv[1];
+  g_signal_connect (session, "events", G_CALLBACK (on_events), &run);
+  g_signal_connect (session, "finished", G_CALLBACK (on_finished), &run);
+  sigint = g_unix_signal_add (SIGINT, on_signal, &run);
+  sigterm = g_unix_signal_add (SIGTERM, on_signal, &run);
+
+  prism_session_start (session);
+  g_main_loop_run (loop);
+  g_source_remove (sigint);
+  g_source_remove (sigterm);
+
+  prism_session_get_stats (session, &stats);
+  cands = prism_session_get_candidates (session);
+  for (guint i = 0; i < cands->len; i++)
+    {
+      const PrismCandidate *c = g_ptr_array_index (cands, i);
+      if (best == NULL || c->speedup > best->speedup)
+        best = c;
+    }
+  stop = prism_session_get_stop_reason (session);
+  if (!json)
+    {
+      end_line (&run);
+      /* TRANSLATORS: the summary of `prism search`: program, stop reason, time */
+      fprintf (stderr, _("%s: %s after %.2f s: %" G_GUINT64_FORMAT " states, %" G_GUINT64_FORMAT
+                         " sGraphs, %" G_GUINT64_FORMAT " candidates with concrete maps, %"
+                         G_GUINT64_FORMAT " verified\n"),
+               run.name, stop ? stop : "?", stats.search.elapsed_s, stats.search.states,
+               stats.search.sgraphs, stats.map_candidates, stats.verified);
+      if (best != NULL)
+        fprintf (stderr, _("best: candidate %u, predicted %.2f µs vs %.2f µs unfused (%.2f×) on %s\n"),
+                 best->id, best->predicted_us, prism_session_get_baseline_us (session),
+                 best->speedup, prism_gpu_target_lookup (target ? target : "h100")->display_name);
+      if (prism_session_get_results_path (session) != NULL)
+        fprintf (stderr, _("results: %s\n"), prism_session_get_results_path (session));
+    }
+  if (run.error)
+    return PRISM_EXIT_BAD_INPUT;
+  return cands->len > 0 ? PRISM_EXIT_OK : PRISM_EXIT_FAILED;
+}
