@@ -13,6 +13,7 @@
 #include "prism-export.h"
 #include "prism-format.h"
 #include "prism-gpu-bench.h"
+#include "prism-graph-export.h"
 #include "prism-graph-json.h"
 #include "prism-search-view.h"
 #include "prism-session.h"
@@ -29,6 +30,7 @@ struct _PrismWindow
   GFile *file;                       /* the file it came from, or NULL */
   GCancellable *load_cancellable;    /* the file load in flight, or NULL */
   GtkFileChooserNative *file_chooser;
+  GtkFileChooserNative *graph_chooser;  /* Export Graph as … */
   GtkStringList *workloads;
   GSettings *settings;               /* NULL when the schema is not installed */
 
@@ -51,6 +53,7 @@ struct _PrismWindow
   GtkBox *summary_box;
   GtkStack *view_stack;
   PrismProgramView *program_view;
+  PrismGraphView *graph_view;
   PrismSearchView *search_view;
   PrismCandidatesView *candidates_view;
   GtkSpinner *status_spinner;
@@ -75,13 +78,6 @@ enum {
 };
 
 static GParamSpec *properties [N_PROPS];
-
-/* What is not implemented yet exists as a disabled action, so that menus and
- * buttons show it without pretending it works. */
-static const char * const unavailable_actions[] = {
-  "win.export-graph-svg",
-  "win.export-graph-png",
-};
 
 static void start_search          (PrismWindow *self,
                                    gboolean     interactive);
@@ -280,6 +276,9 @@ set_program (PrismWindow *self,
   gtk_window_set_title (GTK_WINDOW (self), window_title);
 
   prism_program_view_set_program (self->program_view, graph, title, description);
+  prism_graph_view_set_graph (self->graph_view, graph);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-graph-svg", TRUE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-graph-png", TRUE);
   summary_show_graph (self, graph);
   sync_dropdown (self);
   gtk_stack_set_visible_child_name (self->content_stack, "program");
@@ -943,12 +942,72 @@ open_action (GtkWidget  *widget,
 }
 
 static void
-unavailable_action (GtkWidget  *widget,
-                    const char *action_name,
-                    GVariant   *param)
+export_graph_response_cb (PrismWindow          *self,
+                          int                   response,
+                          GtkFileChooserNative *chooser)
 {
-  /* Never reached: these actions stay disabled until they are implemented. */
-  g_warning ("%s is not implemented", action_name);
+  g_assert (PRISM_IS_WINDOW (self));
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+      g_autofree char *path = file ? g_file_get_path (file) : NULL;
+      const char *extension = g_object_get_data (G_OBJECT (chooser), "prism-extension");
+      PrismGraphExportFormat format;
+      g_autoptr(GError) error = NULL;
+
+      /* The file name decides the format; a name without a known extension
+       * gets the one of the menu item chosen. */
+      if (path != NULL && !prism_graph_export_format_from_path (path, &format))
+        {
+          g_autofree char *with_extension = g_strconcat (path, extension, NULL);
+
+          g_clear_object (&file);
+          file = g_file_new_for_path (with_extension);
+        }
+      if (file != NULL && !prism_window_export_graph (self, file, &error))
+        show_error (self, _("Could not export the graph"), error->message);
+    }
+  gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (chooser));
+  if (self->graph_chooser == chooser)
+    g_clear_object (&self->graph_chooser);
+}
+
+static void
+export_graph_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *param)
+{
+  PrismWindow *self = PRISM_WINDOW (widget);
+  gboolean png = g_str_equal (action_name, "win.export-graph-png");
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+  g_autofree char *name = NULL;
+
+  if (self->graph == NULL)
+    return;
+  if (self->graph_chooser != NULL)
+    gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->graph_chooser));
+  g_clear_object (&self->graph_chooser);
+
+  self->graph_chooser = gtk_file_chooser_native_new (png ? _("Export Graph as PNG")
+                                                         : _("Export Graph as SVG"),
+                                                     GTK_WINDOW (self),
+                                                     GTK_FILE_CHOOSER_ACTION_SAVE,
+                                                     _("_Export"),
+                                                     _("_Cancel"));
+  g_object_set_data (G_OBJECT (self->graph_chooser), "prism-extension", (gpointer) (png ? ".png" : ".svg"));
+  gtk_file_filter_set_name (filter, png ? _("PNG images") : _("SVG images"));
+  gtk_file_filter_add_suffix (filter, png ? "png" : "svg");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->graph_chooser), filter);
+  name = g_strdup_printf ("%s.%s",
+                          self->workload ? self->workload
+                          : self->graph->name && *self->graph->name ? self->graph->name : "graph",
+                          png ? "png" : "svg");
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->graph_chooser), name);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->graph_chooser), TRUE);
+  g_signal_connect_object (self->graph_chooser, "response",
+                           G_CALLBACK (export_graph_response_cb), self, G_CONNECT_SWAPPED);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->graph_chooser));
 }
 
 /*
@@ -964,27 +1023,26 @@ prism_window_close_request (GtkWindow *window)
     {
       int width, height;
 
+      /* No g_settings_delay(): the application's settings object is shared,
+       * and delay-apply mode would hold back every later change to it. */
       gtk_window_get_default_size (window, &width, &height);
-      g_settings_delay (self->settings);
       g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
       if (!gtk_window_is_maximized (window) && width > 0 && height > 0)
         {
           g_settings_set_int (self->settings, "window-width", width);
           g_settings_set_int (self->settings, "window-height", height);
         }
-      g_settings_apply (self->settings);
     }
 
   return GTK_WINDOW_CLASS (prism_window_parent_class)->close_request (window);
 }
 
+/* Runs once the window has its application: GtkWindow's "application" is
+ * not a construct property, so constructed() would still see none. */
 static void
-prism_window_constructed (GObject *object)
+setup_settings (PrismWindow *self)
 {
-  PrismWindow *self = (PrismWindow *)object;
   GtkApplication *app;
-
-  G_OBJECT_CLASS (prism_window_parent_class)->constructed (object);
 
   app = gtk_window_get_application (GTK_WINDOW (self));
   if (PRISM_IS_APPLICATION (app) && prism_application_get_settings (PRISM_APPLICATION (app)))
@@ -996,6 +1054,8 @@ prism_window_constructed (GObject *object)
       if (g_settings_get_boolean (self->settings, "window-maximized"))
         gtk_window_maximize (GTK_WINDOW (self));
       g_settings_bind (self->settings, "sidebar-width", self->paned, "position",
+                       G_SETTINGS_BIND_DEFAULT);
+      g_settings_bind (self->settings, "layout-direction", self->graph_view, "direction",
                        G_SETTINGS_BIND_DEFAULT);
       g_signal_connect_object (self->settings, "changed::time-budget",
                                G_CALLBACK (time_budget_changed_cb), self, G_CONNECT_SWAPPED);
@@ -1014,6 +1074,9 @@ prism_window_dispose (GObject *object)
   if (self->file_chooser != NULL)
     gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->file_chooser));
   g_clear_object (&self->file_chooser);
+  if (self->graph_chooser != NULL)
+    gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->graph_chooser));
+  g_clear_object (&self->graph_chooser);
   if (self->export_chooser != NULL)
     gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->export_chooser));
   g_clear_object (&self->export_chooser);
@@ -1116,7 +1179,6 @@ prism_window_class_init (PrismWindowClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
   GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
 
-  object_class->constructed = prism_window_constructed;
   object_class->dispose = prism_window_dispose;
   object_class->finalize = prism_window_finalize;
   object_class->get_property = prism_window_get_property;
@@ -1137,6 +1199,7 @@ prism_window_class_init (PrismWindowClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (PRISM_TYPE_PROGRAM_VIEW);
+  g_type_ensure (PRISM_TYPE_GRAPH_VIEW);
   g_type_ensure (PRISM_TYPE_SEARCH_VIEW);
   g_type_ensure (PRISM_TYPE_CANDIDATES_VIEW);
 
@@ -1151,6 +1214,7 @@ prism_window_class_init (PrismWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, summary_box);
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, view_stack);
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, program_view);
+  gtk_widget_class_bind_template_child (widget_class, PrismWindow, graph_view);
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, search_view);
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, candidates_view);
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, status_spinner);
@@ -1158,14 +1222,14 @@ prism_window_class_init (PrismWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, gpu_label);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.export-graph-svg", NULL, export_graph_action);
+  gtk_widget_class_install_action (widget_class, "win.export-graph-png", NULL, export_graph_action);
   gtk_widget_class_install_property_action (widget_class, "win.toggle-sidebar", "sidebar-visible");
   gtk_widget_class_install_action (widget_class, "win.search-start", NULL, search_start_action);
   gtk_widget_class_install_action (widget_class, "win.search-pause", NULL, search_pause_action);
   gtk_widget_class_install_action (widget_class, "win.search-stop", NULL, search_stop_action);
   gtk_widget_class_install_action (widget_class, "win.export-kernel", NULL, export_kernel_action);
   gtk_widget_class_install_action (widget_class, "win.export-results", NULL, export_results_action);
-  for (guint i = 0; i < G_N_ELEMENTS (unavailable_actions); i++)
-    gtk_widget_class_install_action (widget_class, unavailable_actions[i], NULL, unavailable_action);
 }
 
 static void
@@ -1181,6 +1245,9 @@ prism_window_init (PrismWindow *self)
   self->sidebar_visible = TRUE;
   self->search_on_open = TRUE;
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* Nothing to export until a program is open. */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-graph-svg", FALSE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-graph-png", FALSE);
 
   self->search_model = prism_search_model_new ();
   prism_search_view_set_model (self->search_view, self->search_model);
@@ -1192,9 +1259,6 @@ prism_window_init (PrismWindow *self)
   update_search_actions (self);
   update_status (self);
   probe_gpu (self);
-
-  for (guint i = 0; i < G_N_ELEMENTS (unavailable_actions); i++)
-    gtk_widget_action_set_enabled (GTK_WIDGET (self), unavailable_actions[i], FALSE);
 
   builder = gtk_builder_new_from_resource ("/org/prism/Explorer/gtk/menus.ui");
   gtk_menu_button_set_menu_model (self->primary_menu_button,
@@ -1236,7 +1300,10 @@ prism_window_init (PrismWindow *self)
 PrismWindow *
 prism_window_new (PrismApplication *application)
 {
-  return g_object_new (PRISM_TYPE_WINDOW, "application", application, NULL);
+  PrismWindow *self = g_object_new (PRISM_TYPE_WINDOW, "application", application, NULL);
+
+  setup_settings (self);
+  return self;
 }
 
 /**
@@ -1515,4 +1582,60 @@ prism_window_export_results (PrismWindow  *self,
   source = g_file_new_for_path (results);
   dest = g_file_new_for_path (path);
   return g_file_copy (source, dest, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, error);
+}
+
+/**
+ * prism_window_get_graph_view:
+ *
+ * Returns: (transfer none): the page that draws the program's graph
+ */
+PrismGraphView *
+prism_window_get_graph_view (PrismWindow *self)
+{
+  g_return_val_if_fail (PRISM_IS_WINDOW (self), NULL);
+  return self->graph_view;
+}
+
+/**
+ * prism_window_export_graph:
+ * @file: a local file ending in .svg or .png, which decides the format
+ *
+ * Writes the program's graph as the Graph page draws it (what the Export
+ * Graph menu items do with the chosen file).
+ *
+ * Returns: %FALSE with @error set if nothing is open, the extension is
+ *   unknown or the file cannot be written
+ */
+gboolean
+prism_window_export_graph (PrismWindow  *self,
+                           GFile        *file,
+                           GError      **error)
+{
+  g_autofree char *path = NULL;
+  PrismGraphLayout *layout;
+  PrismGraphExportFormat format;
+
+  g_return_val_if_fail (PRISM_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  path = g_file_get_path (file);
+  if (self->graph == NULL || path == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   self->graph == NULL ? _("No program is open") : _("The graph can only be saved to a local file"));
+      return FALSE;
+    }
+  if (!prism_graph_export_format_from_path (path, &format))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_FILENAME,
+                   _("“%s” does not end in .svg or .png"), path);
+      return FALSE;
+    }
+
+  /* The layout on screen when it is ready, else the same one made here. */
+  layout = prism_graph_view_get_layout (self->graph_view);
+  if (layout != NULL && layout->graph == self->graph)
+    return prism_graph_export_layout (layout, path, format, 2.0, error);
+  return prism_graph_export (self->graph, prism_graph_view_get_direction (self->graph_view),
+                             path, format, error);
 }

@@ -9,6 +9,7 @@
 #include "prism-application.h"
 #include "prism-candidates-view.h"
 #include "prism-graph.h"
+#include "prism-graph-view.h"
 #include "prism-program-view.h"
 #include "prism-search-view.h"
 #include "prism-session.h"
@@ -32,6 +33,10 @@ void              prism_window_open_file        (PrismWindow      *self,
 gboolean          prism_window_get_loading      (PrismWindow      *self);
 const PrismGraph *prism_window_get_graph        (PrismWindow      *self);
 PrismProgramView *prism_window_get_program_view (PrismWindow      *self);
+PrismGraphView   *prism_window_get_graph_view   (PrismWindow      *self);
+gboolean          prism_window_export_graph     (PrismWindow      *self,
+                                                 GFile            *file,
+                                                 GError          **error);
 
 /* The search */
 void                 prism_window_start_search         (PrismWindow  *self);

@@ -15,6 +15,7 @@
 #include "prism-graph-export.h"
 #include "prism-graph-layout.h"
 #include "prism-graph-view.h"
+#include "prism-window.h"
 #include "prism-workload.h"
 
 /* Bounded wait: spins the main loop until @cond holds, failing the test
@@ -1030,6 +1031,91 @@ test_compare_view (void)
   window_destroy (window);
 }
 
+/* The main window's Graph page shows the open program's graph, follows the
+ * layout-direction setting and exports what it shows. */
+static void
+test_window_graph_page (void)
+{
+  g_autoptr(PrismApplication) app = prism_application_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("prism-window-export-XXXXXX", &error);
+  g_autofree char *svg = g_build_filename (dir, "rmsnorm_mlp.svg", NULL);
+  g_autofree char *png = g_build_filename (dir, "rmsnorm_mlp.png", NULL);
+  g_autoptr(GFile) svg_file = g_file_new_for_path (svg);
+  g_autoptr(GFile) png_file = g_file_new_for_path (png);
+  g_autoptr(GFile) txt_file = NULL;
+  PrismWindow *window;
+  PrismGraphView *view;
+  GtkWidget *stack;
+  GSettings *settings;
+  GStatBuf st;
+
+  g_application_set_flags (G_APPLICATION (app),
+                           g_application_get_flags (G_APPLICATION (app)) | G_APPLICATION_NON_UNIQUE);
+  g_application_register (G_APPLICATION (app), NULL, &error);
+  g_assert_no_error (error);
+
+  window = prism_window_new (app);
+  /* Only the graph matters here: no search in the background. */
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (window), "search-on-open") != NULL)
+    g_object_set (window, "search-on-open", FALSE, NULL);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1180, 760);
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+
+  view = prism_window_get_graph_view (window);
+  g_assert_nonnull (view);
+  g_assert_null (prism_graph_view_get_graph (view));
+  g_assert_false (prism_window_export_graph (window, svg_file, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+  g_clear_error (&error);
+
+  g_assert_true (prism_window_load_workload (window, "rmsnorm_mlp", NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (prism_graph_view_get_graph (view) == prism_window_get_graph (window));
+
+  stack = gtk_widget_get_ancestor (GTK_WIDGET (view), GTK_TYPE_STACK);
+  g_assert_nonnull (stack);
+  gtk_stack_set_visible_child_name (GTK_STACK (stack), "graph");
+  wait_for_layout (view);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  save_screenshot (GTK_WIDGET (window), "window-graph.png");
+
+  /* Export goes by the extension. */
+  g_assert_true (prism_window_export_graph (window, svg_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (prism_window_export_graph (window, png_file, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_stat (svg, &st), ==, 0);
+  g_assert_cmpint (st.st_size, >, 0);
+  g_assert_cmpint (g_stat (png, &st), ==, 0);
+  g_assert_cmpint (st.st_size, >, 0);
+  txt_file = g_file_new_for_path ("graph.txt");
+  g_assert_false (prism_window_export_graph (window, txt_file, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_FILENAME);
+  g_clear_error (&error);
+
+  /* The preference lays the graph out again. */
+  settings = prism_application_get_settings (app);
+  if (settings != NULL)
+    {
+      /* GSettings tells its bindings from the main loop. */
+      g_settings_set_enum (settings, "layout-direction", PRISM_GRAPH_DIRECTION_LEFT_TO_RIGHT);
+      WAIT_UNTIL (prism_graph_view_get_direction (view) == PRISM_GRAPH_DIRECTION_LEFT_TO_RIGHT);
+      wait_for_layout (view);
+      g_assert_cmpint (prism_graph_view_get_layout (view)->direction, ==, PRISM_GRAPH_DIRECTION_LEFT_TO_RIGHT);
+      g_settings_reset (settings, "layout-direction");
+      WAIT_UNTIL (prism_graph_view_get_direction (view) == PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM);
+    }
+  else
+    g_test_message ("no GSettings schema: the layout-direction binding is not checked");
+
+  window_destroy (GTK_WINDOW (window));
+  g_unlink (svg);
+  g_unlink (png);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1046,10 +1132,13 @@ main (int   argc,
 
   if (gtk_init_check ())
     {
+      /* Pages appear at once, so what is checked is what is seen. */
+      g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
       g_test_add_func ("/graph/view/draws", test_view_draws);
       g_test_add_func ("/graph/view/stale", test_view_stale);
       g_test_add_func ("/graph/view/zoom", test_view_zoom);
       g_test_add_func ("/graph/compare", test_compare_view);
+      g_test_add_func ("/graph/window", test_window_graph_page);
     }
   else
     g_test_message ("no display: skipping the widget tests");
