@@ -19,6 +19,7 @@ struct _PrismCandidateRow
   GObject parent_instance;
 
   PrismCandidate *candidate;
+  guint id;                  /* as published: the run renumbers candidates when it ends */
   char *params;
   double measured_us;        /* < 0: not measured */
   double speedup;
@@ -403,6 +404,7 @@ prism_candidate_row_new (PrismCandidate *candidate)
 
   self = g_object_new (PRISM_TYPE_CANDIDATE_ROW, NULL);
   self->candidate = prism_candidate_ref (candidate);
+  self->id = candidate->id;
   self->speedup = candidate->speedup;
   self->params = candidate->graph ? prism_candidate_params_to_string (candidate) : g_strdup ("");
   read_evidence (self);
@@ -421,11 +423,12 @@ prism_candidate_row_get_candidate (PrismCandidateRow *self)
   return self->candidate;
 }
 
+/* Returns: the candidate's number when it was verified */
 guint
 prism_candidate_row_get_id (PrismCandidateRow *self)
 {
   g_return_val_if_fail (PRISM_IS_CANDIDATE_ROW (self), 0);
-  return self->candidate->id;
+  return self->id;
 }
 
 /**
@@ -462,7 +465,7 @@ prism_candidate_row_dup_concrete_graph (PrismCandidateRow *self)
   graph = prism_candidate_instantiate (self->candidate, &error);
   if (graph == NULL)
     {
-      g_debug ("candidate %u keeps its symbolic sizes: %s", self->candidate->id, error->message);
+      g_debug ("candidate %u keeps its symbolic sizes: %s", self->id, error->message);
       graph = prism_graph_ref (self->candidate->graph);
     }
   return graph;

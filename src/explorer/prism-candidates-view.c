@@ -146,17 +146,36 @@ update_cell (GtkListItem *item)
   text = cell_text (row, column);
   gtk_label_set_label (GTK_LABEL (label), text);
 
-  /* Say whether a speedup or time is the cost model's or the GPU's. */
+  /* Say whether a speedup is the cost model's or the GPU's. */
   if (caption != NULL)
-    {
-      gboolean measured = prism_candidate_row_get_measured (row);
+    gtk_label_set_label (GTK_LABEL (caption),
+                         prism_candidate_row_get_measured (row) ? _("measured") : _("predicted"));
+}
 
-      gtk_label_set_label (GTK_LABEL (caption), measured ? _("measured") : _("predicted"));
-      gtk_widget_set_tooltip_text (box, measured ? _("Measured on the GPU")
-                                                 : _("Predicted by the cost model (no GPU measurement)"));
-    }
-  if (column == COLUMN_VERIFICATION)
-    gtk_widget_set_tooltip_text (box, prism_candidate_row_get_message (row));
+/* Tooltips are asked for rather than set at every bind: setting one makes
+ * GTK look up the pointer, a round trip to the display server per cell. */
+static gboolean
+cell_query_tooltip_cb (GtkWidget   *box,
+                       int          x,
+                       int          y,
+                       gboolean     keyboard_mode,
+                       GtkTooltip  *tooltip,
+                       GtkListItem *item)
+{
+  Column column = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (item), "column"));
+  PrismCandidateRow *row = gtk_list_item_get_item (item);
+
+  if (row == NULL)
+    return FALSE;
+  if (column == COLUMN_SPEEDUP)
+    gtk_tooltip_set_text (tooltip, prism_candidate_row_get_measured (row)
+                                   ? _("Measured on the GPU")
+                                   : _("Predicted by the cost model (no GPU measurement)"));
+  else if (column == COLUMN_VERIFICATION && prism_candidate_row_get_message (row) != NULL)
+    gtk_tooltip_set_text (tooltip, prism_candidate_row_get_message (row));
+  else
+    return FALSE;
+  return TRUE;
 }
 
 static void
@@ -216,6 +235,11 @@ cell_setup_cb (GtkSignalListItemFactory *factory,
     default:
       gtk_label_set_xalign (GTK_LABEL (label), 0);
       break;
+    }
+  if (column == COLUMN_SPEEDUP || column == COLUMN_VERIFICATION)
+    {
+      gtk_widget_set_has_tooltip (box, TRUE);
+      g_signal_connect (box, "query-tooltip", G_CALLBACK (cell_query_tooltip_cb), item);
     }
   gtk_list_item_set_child (item, box);
 }
@@ -567,6 +591,43 @@ update_count (PrismCandidatesView *self)
   gtk_label_set_label (self->count_label, text);
 }
 
+static GtkWidget *
+find_list_view (GtkWidget *widget)
+{
+  if (GTK_IS_LIST_VIEW (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_list_view (child);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* GtkListView keeps the row at the top of the view in place when rows are
+ * inserted above it, so a faster candidate sorted in first would push the
+ * view down. Whoever is looking at the top wants to stay there. */
+static void
+rows_changed_cb (PrismCandidatesView *self,
+                 guint                position,
+                 guint                removed,
+                 guint                added,
+                 GListModel          *model)
+{
+  GtkAdjustment *vadjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->column_view));
+  GtkWidget *list_view;
+
+  if (added == 0 || g_list_model_get_n_items (model) == 0)
+    return;
+  if (vadjustment != NULL &&
+      gtk_adjustment_get_value (vadjustment) > gtk_adjustment_get_lower (vadjustment) + 1)
+    return;
+  if ((list_view = find_list_view (GTK_WIDGET (self->column_view))) != NULL)
+    gtk_widget_activate_action (list_view, "list.scroll-to-item", "u", 0);
+}
+
 static void
 selection_changed_cb (PrismCandidatesView *self,
                       guint                position,
@@ -700,16 +761,24 @@ prism_candidates_view_class_init (PrismCandidatesViewClass *klass)
 static void
 prism_candidates_view_init (PrismCandidatesView *self)
 {
+  GtkMultiSorter *sorter;
+
   gtk_widget_init_template (GTK_WIDGET (self));
 
   add_columns (self);
-  /* The store is swapped in by set_model(); the sorter is the table's. */
-  self->sorted = gtk_sort_list_model_new (NULL,
-                                          g_object_ref (gtk_column_view_get_sorter (self->column_view)));
+  /* The store is swapped in by set_model(). The table's sorter decides,
+   * and candidates it finds equal keep the order they were found in. */
+  sorter = gtk_multi_sorter_new ();
+  gtk_multi_sorter_append (sorter, g_object_ref (gtk_column_view_get_sorter (self->column_view)));
+  gtk_multi_sorter_append (sorter, GTK_SORTER (gtk_numeric_sorter_new (gtk_property_expression_new (PRISM_TYPE_CANDIDATE_ROW, NULL, "id"))));
+  self->sorted = gtk_sort_list_model_new (NULL, GTK_SORTER (sorter));
   self->selection = gtk_multi_selection_new (g_object_ref (G_LIST_MODEL (self->sorted)));
   gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
   g_signal_connect_object (self->selection, "selection-changed",
                            G_CALLBACK (selection_changed_cb), self, G_CONNECT_SWAPPED);
+  /* After the view's own handler, which moves its anchor row. */
+  g_signal_connect_object (self->selection, "items-changed",
+                           G_CALLBACK (rows_changed_cb), self, G_CONNECT_SWAPPED);
   /* Fastest first. */
   gtk_column_view_sort_by_column (self->column_view, self->columns[COLUMN_SPEEDUP], GTK_SORT_DESCENDING);
   update_count (self);

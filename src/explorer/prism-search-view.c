@@ -107,8 +107,8 @@ update_counters (PrismSearchView *self)
   /* The best speedup says where it comes from. */
   gtk_label_set_label (self->captions[COUNTER_BEST],
                        prism_search_model_get_best (self->model) == NULL ? _("Best speedup")
-                       : prism_search_model_get_best_measured (self->model) ? _("Best speedup (measured)")
-                       : _("Best speedup (predicted)"));
+                       : prism_search_model_get_best_measured (self->model) ? _("Best (measured)")
+                       : _("Best (predicted)"));
 }
 
 static void

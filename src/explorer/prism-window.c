@@ -603,8 +603,11 @@ gpu_probed_cb (GObject      *object,
                                         description);
   else
     {
-      self->gpu_status = g_strdup (_("No GPU — times are predicted by the cost model"));
-      gtk_widget_set_tooltip_text (GTK_WIDGET (self->gpu_label), error ? error->message : NULL);
+      g_autofree char *tooltip = g_strconcat (_("Times and speedups are the cost model’s predictions."),
+                                              error ? "\n" : "", error ? error->message : "", NULL);
+
+      self->gpu_status = g_strdup (_("No GPU — times are predicted"));
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->gpu_label), tooltip);
     }
   update_status (self);
 }
@@ -1495,6 +1498,19 @@ prism_window_get_status (PrismWindow *self)
 {
   g_return_val_if_fail (PRISM_IS_WINDOW (self), NULL);
   return gtk_label_get_label (self->status_label);
+}
+
+/**
+ * prism_window_get_gpu_status:
+ *
+ * Returns: (transfer none) (nullable): what the status line says about the
+ *   GPU ("No GPU — …"), or %NULL while it is being looked for
+ */
+const char *
+prism_window_get_gpu_status (PrismWindow *self)
+{
+  g_return_val_if_fail (PRISM_IS_WINDOW (self), NULL);
+  return self->gpu_status;
 }
 
 /**

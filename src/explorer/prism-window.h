@@ -45,6 +45,7 @@ PrismSearchModel    *prism_window_get_search_model     (PrismWindow  *self);
 PrismSearchView     *prism_window_get_search_view      (PrismWindow  *self);
 PrismCandidatesView *prism_window_get_candidates_view  (PrismWindow  *self);
 const char          *prism_window_get_status           (PrismWindow  *self);
+const char          *prism_window_get_gpu_status       (PrismWindow  *self);
 gboolean             prism_window_export_kernel        (PrismWindow  *self,
                                                         const char   *dir,
                                                         GError      **error);

@@ -16,6 +16,9 @@
 #define WORKLOAD        "rms_norm"
 #define WORKLOAD_PARAMS "n=8,d=256"
 #define BUDGET_S        20
+/* One that keeps the search busy (and candidates coming) for several
+ * seconds, and stops within about one. */
+#define STALL_WORKLOAD  "swiglu"
 
 /* Bounded wait: spins the main loop until @cond holds, failing the test
  * (rather than hanging) if it has not after @seconds. */
@@ -132,6 +135,21 @@ graph_shown (PrismGraphView *view)
          prism_graph_view_get_layout (view) != NULL;
 }
 
+static GtkWindow *
+find_toplevel_of_type (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();  /* transfer none */
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (window, type) && gtk_widget_get_visible (GTK_WIDGET (window)))
+        return window;
+    }
+  return NULL;
+}
+
 static GtkWidget *
 find_button (GtkWidget *root, const char *action_name)
 {
@@ -233,14 +251,22 @@ test_search_run (void)
   g_assert_true (button_sensitive (window, "win.search-pause"));
   g_assert_true (button_sensitive (window, "win.search-stop"));
 
+  /* Without a GPU the status line says so; the search goes on regardless. */
+  WAIT_UNTIL (20, prism_window_get_gpu_status (window) != NULL);
+  g_test_message ("GPU status: %s", prism_window_get_gpu_status (window));
+  g_assert_nonnull (strstr (prism_window_get_gpu_status (window), "GPU"));
+
   start = g_get_monotonic_time ();
   WAIT_UNTIL (BUDGET_S + 30, n_candidates (window) >= 2 || session_state (window) == PRISM_SESSION_FINISHED);
   g_test_message ("%u candidates after %.1f s", n_candidates (window),
                   (g_get_monotonic_time () - start) / 1e6);
   g_assert_cmpuint (n_candidates (window), >=, 2);
 
-  /* The counters and the tree have something to show. */
-  spin_for_ms (500);
+  /* The counters and the tree have something to show; a few seconds of
+   * search make a fuller picture. */
+  WAIT_UNTIL (BUDGET_S + 30, prism_search_model_get_elapsed (prism_window_get_search_model (window)) >= 3 ||
+                             session_state (window) == PRISM_SESSION_FINISHED);
+  spin_for_ms (200);
   g_assert_cmpuint (prism_search_model_get_n_depths (prism_window_get_search_model (window)), >, 0);
   g_assert_cmpstr (prism_search_view_get_counter (search_view, "states"), !=, "0");
   g_assert_cmpstr (prism_search_view_get_counter (search_view, "verified"), !=, "0");
@@ -267,6 +293,29 @@ test_search_run (void)
     g_autoptr(PrismCandidateRow) second = g_list_model_get_item (G_LIST_MODEL (selection), 1);
 
     g_assert_cmpfloat (prism_candidate_row_get_speedup (first), >=, prism_candidate_row_get_speedup (second));
+  }
+
+  /* Export Kernel… asks for a folder and writes the bundle into it. */
+  {
+    g_autofree char *chosen = g_build_filename (dir, "chosen", NULL);
+    g_autofree char *leaf = g_strdup_printf ("%s-candidate-%u", WORKLOAD,
+                                             prism_candidate_row_get_id (prism_candidates_view_get_selected (candidates)));
+    g_autofree char *bundle = g_build_filename (chosen, leaf, NULL);
+    g_autoptr(GFile) folder = g_file_new_for_path (chosen);
+    GtkWindow *chooser;
+
+    g_assert_cmpint (g_mkdir (chosen, 0755), ==, 0);
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.export-kernel", NULL));
+    WAIT_UNTIL (10, (chooser = find_toplevel_of_type (GTK_TYPE_FILE_CHOOSER_DIALOG)) != NULL);
+    g_assert_true (gtk_window_get_transient_for (chooser) == GTK_WINDOW (window));
+    g_assert_cmpint (gtk_file_chooser_get_action (GTK_FILE_CHOOSER (chooser)), ==,
+                     GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER);
+    /* Nothing selected: the folder shown is the one chosen. */
+    g_assert_true (gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL));
+    spin_for_ms (200);
+    gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
+    WAIT_UNTIL (10, find_toplevel_of_type (GTK_TYPE_FILE_CHOOSER_DIALOG) == NULL);
+    assert_file_not_empty (bundle, "manifest.json");
   }
 
   /* Export the kernel and the graph of the selected one. */
@@ -353,6 +402,77 @@ test_search_run (void)
   rm_rf (dir);
 }
 
+/* The tree chart draws every depth it has room for, merges the rest into
+ * its last row, and counts the pruned branches too few to draw. */
+static void
+test_search_tree_chart (void)
+{
+  g_autoptr(PrismSearchModel) model = prism_search_model_new ();
+  g_autoptr(PrismEvent) progress = prism_event_new (PRISM_EVENT_PROGRESS);
+  GtkWidget *chart = prism_search_tree_chart_new ();
+  GtkWidget *window = gtk_window_new ();
+  g_autoptr(GHashTable) tooltips = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gboolean saw_depth0 = FALSE, saw_order = FALSE, saw_small = FALSE, saw_legend = FALSE;
+  GHashTableIter iter;
+  const char *text;
+
+  for (guint d = 0; d < 20; d++)
+    {
+      progress->stats.search.states_by_depth[d] = 1 + d * d * 100;
+      progress->stats.search.states += progress->stats.search.states_by_depth[d];
+    }
+  progress->stats.search.pruned[PRISM_PRUNE_ORDER] = 1000000;
+  progress->stats.search.pruned[PRISM_PRUNE_SHAPE] = 400000;
+  progress->stats.search.pruned[PRISM_PRUNE_EXPR] = 3;
+  progress->stats.search.pruned[PRISM_PRUNE_SMEM] = 1;
+  prism_search_model_apply_event (model, progress);
+  prism_search_model_flush (model);
+
+  prism_search_tree_chart_set_model (PRISM_SEARCH_TREE_CHART (chart), model);
+  gtk_window_set_child (GTK_WINDOW (window), chart);
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 260);
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_test_widget_wait_for_draw (chart);
+
+  /* 20 depths and the totals do not fit in 260 pixels. */
+  g_test_message ("merged depths: %u, not shown: %" G_GUINT64_FORMAT,
+                  prism_search_tree_chart_get_merged_depths (PRISM_SEARCH_TREE_CHART (chart)),
+                  prism_search_tree_chart_get_not_shown (PRISM_SEARCH_TREE_CHART (chart)));
+  g_assert_cmpuint (prism_search_tree_chart_get_merged_depths (PRISM_SEARCH_TREE_CHART (chart)), >, 0);
+  /* expr and smem are too few next to a million: merged, and counted. */
+  g_assert_cmpuint (prism_search_tree_chart_get_not_shown (PRISM_SEARCH_TREE_CHART (chart)), ==, 4);
+
+  for (int y = 0; y < gtk_widget_get_height (chart); y += 3)
+    for (int x = 0; x < gtk_widget_get_width (chart); x += 3)
+      {
+        char *tip = prism_search_tree_chart_describe_at (PRISM_SEARCH_TREE_CHART (chart), x, y);
+        if (tip != NULL)
+          g_hash_table_add (tooltips, tip);
+      }
+  g_hash_table_iter_init (&iter, tooltips);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &text, NULL))
+    {
+      saw_depth0 |= strstr (text, "Depth 0") != NULL;
+      saw_order |= strstr (text, "Pruned (order)") != NULL;
+      saw_small |= strstr (text, "too small to draw") != NULL;
+      saw_legend |= strstr (text, "<b>shape</b>") != NULL;
+    }
+  g_assert_true (saw_depth0);
+  g_assert_true (saw_order);
+  g_assert_true (saw_small);
+  g_assert_true (saw_legend);
+
+  /* With room for every depth, none is merged. */
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 900);
+  gtk_widget_queue_resize (chart);
+  WAIT_UNTIL (10, gtk_widget_get_height (chart) > 700);
+  gtk_widget_queue_draw (chart);
+  gtk_test_widget_wait_for_draw (chart);
+  g_assert_cmpuint (prism_search_tree_chart_get_merged_depths (PRISM_SEARCH_TREE_CHART (chart)), ==, 0);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* Closing the window while the search runs: nothing touches the window
  * afterwards, the session stops and everything is freed. */
 static void
@@ -363,7 +483,7 @@ test_search_close_running (void)
       PrismWindow *window = window_new ();
       g_autoptr(GError) error = NULL;
 
-      g_assert_true (prism_window_load_workload (window, "rmsnorm_mlp", NULL, &error));
+      g_assert_true (prism_window_load_workload (window, STALL_WORKLOAD, NULL, &error));
       g_assert_no_error (error);
       /* Close at once, after the first batch, and mid-search. */
       if (round >= 1)
@@ -499,7 +619,7 @@ test_search_stalls (void)
 
   /* The default: a thread per processor. */
   g_settings_set_int (settings, "threads", 0);
-  g_assert_true (prism_window_load_workload (window, "rmsnorm_mlp", NULL, &error));
+  g_assert_true (prism_window_load_workload (window, STALL_WORKLOAD, NULL, &error));
   g_assert_no_error (error);
   WAIT_UNTIL (30, prism_search_model_get_stats (model)->search.states > 0);
   spin_for_ms (200);
@@ -520,12 +640,15 @@ test_search_stalls (void)
    * with the search and the X server; then wall-clock gaps say more about
    * the machine than about the explorer. */
   busy = load_before > n_cpus - 0.5;
-  report = g_strdup_printf ("Main-loop stalls during a search of rmsnorm_mlp on %u threads "
-                            "(4 s; %" G_GUINT64_FORMAT " states; load average before: %.2f on %u CPUs)\n"
+  report = g_strdup_printf ("Main-loop stalls during a search of " STALL_WORKLOAD " on %u threads "
+                            "(4 s; %" G_GUINT64_FORMAT " states, %u candidates, search %s at the end; "
+                            "load average before: %.2f on %u CPUs)\n"
                             "  10 ms timeout: %u ticks, worst gap %.1f ms (main-thread CPU in it: %.1f ms)\n"
                             "  frame clock:   %u frames, worst gap %.1f ms (main-thread CPU in it: %.1f ms)\n"
                             "  painting:      worst %.1f ms, mean %.1f ms (main-thread CPU: worst %.1f ms, mean %.1f ms)\n",
-                            n_cpus, prism_search_model_get_stats (model)->search.states, load_before, n_cpus,
+                            n_cpus, prism_search_model_get_stats (model)->search.states, n_candidates (window),
+                            session_state (window) == PRISM_SESSION_RUNNING ? "still running" : "finished",
+                            load_before, n_cpus,
                             timeout_gaps.n, timeout_gaps.worst_us / 1000.0, timeout_gaps.worst_cpu_us / 1000.0,
                             frame_gaps.n, frame_gaps.worst_us / 1000.0, frame_gaps.worst_cpu_us / 1000.0,
                             paint.worst_us / 1000.0, paint.n ? paint.total_us / 1000.0 / paint.n : 0.0,
@@ -588,6 +711,7 @@ main (int argc, char *argv[])
   g_settings_set_int (settings, "threads", 2);
 
   g_test_add_func ("/explorer/search/run", test_search_run);
+  g_test_add_func ("/explorer/search/tree-chart", test_search_tree_chart);
   g_test_add_func ("/explorer/search/close-running", test_search_close_running);
   g_test_add_func ("/explorer/search/stalls", test_search_stalls);
 
