@@ -160,7 +160,7 @@ update_ranges (PrismSpeedupChart *self)
     top = MAX (top, points[i].speedup * 1.1);
 
   /* Grow only, and to the next tick, so that the axes stay still. */
-  elapsed = MAX (elapsed, 5);
+  elapsed = MAX (elapsed, 2);
   if (elapsed > self->max_time_s)
     {
       step = time_step (elapsed * 1.15, 6);

@@ -1616,8 +1616,9 @@ prism_window_get_graph_view (PrismWindow *self)
  * prism_window_export_graph:
  * @file: a local file ending in .svg or .png, which decides the format
  *
- * Writes the program's graph as the Graph page draws it (what the Export
- * Graph menu items do with the chosen file).
+ * Writes the program's graph as the Graph page draws it, or on the
+ * Candidates page the selected candidate's (what the Export Graph menu items
+ * do with the chosen file).
  *
  * Returns: %FALSE with @error set if nothing is open, the extension is
  *   unknown or the file cannot be written
@@ -1646,6 +1647,22 @@ prism_window_export_graph (PrismWindow  *self,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_FILENAME,
                    _("“%s” does not end in .svg or .png"), path);
       return FALSE;
+    }
+
+  /* On the Candidates page the graph meant is the selected candidate's. */
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->view_stack), "candidates") == 0 &&
+      prism_candidates_view_get_selected (self->candidates_view) != NULL)
+    {
+      PrismCandidateRow *row = prism_candidates_view_get_selected (self->candidates_view);
+      PrismGraphView *view = prism_candidates_view_get_graph_view (self->candidates_view);
+      g_autoptr(PrismGraph) candidate = prism_candidate_row_dup_concrete_graph (row);
+
+      layout = prism_graph_view_get_layout (view);
+      if (layout != NULL && prism_graph_view_get_graph (view) != NULL &&
+          layout->graph == prism_graph_view_get_graph (view) &&
+          prism_candidates_view_get_n_selected (self->candidates_view) == 1)
+        return prism_graph_export_layout (layout, path, format, 2.0, error);
+      return prism_graph_export (candidate, prism_graph_view_get_direction (view), path, format, error);
     }
 
   /* The layout on screen when it is ready, else the same one made here. */

@@ -235,7 +235,6 @@ test_search_run (void)
   g_autofree char *png = NULL;
   g_autofree char *results = NULL;
   g_autofree char *verification = NULL;
-  g_autoptr(PrismGraph) graph = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
   gint64 start;
 
@@ -345,18 +344,27 @@ test_search_run (void)
     g_assert_true (cu && h);
   }
 
-  graph = prism_candidate_row_dup_concrete_graph (prism_candidates_view_get_selected (candidates));
+  /* On the Candidates page, Export Graph writes the candidate shown. */
   svg = g_build_filename (dir, "graph.svg", NULL);
   png = g_build_filename (dir, "graph.png", NULL);
-  g_assert_true (prism_graph_export (graph, PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM, svg,
-                                     PRISM_GRAPH_EXPORT_SVG, &error));
-  g_assert_no_error (error);
-  g_assert_true (prism_graph_export (graph, PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM, png,
-                                     PRISM_GRAPH_EXPORT_PNG, &error));
-  g_assert_no_error (error);
-  assert_file_not_empty (dir, "graph.svg");
-  assert_file_not_empty (dir, "graph.png");
-  assert_markup_parses (svg);
+  {
+    g_autoptr(GFile) svg_file = g_file_new_for_path (svg);
+    g_autoptr(GFile) png_file = g_file_new_for_path (png);
+    g_autofree char *contents = NULL;
+    g_autoptr(PrismGraph) shown = prism_candidate_row_dup_concrete_graph (prism_candidates_view_get_selected (candidates));
+
+    g_assert_true (prism_window_export_graph (window, svg_file, &error));
+    g_assert_no_error (error);
+    g_assert_true (prism_window_export_graph (window, png_file, &error));
+    g_assert_no_error (error);
+    assert_file_not_empty (dir, "graph.svg");
+    assert_file_not_empty (dir, "graph.png");
+    assert_markup_parses (svg);
+    /* It is the candidate's graph, not the program's: it has its kernel. */
+    g_assert_cmpuint (prism_graph_count_kernels (shown), >, 0);
+    g_assert_true (g_file_get_contents (svg, &contents, NULL, NULL));
+    g_assert_nonnull (strstr (contents, "kernel"));
+  }
 
   /* Two candidates: side by side. */
   g_assert_true (gtk_selection_model_select_range (selection, 0, 2, TRUE));
