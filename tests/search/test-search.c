@@ -1,0 +1,520 @@
+/* test-search.c — the sGraph search: pruning reasons, uniqueness, determinism
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+#include <glib.h>
+
+#include "prism-error.h"
+#include "prism-oracle.h"
+#include "prism-search.h"
+#include "prism-sgraph.h"
+#include "prism-workload.h"
+
+#define RMS_SMALL "n=4,d=64"
+#define SWIGLU_SMALL "n=4,d=64"
+
+typedef struct
+{
+  guint task;
+  guint seq;
+  char *key;
+  gboolean symbolic;
+} Found;
+
+typedef struct
+{
+  GMutex lock;
+  GPtrArray *found;     /* Found* */
+  GHashTable *seq;      /* task → next seq */
+  PrismKeyFlags flags;
+  guint tasks_done;
+  guint tasks_cut;
+  guint ticks;
+} Collect;
+
+static void
+found_free (gpointer data)
+{
+  Found *f = data;
+
+  g_free (f->key);
+  g_free (f);
+}
+
+static void
+collect_init (Collect *c, PrismKeyFlags flags)
+{
+  memset (c, 0, sizeof *c);
+  g_mutex_init (&c->lock);
+  c->found = g_ptr_array_new_with_free_func (found_free);
+  c->seq = g_hash_table_new (NULL, NULL);
+  c->flags = flags;
+}
+
+static void
+collect_clear (Collect *c)
+{
+  g_ptr_array_unref (c->found);
+  g_hash_table_unref (c->seq);
+  g_mutex_clear (&c->lock);
+}
+
+static void
+on_sgraph (PrismSearch *search, const PrismSGraph *sg, guint task, gpointer user_data)
+{
+  Collect *c = user_data;
+  Found *f = g_new0 (Found, 1);
+
+  f->task = task;
+  f->key = prism_graph_canonical_key (sg->graph, c->flags);
+  f->symbolic = sg->symbolic;
+  g_mutex_lock (&c->lock);
+  f->seq = GPOINTER_TO_UINT (g_hash_table_lookup (c->seq, GUINT_TO_POINTER (task)));
+  g_hash_table_insert (c->seq, GUINT_TO_POINTER (task), GUINT_TO_POINTER (f->seq + 1));
+  g_ptr_array_add (c->found, f);
+  g_mutex_unlock (&c->lock);
+}
+
+static void
+on_task_done (PrismSearch *search, guint task, gboolean completed, gpointer user_data)
+{
+  Collect *c = user_data;
+
+  g_mutex_lock (&c->lock);
+  if (completed)
+    c->tasks_done++;
+  else
+    c->tasks_cut++;
+  g_mutex_unlock (&c->lock);
+}
+
+static void
+on_tick (PrismSearch *search, gpointer user_data)
+{
+  Collect *c = user_data;
+
+  c->ticks++;
+}
+
+static int
+compare_found (gconstpointer a, gconstpointer b)
+{
+  const Found *x = *(Found * const *) a, *y = *(Found * const *) b;
+
+  if (x->task != y->task)
+    return x->task < y->task ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Runs a search of @workload with @options (oracle added unless a check
+ * function is set); fills @stats and @c. */
+static void
+run_search (const char *workload, const char *params, PrismSearchOptions *options,
+            Collect *c, PrismSearchStats *stats, char **stop_reason)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) program = prism_workload_build (workload, params, &error);
+  g_autoptr(PrismOracle) oracle = NULL;
+  g_autoptr(PrismSearch) search = NULL;
+  PrismSearchObserver observer = { on_sgraph, on_task_done, on_tick };
+
+  g_assert_no_error (error);
+  if (options->check_func == NULL && options->oracle == NULL)
+    {
+      PrismOracleOptions oo;
+      prism_oracle_options_init (&oo);
+      oo.mode = options->mode == PRISM_SEARCH_SYMBOLIC ? PRISM_ABSTRACT_UNTILED
+                                                        : PRISM_ABSTRACT_CONCRETE;
+      oracle = prism_oracle_new_full (program, &oo, &error);
+      g_assert_no_error (error);
+      options->oracle = oracle;
+    }
+  search = prism_search_new (program, options, &error);
+  g_assert_no_error (error);
+  prism_search_set_observer (search, &observer, c);
+  g_assert_true (prism_search_run (search, &error));
+  g_assert_no_error (error);
+  prism_search_get_stats (search, stats);
+  if (stop_reason != NULL)
+    *stop_reason = g_strdup (prism_search_get_stop_reason (search));
+  g_ptr_array_sort (c->found, compare_found);
+  options->oracle = NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void
+test_reasons_symbolic (void)
+{
+  PrismSearchOptions o;
+  PrismSearchStats st;
+  Collect c;
+  g_autofree char *stop = NULL;
+
+  prism_search_options_init (&o);
+  o.n_threads = 2;
+  o.time_limit_s = 0;
+  collect_init (&c, PRISM_KEY_STRUCTURE);
+  run_search ("rms_norm", RMS_SMALL, &o, &c, &st, &stop);
+  g_assert_cmpstr (stop, ==, "exhausted");
+  g_assert_cmpuint (st.sgraphs, >, 0);
+  g_assert_cmpuint (st.sgraphs, ==, c.found->len);
+  g_assert_cmpuint (c.tasks_done, ==, st.n_tasks);
+  g_assert_cmpuint (st.tasks_done, ==, st.n_tasks);
+  /* Every reason the default symbolic search meets on this program. */
+  g_assert_cmpuint (st.pruned[PRISM_PRUNE_ORDER], >, 0);
+  g_assert_cmpuint (st.pruned[PRISM_PRUNE_DUPLICATE], >, 0);
+  g_assert_cmpuint (st.pruned[PRISM_PRUNE_SHAPE], >, 0);
+  g_assert_cmpuint (st.pruned[PRISM_PRUNE_LOOP], >, 0);
+  g_assert_cmpuint (st.pruned[PRISM_PRUNE_EXPR], >, 0);
+  g_assert_cmpuint (st.pruned[PRISM_PRUNE_ACCUM], >, 0);
+  g_assert_cmpuint (st.pruned[PRISM_PRUNE_OPS], >, 0);
+  g_assert_cmpuint (st.pruned[PRISM_PRUNE_TRIVIAL], >, 0);
+  g_assert_cmpuint (st.pruned[PRISM_PRUNE_TIME], ==, 0);
+  g_assert_cmpuint (st.pruned[PRISM_PRUNE_SMEM], ==, 0);
+  /* States by depth add up; the root is depth 0. */
+  {
+    guint64 sum = 0;
+    for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+      sum += st.states_by_depth[d];
+    g_assert_cmpuint (sum, ==, st.states);
+    g_assert_cmpuint (st.states_by_depth[0], ==, 1);
+  }
+  for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+    {
+      g_assert_nonnull (prism_prune_reason_to_string (r));
+      g_assert_nonnull (prism_prune_reason_describe (r));
+    }
+  collect_clear (&c);
+}
+
+/* Shared memory is checked while building in enumerative mode. */
+static void
+test_reason_smem (void)
+{
+  PrismSearchOptions o;
+  PrismSearchStats st;
+  Collect c;
+
+  prism_search_options_init (&o);
+  o.mode = PRISM_SEARCH_ENUMERATIVE;
+  o.n_threads = 2;
+  o.time_limit_s = 0;
+  o.max_kernels = 1;
+  o.max_kernel_ops = 1;
+  o.max_block_ops = 4;
+  o.smem_limit = 2048;
+  collect_init (&c, PRISM_KEY_MAPS | PRISM_KEY_SIZES);
+  run_search ("rms_norm", RMS_SMALL, &o, &c, &st, NULL);
+  g_assert_cmpuint (st.pruned[PRISM_PRUNE_SMEM], >, 0);
+  collect_clear (&c);
+}
+
+static gboolean
+reject_all (const PrismGraph *k, const PrismGraph *b, const guint *bi, guint t, gpointer data)
+{
+  g_atomic_int_inc ((gint *) data);
+  return FALSE;
+}
+
+/* The expression pruning goes through the check hook (or the oracle): with
+ * a hook that refuses everything no op is added and nothing is found. */
+static void
+test_reason_expr_hook (void)
+{
+  PrismSearchOptions o;
+  PrismSearchStats st;
+  Collect c;
+  gint calls = 0;
+
+  prism_search_options_init (&o);
+  o.check_func = reject_all;
+  o.check_data = &calls;
+  o.n_threads = 1;
+  collect_init (&c, PRISM_KEY_STRUCTURE);
+  run_search ("rms_norm", RMS_SMALL, &o, &c, &st, NULL);
+  g_assert_cmpuint (c.found->len, ==, 0);
+  g_assert_cmpuint (st.pruned[PRISM_PRUNE_EXPR], >, 0);
+  g_assert_cmpuint (st.pruned[PRISM_PRUNE_EXPR], >=, (guint64) calls);
+  g_assert_cmpint (calls, >, 0);
+  collect_clear (&c);
+}
+
+static void
+test_reason_time (void)
+{
+  PrismSearchOptions o;
+  PrismSearchStats st;
+  Collect c;
+  g_autofree char *stop = NULL;
+
+  prism_search_options_init (&o);
+  o.n_threads = 2;
+  o.time_limit_s = 0.001;
+  collect_init (&c, PRISM_KEY_STRUCTURE);
+  run_search ("qk_norm_attention", "b=2,h=2,q=1,kv=64,dh=16", &o, &c, &st, &stop);
+  g_assert_cmpstr (stop, ==, "time limit");
+  g_assert_cmpuint (st.pruned[PRISM_PRUNE_TIME], >, 0);
+  g_assert_cmpuint (st.tasks_done, <, st.n_tasks);
+  collect_clear (&c);
+}
+
+/* Accumulator limits: with one accumulator per kernel, no kernel holding
+ * two (rms and the matmul's) can be built. */
+static void
+test_reason_accum (void)
+{
+  PrismSearchOptions o;
+  PrismSearchStats st;
+  Collect c;
+
+  prism_search_options_init (&o);
+  o.n_threads = 2;
+  o.max_accums = 1;
+  o.max_kernels = 1;
+  o.max_kernel_ops = 1;
+  collect_init (&c, PRISM_KEY_STRUCTURE);
+  run_search ("rms_norm", RMS_SMALL, &o, &c, &st, NULL);
+  g_assert_cmpuint (st.pruned[PRISM_PRUNE_ACCUM], >, 0);
+  /* Only kernels with one accumulator: the block-level rms_norm form
+   * (rms_norm(X) @ W, then accumulate), not the accum_rms one. */
+  g_assert_cmpuint (c.found->len, >, 0);
+  for (guint i = 0; i < c.found->len; i++)
+    {
+      const char *key = ((Found *) g_ptr_array_index (c.found, i))->key;
+      g_assert_null (strstr (key, "accum_rms"));
+    }
+  collect_clear (&c);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void
+assert_unique (Collect *c)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; i < c->found->len; i++)
+    {
+      Found *f = g_ptr_array_index (c->found, i);
+      if (!g_hash_table_add (seen, f->key))
+        g_error ("sGraph found twice: %s", f->key);
+    }
+}
+
+static void
+test_no_duplicates (void)
+{
+  PrismSearchOptions o;
+  PrismSearchStats st;
+  Collect c;
+
+  prism_search_options_init (&o);
+  o.n_threads = 2;
+  collect_init (&c, PRISM_KEY_STRUCTURE);
+  run_search ("swiglu", SWIGLU_SMALL, &o, &c, &st, NULL);
+  g_assert_cmpuint (c.found->len, >, 10);
+  assert_unique (&c);
+  collect_clear (&c);
+
+  /* Enumerative: concrete graphs, maps and sizes included. */
+  prism_search_options_init (&o);
+  o.mode = PRISM_SEARCH_ENUMERATIVE;
+  o.n_threads = 2;
+  o.max_kernels = 1;
+  o.max_kernel_ops = 1;
+  collect_init (&c, PRISM_KEY_MAPS | PRISM_KEY_SIZES);
+  run_search ("rms_norm", RMS_SMALL, &o, &c, &st, NULL);
+  g_assert_cmpuint (c.found->len, >, 10);
+  for (guint i = 0; i < c.found->len; i++)
+    g_assert_false (((Found *) g_ptr_array_index (c.found, i))->symbolic);
+  assert_unique (&c);
+  collect_clear (&c);
+}
+
+static void
+assert_same_order (Collect *a, Collect *b)
+{
+  g_assert_cmpuint (a->found->len, ==, b->found->len);
+  for (guint i = 0; i < a->found->len; i++)
+    {
+      Found *x = g_ptr_array_index (a->found, i), *y = g_ptr_array_index (b->found, i);
+      g_assert_cmpuint (x->task, ==, y->task);
+      g_assert_cmpuint (x->seq, ==, y->seq);
+      g_assert_cmpstr (x->key, ==, y->key);
+    }
+}
+
+/* Same program and options, same sGraphs in the same order, for one thread
+ * twice and for two threads once the results are merged by position. */
+static void
+test_determinism (void)
+{
+  PrismSearchOptions o;
+  PrismSearchStats s1, s2, s3;
+  Collect a, b, c2;
+
+  prism_search_options_init (&o);
+  o.n_threads = 1;
+  o.time_limit_s = 0;
+  collect_init (&a, PRISM_KEY_STRUCTURE);
+  collect_init (&b, PRISM_KEY_STRUCTURE);
+  collect_init (&c2, PRISM_KEY_STRUCTURE);
+  run_search ("swiglu", SWIGLU_SMALL, &o, &a, &s1, NULL);
+  run_search ("swiglu", SWIGLU_SMALL, &o, &b, &s2, NULL);
+  o.n_threads = 2;
+  run_search ("swiglu", SWIGLU_SMALL, &o, &c2, &s3, NULL);
+  assert_same_order (&a, &b);
+  assert_same_order (&a, &c2);
+  g_assert_cmpuint (s1.states, ==, s2.states);
+  g_assert_cmpuint (s1.states, ==, s3.states);
+  g_assert_cmpuint (s1.n_tasks, ==, s3.n_tasks);
+  for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+    g_assert_cmpuint (s1.pruned[r], ==, s3.pruned[r]);
+  collect_clear (&a);
+  collect_clear (&b);
+  collect_clear (&c2);
+}
+
+/* The structure of each hand-written fused graph is among the sGraphs. */
+static void
+test_reference_structures (void)
+{
+  static const struct { const char *name; const char *params; } cases[] = {
+    { "rms_norm", RMS_SMALL },
+    { "swiglu", SWIGLU_SMALL },
+    { "rmsnorm_mlp", "n=4,d=64" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PrismGraph) ref = prism_workload_build_reference (cases[i].name, cases[i].params, &error);
+      g_autofree char *key = NULL;
+      PrismSearchOptions o;
+      PrismSearchStats st;
+      Collect c;
+      gboolean hit = FALSE;
+
+      g_assert_no_error (error);
+      key = prism_graph_canonical_key (ref, PRISM_KEY_STRUCTURE);
+      prism_search_options_init (&o);
+      o.n_threads = 2;
+      collect_init (&c, PRISM_KEY_STRUCTURE);
+      run_search (cases[i].name, cases[i].params, &o, &c, &st, NULL);
+      for (guint j = 0; j < c.found->len && !hit; j++)
+        hit = g_str_equal (((Found *) g_ptr_array_index (c.found, j))->key, key);
+      if (!hit)
+        g_error ("%s: the reference structure is not among %u sGraphs", cases[i].name, c.found->len);
+      collect_clear (&c);
+    }
+}
+
+/* Stopping from another thread ends the run; the stop reason says so. */
+static gpointer
+stopper (gpointer data)
+{
+  g_usleep (20000);
+  prism_search_stop (data);
+  return NULL;
+}
+
+static void
+test_stop (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) program = prism_workload_build ("qk_norm_attention", NULL, &error);
+  g_autoptr(PrismOracle) oracle = prism_oracle_new (program, &error);
+  g_autoptr(PrismSearch) search = NULL;
+  PrismSearchOptions o;
+  GThread *t;
+
+  g_assert_no_error (error);
+  prism_search_options_init (&o);
+  o.oracle = oracle;
+  o.n_threads = 2;
+  o.time_limit_s = 0;
+  search = prism_search_new (program, &o, &error);
+  g_assert_no_error (error);
+  g_assert_null (prism_search_get_stop_reason (search));
+  t = g_thread_new ("stopper", stopper, search);
+  g_assert_true (prism_search_run (search, &error));
+  g_thread_join (t);
+  g_assert_cmpstr (prism_search_get_stop_reason (search), ==, "stopped");
+}
+
+static void
+test_bad_options (void)
+{
+  g_autoptr(PrismGraph) program = prism_workload_build ("rms_norm", RMS_SMALL, NULL);
+  PrismSearchOptions o;
+  struct { guint *field; guint value; } cases[] = {
+    { &o.max_grid_dims, 0 },
+    { &o.max_grid_dims, 4 },
+    { &o.max_kernels, 0 },
+    { &o.max_kernel_inputs, 9 },
+    { &o.max_block_outputs, 0 },
+    { &o.max_block_ops, 1 },
+    { &o.block_threads, 100 },
+    { &o.max_total_ops, 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      PrismSearch *s;
+
+      prism_search_options_init (&o);
+      *cases[i].field = cases[i].value;
+      s = prism_search_new (program, &o, &error);
+      g_assert_null (s);
+      g_assert_error (error, PRISM_ERROR, PRISM_ERROR_FAILED);
+      g_assert_nonnull (strstr (error->message, "search options"));
+    }
+}
+
+static void
+test_size_candidates (void)
+{
+  g_autoptr(GArray) v = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  prism_search_size_candidates (4096, FALSE, v);
+  /* Grid: tiles of 8 to 512 elements. */
+  g_assert_cmpuint (v->len, ==, 7);
+  g_assert_cmpint (g_array_index (v, gint64, 0), ==, 8);
+  g_assert_cmpint (g_array_index (v, gint64, 6), ==, 512);
+  prism_search_size_candidates (4096, TRUE, v);
+  /* Loop: tiles of 16 to 256 elements. */
+  g_assert_cmpuint (v->len, ==, 5);
+  g_assert_cmpint (g_array_index (v, gint64, 0), ==, 16);
+  g_assert_cmpint (g_array_index (v, gint64, 4), ==, 256);
+  prism_search_size_candidates (8, FALSE, v);
+  g_assert_cmpuint (v->len, ==, 3);
+  prism_search_size_candidates (1, FALSE, v);
+  g_assert_cmpuint (v->len, ==, 0);
+  prism_search_size_candidates (3 * 5 * 7 * 11, FALSE, v);
+  for (guint i = 0; i < v->len; i++)
+    g_assert_cmpint ((3 * 5 * 7 * 11) % g_array_index (v, gint64, i), ==, 0);
+  g_assert_cmpuint (v->len, >, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/search/reasons/symbolic", test_reasons_symbolic);
+  g_test_add_func ("/search/reasons/smem", test_reason_smem);
+  g_test_add_func ("/search/reasons/expr-hook", test_reason_expr_hook);
+  g_test_add_func ("/search/reasons/time", test_reason_time);
+  g_test_add_func ("/search/reasons/accum", test_reason_accum);
+  g_test_add_func ("/search/no-duplicates", test_no_duplicates);
+  g_test_add_func ("/search/determinism", test_determinism);
+  g_test_add_func ("/search/reference-structures", test_reference_structures);
+  g_test_add_func ("/search/stop", test_stop);
+  g_test_add_func ("/search/bad-options", test_bad_options);
+  g_test_add_func ("/search/size-candidates", test_size_candidates);
+  return g_test_run ();
+}
