@@ -19,6 +19,7 @@
 #include "prism-gpu-bench.h"
 #include "prism-gpu-target.h"
 #include "prism-graph-json.h"
+#include "prism-results.h"
 #include "prism-workload.h"
 
 typedef struct
@@ -264,6 +265,13 @@ prism_cmd_bench (int argc, char **argv)
     {
       if (!g_error_matches (error, PRISM_ERROR, PRISM_ERROR_NO_GPU))
         return prism_cli_fail ("bench", error->message);
+      /* A results file predicts for the target its search used. */
+      if (target == NULL && prism_cli_is_results_file (argv[1]))
+        {
+          g_autoptr(PrismResults) results = prism_results_load (argv[1], NULL);
+          if (results != NULL && prism_gpu_target_lookup (prism_results_get_target (results)) != NULL)
+            target = g_strdup (prism_results_get_target (results));
+        }
       return print_predicted (programs, target, error->message, format);
     }
   g_clear_error (&error);
