@@ -1,0 +1,510 @@
+/* test-pipeline.c — a whole run: results.json, determinism, resume, session
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "prism-error.h"
+#include "prism-graph-json.h"
+#include "prism-pipeline.h"
+#include "prism-results.h"
+#include "prism-session.h"
+#include "prism-workload.h"
+
+#define RMS "n=4,d=64"
+
+static char *tmpdir;
+
+static PrismGraph *
+program (const char *name, const char *params)
+{
+  g_autoptr(GError) error = NULL;
+  PrismGraph *g = prism_workload_build (name, params, &error);
+
+  g_assert_no_error (error);
+  return g;
+}
+
+typedef struct
+{
+  PrismPipeline *pipeline;
+  guint stop_after;       /* stop once this many candidates were verified (0: never) */
+  gint verified;
+  gint finished;
+  gint errors;
+} Run;
+
+static void
+on_event (PrismEvent *e, gpointer data)
+{
+  Run *run = data;
+
+  if (e->kind == PRISM_EVENT_VERIFIED &&
+      (guint) g_atomic_int_add (&run->verified, 1) + 1 == run->stop_after)
+    prism_pipeline_stop (run->pipeline);
+  if (e->kind == PRISM_EVENT_FINISHED)
+    g_atomic_int_inc (&run->finished);
+  if (e->kind == PRISM_EVENT_ERROR)
+    g_atomic_int_inc (&run->errors);
+}
+
+/* Runs a pipeline; returns the digests of its candidates in order. */
+static GPtrArray *
+run_pipeline (PrismGraph *prog, PrismPipelineOptions *o, guint stop_after, char **stop_reason)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismPipeline) p = prism_pipeline_new (prog, o, &error);
+  g_autoptr(GPtrArray) cands = NULL;
+  GPtrArray *digests = g_ptr_array_new_with_free_func (g_free);
+  Run run = { 0, };
+
+  g_assert_no_error (error);
+  run.pipeline = p;
+  run.stop_after = stop_after;
+  prism_pipeline_set_handlers (p, on_event, NULL, &run);
+  g_assert_true (prism_pipeline_run (p, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (run.finished, ==, 1);
+  g_assert_cmpint (run.errors, ==, 0);
+  cands = prism_pipeline_get_candidates (p);
+  for (guint i = 0; i < cands->len; i++)
+    g_ptr_array_add (digests, g_strdup (((PrismCandidate *) g_ptr_array_index (cands, i))->digest));
+  if (stop_reason != NULL)
+    *stop_reason = g_strdup (prism_pipeline_get_stop_reason (p));
+  return digests;
+}
+
+static void
+small_options (PrismPipelineOptions *o, guint threads)
+{
+  prism_pipeline_options_init (o);
+  o->search.n_threads = threads;
+  o->search.time_limit_s = 0;
+  o->source = "rms_norm";
+}
+
+static void
+assert_same (GPtrArray *a, GPtrArray *b)
+{
+  g_assert_cmpuint (a->len, ==, b->len);
+  for (guint i = 0; i < a->len; i++)
+    g_assert_cmpstr (g_ptr_array_index (a, i), ==, g_ptr_array_index (b, i));
+}
+
+static JsonObject *
+load_object (const char *path, JsonParser *parser)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)));
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void
+test_results_file (void)
+{
+  g_autoptr(PrismGraph) prog = program ("rms_norm", RMS);
+  g_autofree char *dir = g_build_filename (tmpdir, "results", NULL);
+  g_autofree char *path = g_build_filename (dir, "results.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GPtrArray) digests = NULL;
+  g_autoptr(PrismResults) loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) listing = NULL;
+  PrismPipelineOptions o;
+  JsonObject *root, *stats, *pruned;
+  JsonArray *cands;
+  double baseline;
+
+  small_options (&o, 2);
+  o.out_dir = dir;
+  digests = run_pipeline (prog, &o, 0, NULL);
+  g_assert_cmpuint (digests->len, >=, 9);
+
+  root = load_object (path, parser);
+  g_assert_cmpstr (json_object_get_string_member (root, "format"), ==, "prism-results");
+  g_assert_cmpint (json_object_get_int_member (root, "version"), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (root, "mode"), ==, "symbolic");
+  g_assert_cmpstr (json_object_get_string_member (root, "target"), ==, "h100");
+  g_assert_true (json_object_get_boolean_member (root, "complete"));
+  g_assert_cmpstr (json_object_get_string_member (root, "stop_reason"), ==, "exhausted");
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (json_object_get_member (root, "program")));
+  stats = json_object_get_object_member (root, "stats");
+  g_assert_cmpint (json_object_get_int_member (stats, "states"), >, 0);
+  g_assert_cmpint (json_object_get_int_member (stats, "sgraphs"), >, 0);
+  g_assert_cmpint (json_object_get_int_member (stats, "verified"), ==, (gint64) digests->len);
+  g_assert_cmpfloat (json_object_get_double_member (stats, "elapsed_s"), >, 0);
+  pruned = json_object_get_object_member (stats, "pruned");
+  for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+    g_assert_true (json_object_has_member (pruned, prism_prune_reason_to_string (r)));
+  baseline = json_object_get_double_member (json_object_get_object_member (root, "baseline"),
+                                            "predicted_us");
+  g_assert_cmpfloat (baseline, >, 0);
+
+  cands = json_object_get_array_member (root, "candidates");
+  g_assert_cmpuint (json_array_get_length (cands), ==, digests->len);
+  for (guint i = 0; i < json_array_get_length (cands); i++)
+    {
+      JsonObject *c = json_array_get_object_element (cands, i);
+      JsonObject *v = json_object_get_object_member (c, "verification");
+      JsonArray *methods = json_object_get_array_member (v, "methods");
+      g_autoptr(PrismGraph) concrete = NULL;
+      double predicted = json_object_get_double_member (c, "predicted_us");
+
+      g_assert_cmpstr (json_object_get_string_member (c, "digest"), ==, g_ptr_array_index (digests, i));
+      g_assert_cmpint (json_object_get_int_member (c, "id"), >, 0);
+      g_assert_cmpint (json_object_get_int_member (c, "kernels"), >=, 1);
+      g_assert_true (json_object_get_boolean_member (c, "verified"));
+      g_assert_cmpstr (json_object_get_string_member (v, "verdict"), ==, "equivalent");
+      g_assert_cmpuint (json_array_get_length (methods), ==, 2);
+      g_assert_cmpstr (json_array_get_string_element (methods, 0), ==, "formal");
+      g_assert_cmpstr (json_array_get_string_element (methods, 1), ==, "random");
+      g_assert_true (json_object_get_boolean_member (json_object_get_object_member (v, "formal"), "proved"));
+      g_assert_true (json_object_get_boolean_member (json_object_get_object_member (v, "random"), "ok"));
+      g_assert_cmpfloat (predicted, >, 0);
+      g_assert_cmpfloat_with_epsilon (json_object_get_double_member (c, "speedup"), baseline / predicted, 1e-9);
+      /* "graph" runs as it is; "symbolic_graph" is the proved form. */
+      concrete = prism_graph_from_json (json_object_get_member (c, "graph"), NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (prism_graph_is_concrete (concrete));
+      g_assert_true (JSON_NODE_HOLDS_OBJECT (json_object_get_member (c, "symbolic_graph")));
+    }
+
+  /* The reader gives back the same candidates. */
+  loaded = prism_results_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (prism_results_get_candidates (loaded)->len, ==, digests->len);
+  g_assert_cmpstr (prism_results_get_stop_reason (loaded), ==, "exhausted");
+  g_assert_cmpfloat (prism_results_get_baseline_us (loaded), ==, baseline);
+
+  /* Written atomically: no temporary file is left beside it. */
+  listing = g_dir_open (dir, 0, NULL);
+  g_assert_cmpstr (g_dir_read_name (listing), ==, "results.json");
+  g_assert_null (g_dir_read_name (listing));
+}
+
+static void
+test_results_load_errors (void)
+{
+  static const struct { const char *text; int code; } cases[] = {
+    { "[]", PRISM_ERROR_PARSE },
+    { "{\"format\": \"prism-graph\", \"version\": 1}", PRISM_ERROR_PARSE },
+    { "{\"format\": \"prism-results\", \"version\": 99}", PRISM_ERROR_VERSION },
+    { "{\"format\": \"prism-results\", \"version\": 1}", PRISM_ERROR_PARSE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_build_filename (tmpdir, "bad.json", NULL);
+      g_autoptr(GError) error = NULL;
+      PrismResults *r;
+
+      g_assert_true (g_file_set_contents (path, cases[i].text, -1, NULL));
+      r = prism_results_load (path, &error);
+      g_assert_null (r);
+      g_assert_error (error, PRISM_ERROR, cases[i].code);
+    }
+}
+
+/* Same program and options: the same candidates in the same order, for one
+ * thread twice and for two threads. */
+static void
+test_determinism (void)
+{
+  g_autoptr(PrismGraph) prog = program ("rms_norm", RMS);
+  g_autoptr(GPtrArray) a = NULL, b = NULL, c = NULL;
+  PrismPipelineOptions o;
+
+  small_options (&o, 1);
+  a = run_pipeline (prog, &o, 0, NULL);
+  b = run_pipeline (prog, &o, 0, NULL);
+  small_options (&o, 2);
+  c = run_pipeline (prog, &o, 0, NULL);
+  g_assert_cmpuint (a->len, >, 0);
+  assert_same (a, b);
+  assert_same (a, c);
+}
+
+/* A run stopped after its first candidates, resumed from its folder, ends
+ * with the candidates of an uninterrupted run, in the same order. */
+static void
+test_resume (void)
+{
+  g_autoptr(PrismGraph) prog = program ("rms_norm", RMS);
+  g_autofree char *dir = g_build_filename (tmpdir, "resume", NULL);
+  g_autofree char *path = g_build_filename (dir, "results.json", NULL);
+  g_autofree char *stop1 = NULL, *stop2 = NULL;
+  g_autoptr(GPtrArray) full = NULL, part = NULL, rest = NULL;
+  g_autoptr(PrismResults) saved = NULL;
+  g_autoptr(GError) error = NULL;
+  PrismPipelineOptions o;
+
+  small_options (&o, 1);
+  full = run_pipeline (prog, &o, 0, NULL);
+
+  small_options (&o, 1);
+  o.out_dir = dir;
+  part = run_pipeline (prog, &o, 3, &stop1);
+  g_assert_cmpstr (stop1, ==, "stopped");
+  g_assert_cmpuint (part->len, <, full->len);
+  saved = prism_results_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (prism_results_get_candidates (saved)->len, ==, part->len);
+  g_assert_cmpstr (prism_results_get_stop_reason (saved), ==, "stopped");
+
+  small_options (&o, 2);
+  o.out_dir = dir;
+  o.resume = TRUE;
+  rest = run_pipeline (prog, &o, 0, &stop2);
+  g_assert_cmpstr (stop2, ==, "exhausted");
+  assert_same (full, rest);
+}
+
+/* A folder from another program cannot be resumed. */
+static void
+test_resume_mismatch (void)
+{
+  g_autoptr(PrismGraph) prog = program ("rms_norm", RMS);
+  g_autoptr(PrismGraph) other = program ("rms_norm", "n=4,d=128");
+  g_autofree char *dir = g_build_filename (tmpdir, "mismatch", NULL);
+  g_autoptr(GPtrArray) first = NULL;
+  g_autoptr(GError) error = NULL;
+  PrismPipeline *p;
+  PrismPipelineOptions o;
+
+  small_options (&o, 2);
+  o.out_dir = dir;
+  first = run_pipeline (prog, &o, 1, NULL);
+  small_options (&o, 1);
+  o.out_dir = dir;
+  o.resume = TRUE;
+  p = prism_pipeline_new (other, &o, &error);
+  g_assert_null (p);
+  g_assert_error (error, PRISM_ERROR, PRISM_ERROR_PARSE);
+  g_assert_nonnull (strstr (error->message, "different program"));
+
+  /* Bad options fail up front. */
+  g_clear_error (&error);
+  small_options (&o, 1);
+  o.target = "z80";
+  p = prism_pipeline_new (prog, &o, &error);
+  g_assert_null (p);
+  g_assert_error (error, PRISM_ERROR, PRISM_ERROR_FAILED);
+}
+
+/* ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  GMainLoop *loop;
+  PrismSession *session;
+  guint batches;
+  guint sgraph_events;
+  guint hidden_sgraphs;
+  guint rejected_events;
+  guint hidden_rejected;
+  guint verified_events;
+  guint finished_events;
+  gboolean finished_last;
+  guint state_notifies;
+  double last_progress_states;
+  gboolean progress_monotonic;
+  gboolean budget_set;
+} Watch;
+
+static void
+on_events (PrismSession *session, PrismEventBatch *batch, gpointer data)
+{
+  Watch *w = data;
+
+  g_assert_true (g_main_context_is_owner (g_main_context_default ()));
+  w->batches++;
+  w->hidden_sgraphs += batch->hidden_sgraphs;
+  w->hidden_rejected += batch->hidden_rejected;
+  for (guint i = 0; i < batch->events->len; i++)
+    {
+      PrismEvent *e = g_ptr_array_index (batch->events, i);
+
+      w->finished_last = e->kind == PRISM_EVENT_FINISHED;
+      switch (e->kind)
+        {
+        case PRISM_EVENT_SGRAPH:
+          w->sgraph_events++;
+          break;
+        case PRISM_EVENT_REJECTED:
+          w->rejected_events++;
+          break;
+        case PRISM_EVENT_VERIFIED:
+          w->verified_events++;
+          break;
+        case PRISM_EVENT_FINISHED:
+          w->finished_events++;
+          break;
+        case PRISM_EVENT_PROGRESS:
+          if (e->stats.search.states < w->last_progress_states)
+            w->progress_monotonic = FALSE;
+          w->last_progress_states = e->stats.search.states;
+          if (!w->budget_set && w->session != NULL && e->stats.search.states > 0)
+            {
+              /* The budget command: a long search ends at the new limit. */
+              w->budget_set = TRUE;
+              prism_session_set_time_limit (w->session, 0.2);
+            }
+          break;
+        default:
+          break;
+        }
+    }
+}
+
+static void
+on_finished (PrismSession *session, gpointer data)
+{
+  g_main_loop_quit (((Watch *) data)->loop);
+}
+
+static void
+on_notify_state (GObject *object, GParamSpec *pspec, gpointer data)
+{
+  ((Watch *) data)->state_notifies++;
+}
+
+static PrismSession *
+watch_session (Watch *w, PrismGraph *prog, PrismPipelineOptions *o)
+{
+  g_autoptr(GError) error = NULL;
+  PrismSession *s = prism_session_new (prog, o, &error);
+
+  g_assert_no_error (error);
+  memset (w, 0, sizeof *w);
+  w->loop = g_main_loop_new (NULL, FALSE);
+  w->progress_monotonic = TRUE;
+  g_signal_connect (s, "events", G_CALLBACK (on_events), w);
+  g_signal_connect (s, "finished", G_CALLBACK (on_finished), w);
+  g_signal_connect (s, "notify::state", G_CALLBACK (on_notify_state), w);
+  return s;
+}
+
+static void
+test_session_events (void)
+{
+  g_autoptr(PrismGraph) prog = program ("swiglu", "n=4,d=64");
+  g_autoptr(PrismSession) s = NULL;
+  g_autoptr(GPtrArray) cands = NULL;
+  PrismPipelineOptions o;
+  PrismRunStats stats;
+  Watch w;
+
+  small_options (&o, 2);
+  s = watch_session (&w, prog, &o);
+  g_assert_cmpint (prism_session_get_state (s), ==, PRISM_SESSION_IDLE);
+  prism_session_start (s);
+  g_assert_cmpint (prism_session_get_state (s), ==, PRISM_SESSION_RUNNING);
+  g_main_loop_run (w.loop);
+  g_main_loop_unref (w.loop);
+
+  g_assert_cmpint (prism_session_get_state (s), ==, PRISM_SESSION_FINISHED);
+  g_assert_cmpstr (prism_session_get_stop_reason (s), ==, "exhausted");
+  g_assert_cmpuint (w.state_notifies, ==, 2);
+  g_assert_cmpuint (w.finished_events, ==, 1);
+  g_assert_true (w.finished_last);
+  g_assert_true (w.progress_monotonic);
+  prism_session_get_stats (s, &stats);
+  cands = prism_session_get_candidates (s);
+  g_assert_cmpuint (cands->len, ==, stats.verified);
+  g_assert_cmpuint (w.verified_events, ==, stats.verified);
+  /* Nothing is dropped silently: shown plus hidden is every one. */
+  g_assert_cmpuint (w.sgraph_events + w.hidden_sgraphs, ==, stats.search.sgraphs);
+  g_assert_cmpuint (w.rejected_events + w.hidden_rejected, ==,
+                    stats.screened_out + stats.rejected + stats.unknown + stats.verifier_bugs);
+  /* Batches are coalesced: far fewer deliveries than events. */
+  g_assert_cmpuint (w.batches, <, w.sgraph_events + w.hidden_sgraphs + w.verified_events);
+  g_assert_cmpfloat (prism_session_get_baseline_us (s), >, 0);
+  g_assert_null (prism_session_get_results_path (s));
+}
+
+static void
+test_session_commands (void)
+{
+  g_autoptr(PrismGraph) prog = program ("qk_norm_attention", NULL);
+  PrismPipelineOptions o;
+  Watch w;
+
+  /* Stop while paused: the run ends promptly, stopped. */
+  {
+    g_autoptr(PrismSession) s = NULL;
+
+    small_options (&o, 2);
+    s = watch_session (&w, prog, &o);
+    prism_session_start (s);
+    prism_session_pause (s);
+    g_assert_cmpint (prism_session_get_state (s), ==, PRISM_SESSION_PAUSED);
+    prism_session_resume (s);
+    g_assert_cmpint (prism_session_get_state (s), ==, PRISM_SESSION_RUNNING);
+    prism_session_pause (s);
+    prism_session_stop (s);
+    g_main_loop_run (w.loop);
+    g_main_loop_unref (w.loop);
+    g_assert_cmpint (prism_session_get_state (s), ==, PRISM_SESSION_FINISHED);
+    g_assert_cmpstr (prism_session_get_stop_reason (s), ==, "stopped");
+  }
+  /* The budget command, sent once the search runs. */
+  {
+    g_autoptr(PrismSession) s = NULL;
+
+    small_options (&o, 2);
+    s = watch_session (&w, prog, &o);
+    w.session = s;
+    prism_session_start (s);
+    g_main_loop_run (w.loop);
+    g_main_loop_unref (w.loop);
+    g_assert_true (w.budget_set);
+    g_assert_cmpstr (prism_session_get_stop_reason (s), ==, "time limit");
+  }
+  /* Dropping a running session stops and joins its worker. */
+  {
+    PrismSession *s;
+
+    small_options (&o, 2);
+    s = watch_session (&w, prog, &o);
+    prism_session_start (s);
+    g_object_unref (s);
+    g_main_loop_unref (w.loop);
+    while (g_main_context_iteration (NULL, FALSE))
+      ;
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  tmpdir = g_dir_make_tmp ("test-pipeline-XXXXXX", NULL);
+  g_test_add_func ("/pipeline/results-file", test_results_file);
+  g_test_add_func ("/pipeline/results-load-errors", test_results_load_errors);
+  g_test_add_func ("/pipeline/determinism", test_determinism);
+  g_test_add_func ("/pipeline/resume", test_resume);
+  g_test_add_func ("/pipeline/resume-mismatch", test_resume_mismatch);
+  g_test_add_func ("/pipeline/session/events", test_session_events);
+  g_test_add_func ("/pipeline/session/commands", test_session_commands);
+  ret = g_test_run ();
+  {
+    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
+    if (system (cmd) != 0)
+      g_warning ("could not remove %s", tmpdir);
+  }
+  g_free (tmpdir);
+  return ret;
+}
