@@ -318,16 +318,17 @@ shard_insert (CacheShard *sh, guint64 key, guint8 value)
   sh->values[i] = value;
 }
 
-/* Keys are tagged with the search (shards differ per search) so that a
- * thread's front cache never answers for another search. */
+/* Keys are tagged with the search's unique id so that a thread's front
+ * cache never answers for another search (a new search may be allocated
+ * where an old one was, with other options). */
 static guint8
-cache_get (CacheShard *shards, guint64 key)
+cache_get (CacheShard *shards, guint64 tag, guint64 key)
 {
   FrontCache *f = front ();
   guint idx;
   guint8 v;
 
-  key = (key ^ (guint64) (gsize) shards) | 1;
+  key = mix64 (key ^ tag) | 1;
   idx = (guint) (key >> 7) & ((1u << FRONT_BITS) - 1);
   if (f->keys[idx] == key)
     return f->values[idx];
@@ -341,13 +342,13 @@ cache_get (CacheShard *shards, guint64 key)
 }
 
 static void
-cache_put (CacheShard *shards, guint64 key, guint8 value)
+cache_put (CacheShard *shards, guint64 tag, guint64 key, guint8 value)
 {
   FrontCache *f = front ();
   CacheShard *sh;
   guint idx;
 
-  key = (key ^ (guint64) (gsize) shards) | 1;
+  key = mix64 (key ^ tag) | 1;
   idx = (guint) (key >> 7) & ((1u << FRONT_BITS) - 1);
   f->keys[idx] = key;
   f->values[idx] = value;
@@ -544,6 +545,7 @@ struct _PrismSearch
   double elapsed_offset;
 
   CacheShard cache[CACHE_SHARDS];
+  guint64 tag;                     /* unique per search: keys of the thread-local cache */
 
   /* Shared by all threads, under @lock. */
   GMutex lock;
@@ -1133,7 +1135,7 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
   h = hash_add (0x4b4e, (guint64) kind * 131 + (guint64) (attr + 7));
   for (guint i = 0; i < n; i++)
     h = hash_add (h, kinfo (s, ins[i])->hash);
-  cached = cache_get (search->cache, h);
+  cached = cache_get (search->cache, search->tag, h);
   if (cached_failure (s, cached))
     return;
 
@@ -1141,7 +1143,7 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
   if (t < 0)
     {
       graph_truncate (s->kg, n_ops, n_tensors);
-      cache_put (search->cache, h, CACHE_SHAPE);
+      cache_put (search->cache, search->tag, h, CACHE_SHAPE);
       prune (s, PRISM_PRUNE_SHAPE);
       return;
     }
@@ -1150,11 +1152,11 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
       if (!oracle_ok (s, NULL, NULL, (guint) t))
         {
           graph_truncate (s->kg, n_ops, n_tensors);
-          cache_put (search->cache, h, CACHE_EXPR);
+          cache_put (search->cache, search->tag, h, CACHE_EXPR);
           prune (s, PRISM_PRUNE_EXPR);
           return;
         }
-      cache_put (search->cache, h, CACHE_OK);
+      cache_put (search->cache, search->tag, h, CACHE_OK);
     }
 
   {
@@ -1946,7 +1948,7 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
   h = hash_add (0x544b, (guint64) kind * 131 + (guint64) (attr + 7));
   for (guint i = 0; i < n; i++)
     h = hash_add (h, binfo (b, ins[i])->hash);
-  cached = cache_get (search->cache, h);
+  cached = cache_get (search->cache, search->tag, h);
   if (cached_failure (s, cached))
     return;
 
@@ -1954,7 +1956,7 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
   if (t < 0)
     {
       graph_truncate (bg, n_ops, n_tensors);
-      cache_put (search->cache, h, CACHE_SHAPE);
+      cache_put (search->cache, search->tag, h, CACHE_SHAPE);
       prune (s, PRISM_PRUNE_SHAPE);
       return;
     }
@@ -1973,11 +1975,11 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       if (!oracle_ok (s, bg, b->in, (guint) t))
         {
           graph_truncate (bg, n_ops, n_tensors);
-          cache_put (search->cache, h, CACHE_EXPR);
+          cache_put (search->cache, search->tag, h, CACHE_EXPR);
           prune (s, PRISM_PRUNE_EXPR);
           return;
         }
-      cache_put (search->cache, h, CACHE_OK);
+      cache_put (search->cache, search->tag, h, CACHE_OK);
     }
 
   /* Commit the step. */
@@ -2209,19 +2211,19 @@ close_kernel (State *s, const guint *sinks, guint n_sinks, guint64 body_hash)
     }
   for (guint o = 0; o < kop->n_outputs; o++)
     {
-      guint8 cached = cache_get (search->cache, kinfo (s, kop->outputs[o])->hash);
+      guint8 cached = cache_get (search->cache, search->tag, kinfo (s, kop->outputs[o])->hash);
 
       if (cached == CACHE_OK)
         continue;
       if (cached == CACHE_EXPR || !oracle_ok (s, NULL, NULL, kop->outputs[o]))
         {
-          cache_put (search->cache, kinfo (s, kop->outputs[o])->hash, CACHE_EXPR);
+          cache_put (search->cache, search->tag, kinfo (s, kop->outputs[o])->hash, CACHE_EXPR);
           prune (s, PRISM_PRUNE_EXPR);
           g_array_set_size (s->kinfo, n_tensors);
           graph_truncate (s->kg, n_ops, n_tensors);
           return;
         }
-      cache_put (search->cache, kinfo (s, kop->outputs[o])->hash, CACHE_OK);
+      cache_put (search->cache, search->tag, kinfo (s, kop->outputs[o])->hash, CACHE_OK);
     }
   g_ptr_array_add (s->constraints, search->opts.mode == PRISM_SEARCH_SYMBOLIC
                                    ? make_constraints (s, sinks, n_sinks) : NULL);
@@ -2729,6 +2731,13 @@ prism_search_new (const PrismGraph *program, const PrismSearchOptions *options, 
       g_mutex_init (&search->cache[i].lock);
       shard_clear (&search->cache[i]);
     }
+  {
+    static guint64 next_tag;
+    static GMutex tag_lock;
+    g_mutex_lock (&tag_lock);
+    search->tag = mix64 (++next_tag);
+    g_mutex_unlock (&tag_lock);
+  }
   g_mutex_init (&search->lock);
   g_cond_init (&search->cond);
   search->time_limit_us = (gint64) (search->opts.time_limit_s * G_USEC_PER_SEC);
