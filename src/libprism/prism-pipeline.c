@@ -606,7 +606,11 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
 
   kind = verify (p, mc->graph, &evidence, &message);
   if (evidence == NULL)
-    evidence = json_node_init_object (json_node_alloc (), json_object_new ());
+    {
+      /* Not json_node_init_object(), which would keep a second reference. */
+      evidence = json_node_new (JSON_NODE_OBJECT);
+      json_node_take_object (evidence, json_object_new ());
+    }
   merge_screen (p, evidence, &screened, kind);
   switch (kind)
     {

@@ -145,8 +145,11 @@ prism_candidate_to_json (const PrismCandidate *c)
   json_builder_add_string_value (b, c->verdict ? c->verdict : "equivalent");
   json_builder_set_member_name (b, "verification");
   {
-    JsonNode *v = c->verification ? json_node_copy (c->verification)
-                                  : json_node_init_object (json_node_alloc (), json_object_new ());
+    JsonNode *v = c->verification ? json_node_copy (c->verification) : json_node_new (JSON_NODE_OBJECT);
+
+    /* Not json_node_init_object(), which would keep a second reference. */
+    if (c->verification == NULL)
+      json_node_take_object (v, json_object_new ());
     if (JSON_NODE_HOLDS_OBJECT (v))
       json_object_set_boolean_member (json_node_get_object (v), "verified",
                                       g_strcmp0 (c->verdict, "equivalent") == 0);

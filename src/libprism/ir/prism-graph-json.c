@@ -1472,6 +1472,26 @@ prism_graph_load (const char *path, JsonNode **provenance, GError **error)
 /* ------------------------------------------------------------------------ */
 /* Writing */
 
+/* json_node_init_object() and _array() add a reference of their own: these
+ * hand ours over instead, or every object written would leak. */
+static JsonNode *
+take_object (JsonObject *object)
+{
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_take_object (node, object);
+  return node;
+}
+
+static JsonNode *
+take_array (JsonArray *array)
+{
+  JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+
+  json_node_take_array (node, array);
+  return node;
+}
+
 static JsonNode *
 int_node (gint64 v)
 {
@@ -1501,7 +1521,7 @@ map_node (const int *map, guint n)
       else
         json_array_add_int_element (array, map[p]);
     }
-  return json_node_init_array (json_node_alloc (), array);
+  return take_array (array);
 }
 
 static JsonNode *
@@ -1524,7 +1544,7 @@ tensor_node (const PrismGraph *g, guint id, const char * const *names)
     json_array_add_element (shape, dim_node (t->dims[d], names));
   json_object_set_array_member (obj, "shape", shape);
   json_object_set_string_member (obj, "dtype", prism_dtype_to_string (t->dtype));
-  return json_node_init_object (json_node_alloc (), obj);
+  return take_object (obj);
 }
 
 static void
@@ -1640,7 +1660,7 @@ prism_graph_to_json (const PrismGraph *graph, JsonNode *provenance)
         g_warning ("provenance nested deeper than %d levels is not saved",
                    PRISM_GRAPH_JSON_MAX_DEPTH);
     }
-  return json_node_init_object (json_node_alloc (), obj);
+  return take_object (obj);
 }
 
 /* The text: two-space indentation; an array or object whose one-line form
