@@ -181,6 +181,13 @@ prism_application_startup (GApplication *application)
                                          (const char *[]) { "F9", NULL });
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "window.close",
                                          (const char *[]) { "<Control>w", NULL });
+  /* The search, as debuggers do: F5 runs (or resumes), Shift+F5 stops. */
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.search-start",
+                                         (const char *[]) { "F5", NULL });
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.search-pause",
+                                         (const char *[]) { "F6", NULL });
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.search-stop",
+                                         (const char *[]) { "<Shift>F5", NULL });
 }
 
 static void
