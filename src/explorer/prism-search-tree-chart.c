@@ -614,6 +614,22 @@ prism_search_tree_chart_snapshot (GtkWidget   *widget,
                                            self->merged_depths),
                               self->merged_depths);
     }
+  /* The session thins sGraph events in a burst (the counters stay exact). */
+  {
+    guint64 placed = 0, total = prism_search_model_get_sgraphs (self->model);
+
+    for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+      placed += prism_search_model_get_depth (self->model, d)->sgraphs;
+    if (total > placed)
+      {
+        g_autofree char *n = prism_format_exact (total - placed);
+
+        if (footer->len > 0)
+          g_string_append (footer, "  ");
+        /* Translators: %s is a number of sGraphs */
+        g_string_append_printf (footer, _("%s sGraphs not placed at a depth (reported in bulk)."), n);
+      }
+  }
   if (footer->len == 0)
     g_string_append (footer, _("Row length: branches met at that depth (log scale). Hover for counts."));
   {
