@@ -1602,13 +1602,14 @@ kernel_open (State *s)
       prune (s, PRISM_PRUNE_OPS);
       return;
     }
-  /* Every subset of the tensors, by increasing bit mask. */
+  /* Every subset of the tensors: larger ones first, then by bit mask. */
+  for (guint size = MIN (max_in, MIN (nt, 20)); size >= 1; size--)
   for (guint64 mask = 1; mask < ((guint64) 1 << MIN (nt, 20)); mask++)
     {
       guint ins[PRISM_MAX_OP_INPUTS], n = 0;
       OpKey key;
 
-      if ((guint) __builtin_popcountll (mask) > max_in)
+      if ((guint) __builtin_popcountll (mask) != size)
         continue;
       for (guint t = 0; t < nt; t++)
         if (mask & ((guint64) 1 << t))
@@ -1646,8 +1647,12 @@ search_kernel (State *s)
       return;
     }
   check_complete (s);
-  kernel_ops (s);
+  /* Custom kernels before predefined ops, and kernels over more tensors
+   * first: the whole program fused into one kernel is met early, which is
+   * where the best candidates usually are (the order of the tree changes,
+   * not its contents). */
   kernel_open (s);
+  kernel_ops (s);
 }
 
 /* ------------------------------------------------------------------------ */
