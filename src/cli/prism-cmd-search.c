@@ -58,10 +58,20 @@ end_line (Run *run)
     }
 }
 
+/* Counters are printed through %s: a translatable string must not contain
+ * G_GUINT64_FORMAT, which xgettext cannot see through. */
+static const char *
+u64 (char *buf, guint64 value)
+{
+  g_snprintf (buf, 24, "%" G_GUINT64_FORMAT, value);
+  return buf;
+}
+
 static void
 print_progress (Run *run, const PrismEvent *e)
 {
   const PrismRunStats *s = &e->stats;
+  char n[4][24];
   g_autofree char *best = NULL;
   double dt = e->time_s - run->last_time;
 
@@ -72,13 +82,12 @@ print_progress (Run *run, const PrismEvent *e)
       run->last_time = e->time_s;
     }
   best = run->best_speedup > 0 ? g_strdup_printf ("%.2f×", run->best_speedup) : g_strdup ("–");
-  /* TRANSLATORS: the progress line of `prism search`; numbers are counters */
-  fprintf (stderr, _("%s%s: %" G_GUINT64_FORMAT " states (%.0f/s), %" G_GUINT64_FORMAT
-                     " pruned, %" G_GUINT64_FORMAT " sGraphs, %" G_GUINT64_FORMAT
-                     " verified, best %s, %.1f s"),
-           run->tty ? "\r\033[K" : "", run->name, s->search.states, run->rate,
-           prism_search_stats_total_pruned (&s->search), s->search.sgraphs, s->verified, best,
-           e->time_s);
+  /* TRANSLATORS: the progress line of `prism search`; the %s after the
+   * name are counters (states, pruned, sGraphs, verified) */
+  fprintf (stderr, _("%s%s: %s states (%.0f/s), %s pruned, %s sGraphs, %s verified, best %s, %.1f s"),
+           run->tty ? "\r\033[K" : "", run->name, u64 (n[0], s->search.states), run->rate,
+           u64 (n[1], prism_search_stats_total_pruned (&s->search)),
+           u64 (n[2], s->search.sgraphs), u64 (n[3], s->verified), best, e->time_s);
   if (run->tty)
     run->line_open = TRUE;
   else
@@ -236,6 +245,7 @@ prism_cmd_search (int argc, char **argv)
   g_autoptr(GPtrArray) cands = NULL;
   PrismPipelineOptions options;
   PrismRunStats stats;
+  char n[4][24];
   Run run = { 0, };
   guint sigint, sigterm;
   const PrismCandidate *best = NULL;
@@ -324,11 +334,10 @@ prism_cmd_search (int argc, char **argv)
     {
       end_line (&run);
       /* TRANSLATORS: the summary of `prism search`: program, stop reason, time */
-      fprintf (stderr, _("%s: %s after %.2f s: %" G_GUINT64_FORMAT " states, %" G_GUINT64_FORMAT
-                         " sGraphs, %" G_GUINT64_FORMAT " candidates with concrete maps, %"
-                         G_GUINT64_FORMAT " verified\n"),
-               run.name, stop ? stop : "?", stats.search.elapsed_s, stats.search.states,
-               stats.search.sgraphs, stats.map_candidates, stats.verified);
+      fprintf (stderr, _("%s: %s after %.2f s: %s states, %s sGraphs, %s candidates with concrete maps, %s verified\n"),
+               run.name, stop ? stop : "?", stats.search.elapsed_s,
+               u64 (n[0], stats.search.states), u64 (n[1], stats.search.sgraphs),
+               u64 (n[2], stats.map_candidates), u64 (n[3], stats.verified));
       if (best != NULL)
         fprintf (stderr, _("best: candidate %u, predicted %.2f µs vs %.2f µs unfused (%.2f×) on %s\n"),
                  best->id, best->predicted_us, prism_session_get_baseline_us (session),
