@@ -209,7 +209,7 @@ prism_cmd_search (int argc, char **argv)
   g_autofree char *target = NULL;
   g_autofree char *out = NULL;
   double time_limit = -1;
-  int threads = 0, max_kernels = 0, max_block_ops = 0, max_kernel_ops = 0;
+  int threads = 0, max_kernels = 0, max_block_ops = 0, max_kernel_ops = 0, max_variants = 0;
   gint64 seed = 1;
   gboolean resume = FALSE, json = FALSE;
   GOptionEntry entries[] = {
@@ -236,6 +236,8 @@ prism_cmd_search (int argc, char **argv)
       N_("Kernel-level ops per candidate, custom kernels included (default 3)"), N_("N") },
     { "max-block-ops", 0, 0, G_OPTION_ARG_INT, &max_block_ops,
       N_("Ops per custom kernel, its inputs included (default 11)"), N_("N") },
+    { "max-variants", 0, 0, G_OPTION_ARG_INT, &max_variants,
+      N_("Map choices verified per sGraph, best predicted first (default 4)"), N_("N") },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr(GError) error = NULL;
@@ -274,9 +276,9 @@ prism_cmd_search (int argc, char **argv)
   if (seed < 0)
     return prism_cli_fail ("search", _("--seed must not be negative"));
   if (max_kernels < 0 || max_kernels > 4 || max_kernel_ops < 0 || max_kernel_ops > 8 ||
-      max_block_ops < 0 || max_block_ops > 16)
-    return prism_cli_fail ("search", _("--max-kernels must be at most 4, --max-kernel-ops at most 8 "
-                                       "and --max-block-ops at most 16"));
+      max_block_ops < 0 || max_block_ops > 16 || max_variants < 0 || max_variants > 1024)
+    return prism_cli_fail ("search", _("--max-kernels must be at most 4, --max-kernel-ops at most 8, "
+                                       "--max-block-ops at most 16 and --max-variants at most 1024"));
   if (resume && out == NULL)
     return prism_cli_fail ("search", _("--resume needs --out DIR"));
 
@@ -293,6 +295,8 @@ prism_cmd_search (int argc, char **argv)
     options.search.max_kernel_ops = (guint) max_kernel_ops;
   if (max_block_ops > 0)
     options.search.max_block_ops = (guint) max_block_ops;
+  if (max_variants > 0)
+    options.max_variants = (guint) max_variants;
   options.seed = (guint64) seed;
   options.target = target;
   options.resume = resume;

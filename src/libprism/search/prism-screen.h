@@ -54,9 +54,12 @@ void              prism_screen_free  (PrismScreen  *check);
  *
  * A fast screen: rebuilds the program and @candidate with every distinct
  * input size larger than 4 replaced by a small one (8, 16, 24, … — distinct
- * sizes stay distinct, multiples of 8 so that splits by 2 and 4 divide), sets
- * the grid sizes and loop ranges to 2 and 4 alternately where that divides
- * (else 2, else 1), and compares on random inputs (f64, tolerance 1e-9).  Every op of the IR is uniform in
+ * sizes stay distinct, multiples of 8 so that splits by 2 and 4 divide), and
+ * compares on random inputs (f64, tolerance 1e-9) with the grid sizes and
+ * loop ranges set to 2 or 4: one round per bit of the variables' indices,
+ * variable v getting 4 where that bit of v is set, so that any two variables
+ * differ in some round and a graph right only when two sizes are equal is
+ * caught (where 2/4 does not divide: 2, else 1).  Every op of the IR is uniform in
  * the sizes, so a candidate that differs at the small shape differs at the
  * real one.  Safe to call from several threads at once.
  *
