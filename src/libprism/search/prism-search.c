@@ -706,6 +706,22 @@ maybe_tick (PrismSearch *search, gboolean force)
     search->observer.tick (search, search->observer_data);
 }
 
+/* Canonical operand pairs of a binary op or matmul: one operand must be newer
+ * than the last op's inputs, a tensor is never paired with itself, and
+ * commutative ops take their operands in order ((b, a) is the same op). */
+static gboolean
+operand_pair_allowed (State *s, PrismOpKind kind, guint a, guint b, guint low)
+{
+  if (MAX (a, b) < low)
+    return FALSE;
+  if (a == b)
+    {
+      prune (s, PRISM_PRUNE_DUPLICATE);
+      return FALSE;
+    }
+  return !(prism_op_kind_is_commutative (kind) && a > b);
+}
+
 /* TRUE when the search must unwind (stop or time limit).  Also waits while
  * paused and, in the split phase, calls the tick. */
 static gboolean
@@ -1225,15 +1241,7 @@ kernel_ops (State *s)
               for (guint b = 0; b < nt; b++)
                 {
                   guint ins[2] = { a, b };
-                  if (MAX (a, b) < low)
-                    continue;
-                  if (a == b)
-                    {
-                      prune (s, PRISM_PRUNE_DUPLICATE);
-                      continue;
-                    }
-                  /* Commutative ops take their operands in order: (b, a) is the same op. */
-                  if (prism_op_kind_is_commutative (kind) && a > b)
+                  if (!operand_pair_allowed (s, kind, a, b, low))
                     continue;
                   try_kernel_op (s, kind, ins, 2, &attrs, 0);
                 }
@@ -2085,14 +2093,7 @@ block_ops (State *s)
               for (guint c = 0; c < nt; c++)
                 {
                   guint ins[2] = { a, c };
-                  if (MAX (a, c) < low)
-                    continue;
-                  if (a == c)
-                    {
-                      prune (s, PRISM_PRUNE_DUPLICATE);
-                      continue;
-                    }
-                  if (prism_op_kind_is_commutative (kind) && a > c)
+                  if (!operand_pair_allowed (s, kind, a, c, low))
                     continue;
                   try_block_op (s, kind, ins, 2, &attrs, 0);
                 }
