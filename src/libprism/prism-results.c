@@ -593,7 +593,16 @@ prism_results_sort (PrismResults *r)
 {
   g_ptr_array_sort (r->candidates, compare_order);
   for (guint i = 0; i < r->candidates->len; i++)
-    ((PrismCandidate *) g_ptr_array_index (r->candidates, i))->id = i + 1;
+    {
+      PrismCandidate *c = g_ptr_array_index (r->candidates, i);
+
+      /* The cached text carries the old id. */
+      if (c->id != i + 1)
+        {
+          c->id = i + 1;
+          prism_candidate_invalidate (c);
+        }
+    }
 }
 
 PrismCandidate *
