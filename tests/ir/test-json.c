@@ -868,6 +868,43 @@ test_docs_example (void)
   g_assert_cmpstr (text, ==, example);
 }
 
+/* Undoing builder steps in place leaves the graph as it was, and it can
+ * grow again (the search's undo). */
+static void
+test_truncate (void)
+{
+  g_autoptr(PrismGraph) g = prism_workload_build ("swiglu", "n=4,d=64", NULL);
+  g_autofree char *before = NULL, *after = NULL, *regrown = NULL, *grown = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n_ops, n_tensors, in;
+  int t;
+
+  g_assert_nonnull (g);
+  before = prism_graph_to_string (g);
+  n_ops = g->ops->len;
+  n_tensors = g->tensors->len;
+  in = prism_graph_op (g, 0)->outputs[0];
+
+  t = prism_graph_add (g, PRISM_OP_EXP, &in, 1, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prism_graph_add_output (g, (guint) t, "extra", &error), >=, 0);
+  g_assert_no_error (error);
+  grown = prism_graph_to_string (g);
+  g_assert_cmpuint (g->ops->len, ==, n_ops + 2);
+
+  prism_graph_truncate (g, n_ops, n_tensors);
+  after = prism_graph_to_string (g);
+  g_assert_cmpstr (after, ==, before);
+  g_assert_true (prism_graph_validate (g, &error));
+  g_assert_no_error (error);
+
+  t = prism_graph_add (g, PRISM_OP_EXP, &in, 1, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prism_graph_add_output (g, (guint) t, "extra", &error), >=, 0);
+  regrown = prism_graph_to_string (g);
+  g_assert_cmpstr (regrown, ==, grown);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -886,5 +923,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/json/mutations", test_mutations);
   g_test_add_func ("/json/workloads", test_workloads);
   g_test_add_func ("/json/docs-example", test_docs_example);
+  g_test_add_func ("/graph/truncate", test_truncate);
   return g_test_run ();
 }

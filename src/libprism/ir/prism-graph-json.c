@@ -1007,7 +1007,7 @@ read_block (Level *lv, ParsedOp *op, const guint *inputs, GError **error)
   if (ok)
     {
       body = prism_block_graph_new (n_grid, grid, (guint) threads, forloop);
-      body->symbolic_maps = symbolic_maps;
+      prism_block_graph_set_symbolic_maps (body, symbolic_maps);
     }
   for (guint p = 0; p < n_grid; p++)
     prism_dim_unref (grid[p]);

@@ -641,6 +641,33 @@ prism_block_graph_new_const (guint grid_ndims, const gint64 *grid, guint block_t
   return g;
 }
 
+void
+prism_block_graph_set_symbolic_maps (PrismGraph *graph, gboolean symbolic_maps)
+{
+  g_return_if_fail (graph != NULL && graph->level == PRISM_LEVEL_BLOCK);
+  g_return_if_fail (graph->ops->len == 0);
+
+  graph->symbolic_maps = !!symbolic_maps;
+}
+
+void
+prism_graph_truncate (PrismGraph *graph, guint n_ops, guint n_tensors)
+{
+  g_return_if_fail (graph != NULL);
+  g_return_if_fail (n_ops <= graph->ops->len && n_tensors <= graph->tensors->len);
+
+  /* Tensors are created by ops in order, so the last kept op's outputs are
+   * the newest kept tensors. */
+  if (n_ops > 0)
+    {
+      const PrismOp *last = g_ptr_array_index (graph->ops, n_ops - 1);
+      for (guint i = 0; i < last->n_outputs; i++)
+        g_return_if_fail (last->outputs[i] < n_tensors);
+    }
+  g_ptr_array_set_size (graph->ops, n_ops);
+  g_ptr_array_set_size (graph->tensors, n_tensors);
+}
+
 /* Checks a map: entries in range, no data dim used twice, unused axes -1. */
 static gboolean
 check_map (PrismGraph *g, PrismOpKind kind, const char *which, const int *map, guint ndims,

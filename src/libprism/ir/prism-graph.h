@@ -196,6 +196,10 @@ PrismGraph *prism_block_graph_new_const (guint            grid_ndims,
                                         const gint64     *grid,
                                         guint             block_threads,
                                         gint64            forloop);
+/* Whether "?" (PRISM_MAP_UNKNOWN) map entries are allowed: a symbolic
+ * block graph whose maps are still to be chosen.  Set before adding ops. */
+void        prism_block_graph_set_symbolic_maps (PrismGraph *graph,
+                                                 gboolean    symbolic_maps);
 
 /**
  * prism_block_graph_add_input:
@@ -274,6 +278,21 @@ char       *prism_tensor_shape_to_string (const PrismGraph *graph,
 
 /* Checks whole-graph rules the builders cannot check op by op (an output
  * exists, every kernel body has outputs …). */
+/**
+ * prism_graph_truncate:
+ * @graph: a graph of either level
+ * @n_ops: how many ops to keep
+ * @n_tensors: how many tensors to keep
+ *
+ * Drops the ops after the first @n_ops and the tensors after the first
+ * @n_tensors, releasing them: undoes the builder calls made since the graph
+ * had that many of each (a search step undone in place).  The kept ops must
+ * not refer to dropped tensors.
+ */
+void        prism_graph_truncate       (PrismGraph       *graph,
+                                        guint             n_ops,
+                                        guint             n_tensors);
+
 gboolean    prism_graph_validate       (const PrismGraph *graph,
                                         GError          **error);
 

@@ -632,15 +632,6 @@ state_free (State *s)
   g_free (s);
 }
 
-/* Pops ops (and their tensors) added after a mark; the arrays' free
- * functions release them, so a step is undone in place. */
-static void
-graph_truncate (PrismGraph *g, guint n_ops, guint n_tensors)
-{
-  g_ptr_array_set_size (g->ops, n_ops);
-  g_ptr_array_set_size (g->tensors, n_tensors);
-}
-
 static KInfo *
 kinfo (State *s, guint t)
 {
@@ -669,6 +660,9 @@ flush_stats (State *s)
   memset (&s->stats, 0, sizeof s->stats);
 }
 
+/* Every call site is in the step that extends the state at s->depth (the
+ * depth goes up only once a step is taken), so the branch is counted at the
+ * depth of the state it would have extended. */
 static inline void
 prune (State *s, PrismPruneReason reason)
 {
@@ -879,11 +873,11 @@ report (State *s, guint *sinks, guint n)
   for (guint o = 0; o < n; o++)
     if (prism_graph_add_output (s->kg, sinks[o], NULL, NULL) < 0)
       {
-        graph_truncate (s->kg, n_ops, n_tensors);
+        prism_graph_truncate (s->kg, n_ops, n_tensors);
         return;
       }
   sg = prism_sgraph_new (s->kg, s->constraints, search->opts.mode == PRISM_SEARCH_SYMBOLIC);
-  graph_truncate (s->kg, n_ops, n_tensors);
+  prism_graph_truncate (s->kg, n_ops, n_tensors);
   s->stats.sgraphs++;
 
   if (s->split_phase)
@@ -1158,7 +1152,7 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
   t = prism_graph_add (s->kg, kind, ins, n, attrs, NULL);
   if (t < 0)
     {
-      graph_truncate (s->kg, n_ops, n_tensors);
+      prism_graph_truncate (s->kg, n_ops, n_tensors);
       cache_put (search->cache, search->tag, h, CACHE_SHAPE);
       prune (s, PRISM_PRUNE_SHAPE);
       return;
@@ -1167,7 +1161,7 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
     {
       if (!oracle_ok (s, NULL, NULL, (guint) t))
         {
-          graph_truncate (s->kg, n_ops, n_tensors);
+          prism_graph_truncate (s->kg, n_ops, n_tensors);
           cache_put (search->cache, search->tag, h, CACHE_EXPR);
           prune (s, PRISM_PRUNE_EXPR);
           return;
@@ -1197,7 +1191,7 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
   for (guint i = 0; i < n; i++)
     kinfo (s, ins[i])->uses--;
   g_array_set_size (s->kinfo, n_tensors);
-  graph_truncate (s->kg, n_ops, n_tensors);
+  prism_graph_truncate (s->kg, n_ops, n_tensors);
 }
 
 static gboolean
@@ -1397,7 +1391,7 @@ open_symbolic (State *s, const guint *ins, guint n)
   bg = prism_block_graph_new (k, grid, search->opts.block_threads, f);
   for (guint p = 0; p < k; p++)
     prism_dim_unref (grid[p]);
-  bg->symbolic_maps = TRUE;
+  prism_block_graph_set_symbolic_maps (bg, TRUE);
   for (guint i = 0; i < n; i++)
     {
       fmaps[i] = PRISM_MAP_UNKNOWN;
@@ -1968,7 +1962,7 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
   t = prism_graph_add (bg, kind, ins, n, attrs, NULL);
   if (t < 0)
     {
-      graph_truncate (bg, n_ops, n_tensors);
+      prism_graph_truncate (bg, n_ops, n_tensors);
       cache_put (search->cache, search->tag, h, CACHE_SHAPE);
       prune (s, PRISM_PRUNE_SHAPE);
       return;
@@ -1978,7 +1972,7 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       guint64 smem;
       if (!prism_block_graph_smem_bytes (bg, NULL, 0, &smem) || smem > search->opts.smem_limit)
         {
-          graph_truncate (bg, n_ops, n_tensors);
+          prism_graph_truncate (bg, n_ops, n_tensors);
           prune (s, PRISM_PRUNE_SMEM);
           return;
         }
@@ -1987,7 +1981,7 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
     {
       if (!oracle_ok (s, bg, b->in, (guint) t))
         {
-          graph_truncate (bg, n_ops, n_tensors);
+          prism_graph_truncate (bg, n_ops, n_tensors);
           cache_put (search->cache, search->tag, h, CACHE_EXPR);
           prune (s, PRISM_PRUNE_EXPR);
           return;
@@ -2052,7 +2046,7 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
   memcpy (b->no_split, saved_split, sizeof saved_split);
   g_array_set_size (b->eq, n_eq);
   g_array_set_size (b->info, n_tensors);
-  graph_truncate (bg, n_ops, n_tensors);
+  prism_graph_truncate (bg, n_ops, n_tensors);
 }
 
 /* The unpartitioned size of dim @d of block tensor @t. */
@@ -2202,7 +2196,7 @@ close_kernel (State *s, const guint *sinks, guint n_sinks, guint64 body_hash)
   r = prism_graph_add_kernel (s->kg, b->in, b->n_in, b->bg, NULL);
   if (r < 0)
     {
-      graph_truncate (s->kg, n_ops, n_tensors);
+      prism_graph_truncate (s->kg, n_ops, n_tensors);
       prune (s, PRISM_PRUNE_SHAPE);
       return;
     }
@@ -2226,7 +2220,7 @@ close_kernel (State *s, const guint *sinks, guint n_sinks, guint64 body_hash)
           cache_put (search->cache, search->tag, kinfo (s, kop->outputs[o])->hash, CACHE_EXPR);
           prune (s, PRISM_PRUNE_EXPR);
           g_array_set_size (s->kinfo, n_tensors);
-          graph_truncate (s->kg, n_ops, n_tensors);
+          prism_graph_truncate (s->kg, n_ops, n_tensors);
           return;
         }
       cache_put (search->cache, search->tag, kinfo (s, kop->outputs[o])->hash, CACHE_OK);
@@ -2245,7 +2239,7 @@ close_kernel (State *s, const guint *sinks, guint n_sinks, guint64 body_hash)
   s->klast = saved_last;
   g_ptr_array_set_size (s->constraints, s->constraints->len - 1);
   g_array_set_size (s->kinfo, n_tensors);
-  graph_truncate (s->kg, n_ops, n_tensors);
+  prism_graph_truncate (s->kg, n_ops, n_tensors);
 }
 
 /* Enumerative mode: every output map of every output. */
@@ -2282,13 +2276,13 @@ close_enumerative (State *s, const guint *sinks, guint n_sinks, guint o, guint64
         continue;
       if (prism_block_graph_add_output (bg, sinks[o], omap, NULL) < 0)
         {
-          graph_truncate (bg, n_ops, n_tensors);
+          prism_graph_truncate (bg, n_ops, n_tensors);
           prune (s, PRISM_PRUNE_SHAPE);
           continue;
         }
       close_enumerative (s, sinks, n_sinks, o + 1,
                          hash_add (h, (guint64) code * 1000003 + sinks[o]));
-      graph_truncate (bg, n_ops, n_tensors);
+      prism_graph_truncate (bg, n_ops, n_tensors);
     }
 }
 
@@ -2342,13 +2336,13 @@ try_close (State *s)
         omap[p] = p < bg->grid_ndims ? PRISM_MAP_UNKNOWN : PRISM_MAP_REPLICATE;
       if (prism_block_graph_add_output (bg, sinks[o], omap, NULL) < 0)
         {
-          graph_truncate (bg, n_ops, n_tensors);
+          prism_graph_truncate (bg, n_ops, n_tensors);
           prune (s, PRISM_PRUNE_SHAPE);
           return;
         }
     }
   close_kernel (s, sinks, n_sinks, h);
-  graph_truncate (bg, n_ops, n_tensors);
+  prism_graph_truncate (bg, n_ops, n_tensors);
 }
 
 static void

@@ -80,7 +80,7 @@ rebuild_body (const PrismGraph *dst, const PrismGraph *src, const guint *kinputs
   else
     {
       b = prism_block_graph_new (src->grid_ndims, src->grid, src->block_threads, src->forloop);
-      b->symbolic_maps = src->symbolic_maps;
+      prism_block_graph_set_symbolic_maps (b, src->symbolic_maps);
     }
 
   for (guint i = 0; i < src->ops->len; i++)
