@@ -84,8 +84,11 @@ struct _PrismCudaEmitter
   GArray *cpu_smem;          /* gsize per kernel: shared memory of the CPU build */
 
   char *source;
+  char *preamble;            /* slices of source (see get_preamble) */
+  char *host;
   char *header;
   char *harness;
+  char *cpu_run;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -189,6 +192,7 @@ kernel_free (gpointer data)
   PrismCudaKernel *k = data;
 
   g_free (k->name);
+  g_free (k->source);
   g_free (k);
 }
 
@@ -929,6 +933,7 @@ emit_block_kernel (PrismCudaEmitter *self, GString *s, guint kop_index, GError *
   gint64 grid[PRISM_MAX_GRID_DIMS] = { 1, 1, 1 };
   const char *ind = "      ";
   gsize zero = 0;
+  gsize start;
 
   for (guint p = 0; p < body->grid_ndims; p++)
     grid[p] = prism_dim_get_const (body->grid[p]);
@@ -991,6 +996,7 @@ emit_block_kernel (PrismCudaEmitter *self, GString *s, guint kop_index, GError *
         z->args[0] = partial_arg (self, partial[m], TRUE);
         g_ptr_array_add (self->kernels, z);
         g_array_append_val (self->cpu_smem, zero);
+        start = s->len;
         g_string_append_printf (s,
                                 "/* Clears the f32 partial sums of output %u of op %u. */\n"
                                 "extern \"C\" __global__ void __launch_bounds__ (%d)\n"
@@ -999,6 +1005,7 @@ emit_block_kernel (PrismCudaEmitter *self, GString *s, guint kop_index, GError *
                                 "  prism::zero_elements<%d, %" G_GINT64_FORMAT "LL> (p);\n"
                                 "}\n\n",
                                 m, kop_index, AUX_THREADS, zname, AUX_THREADS, numel);
+        z->source = g_strndup (s->str + start, s->len - start);
       }
 
   k = kernel_new (name, PRISM_CUDA_KERNEL_BLOCK_GRAPH, (int) kop_index);
@@ -1015,6 +1022,7 @@ emit_block_kernel (PrismCudaEmitter *self, GString *s, guint kop_index, GError *
   g_array_append_val (self->cpu_smem, kp.smem[LAYOUT_CPU]);
 
   /* Signature. */
+  start = s->len;
   g_string_append_printf (s, "/* Op %u: grid (%u, %u, %u), %u threads, loop %" G_GINT64_FORMAT
                           ", %" G_GSIZE_FORMAT " bytes of shared memory%s. */\n",
                           kop_index, k->grid[0], k->grid[1], k->grid[2], body->block_threads,
@@ -1217,6 +1225,7 @@ emit_block_kernel (PrismCudaEmitter *self, GString *s, guint kop_index, GError *
       m++;
     }
   g_string_append (s, "}\n\n");
+  k->source = g_strndup (s->str + start, s->len - start);
 
   /* Partial sums become the output. */
   for (m = 0; m < n_out; m++)
@@ -1234,6 +1243,7 @@ emit_block_kernel (PrismCudaEmitter *self, GString *s, guint kop_index, GError *
         c->args[1] = loc_arg (self, kop->outputs[m], TRUE);
         g_ptr_array_add (self->kernels, c);
         g_array_append_val (self->cpu_smem, zero);
+        start = s->len;
         g_string_append_printf (s,
                                 "/* Output %u of op %u: the summed f32 partials, converted. */\n"
                                 "extern \"C\" __global__ void __launch_bounds__ (%d)\n"
@@ -1242,6 +1252,7 @@ emit_block_kernel (PrismCudaEmitter *self, GString *s, guint kop_index, GError *
                                 "  prism::convert_elements<%d, %" G_GINT64_FORMAT "LL> (dst, src);\n"
                                 "}\n\n",
                                 m, kop_index, AUX_THREADS, cname, ctype (dt), AUX_THREADS, r->numel);
+        c->source = g_strndup (s->str + start, s->len - start);
       }
 
   kernel_plan_clear (&kp);
@@ -1354,6 +1365,84 @@ emit_header (PrismCudaEmitter *self)
   self->header = g_string_free (s, FALSE);
 }
 
+/* Shared by every run function, so that many programs' runs fit one
+ * translation unit (static: one copy per harness). */
+static const char harness_helpers[] =
+  "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n\n"
+  "static float *\nprism_harness_load (const char *dir, const char *name, size_t n)\n{\n"
+  "  char path[4096];\n  float *p = (float *) malloc (n * sizeof (float) + 1);\n"
+  "  snprintf (path, sizeof path, \"%s/%s\", dir, name);\n"
+  "  FILE *f = fopen (path, \"rb\");\n"
+  "  if (f == NULL || p == NULL || fread (p, sizeof (float), n, f) != n)\n"
+  "    {\n      fprintf (stderr, \"cannot read %zu floats from %s\\n\", n, path);\n"
+  "      if (f != NULL)\n        fclose (f);\n      free (p);\n      return NULL;\n    }\n"
+  "  fclose (f);\n  return p;\n}\n\n"
+  "static bool\nprism_harness_save (const char *dir, const char *name, const float *p, size_t n)\n{\n"
+  "  char path[4096];\n  snprintf (path, sizeof path, \"%s/%s\", dir, name);\n"
+  "  FILE *f = fopen (path, \"wb\");\n"
+  "  bool ok = f != NULL && fwrite (p, sizeof (float), n, f) == n;\n"
+  "  if (f != NULL && fclose (f) != 0)\n    ok = false;\n"
+  "  if (!ok)\n    fprintf (stderr, \"cannot write %s\\n\", path);\n"
+  "  return ok;\n}\n\n";
+
+const char *
+prism_cuda_cpu_harness_helpers (void)
+{
+  return harness_helpers;
+}
+
+static void
+emit_cpu_run (PrismCudaEmitter *self)
+{
+  GString *s = g_string_new (NULL);
+  guint n_in = self->inputs->len, n_out = self->outputs->len;
+
+  g_string_append_printf (s,
+                          "/* Runs the CPU build of %s_launch() on in_dir/inK.f32 and writes\n"
+                          " * out_dir/outK.f32 (raw little-endian f32); 0 on success. */\n"
+                          "int\n%s_cpu_run (const char *in_dir, const char *out_dir)\n{\n"
+                          "  float *in[%u + 1] = { NULL, };\n  float *out[%u + 1] = { NULL, };\n"
+                          "  void *ws = NULL;\n  int rc = 1;\n\n",
+                          self->prefix, self->prefix, n_in, n_out);
+  for (guint i = 0; i < n_in; i++)
+    g_string_append_printf (s, "  if ((in[%u] = prism_harness_load (in_dir, \"in%u.f32\", %" G_GINT64_FORMAT
+                            ")) == NULL)\n    goto out;\n", i, i,
+                            prism_tensor_numel (prism_graph_tensor (self->lowered,
+                                                                    g_array_index (self->inputs, guint, i))));
+  /* Outputs and the workspace start as NaN (0xff bytes) so that an element
+   * nobody writes shows up. */
+  for (guint i = 0; i < n_out; i++)
+    {
+      gint64 n = prism_tensor_numel (prism_graph_tensor (self->lowered, g_array_index (self->outputs, guint, i)));
+      g_string_append_printf (s, "  out[%u] = (float *) malloc (%" G_GINT64_FORMAT " * sizeof (float));\n"
+                              "  if (out[%u] == NULL)\n    goto out;\n"
+                              "  memset (out[%u], 0xff, %" G_GINT64_FORMAT " * sizeof (float));\n",
+                              i, n, i, i, n);
+    }
+  g_string_append_printf (s, "  {\n    size_t ws_size = %s_workspace_size ();\n"
+                          "    ws = ws_size > 0 ? malloc (ws_size) : NULL;\n"
+                          "    if (ws != NULL)\n      memset (ws, 0xff, ws_size);\n"
+                          "    const void *inputs[] = { ", self->prefix);
+  for (guint i = 0; i < n_in; i++)
+    g_string_append_printf (s, "in[%u], ", i);
+  g_string_append (s, "NULL };\n    void *outputs[] = { ");
+  for (guint i = 0; i < n_out; i++)
+    g_string_append_printf (s, "out[%u], ", i);
+  g_string_append_printf (s, "NULL };\n    int err = %s_launch (inputs, outputs, ws, NULL);\n"
+                          "    if (err != 0)\n      {\n        fprintf (stderr, \"%s: launch failed: %%d\\n\", err);\n"
+                          "        goto out;\n      }\n  }\n", self->prefix, self->prefix);
+  for (guint i = 0; i < n_out; i++)
+    g_string_append_printf (s, "  if (!prism_harness_save (out_dir, \"out%u.f32\", out[%u], %" G_GINT64_FORMAT "))\n"
+                            "    goto out;\n", i, i,
+                            prism_tensor_numel (prism_graph_tensor (self->lowered,
+                                                                    g_array_index (self->outputs, guint, i))));
+  g_string_append_printf (s, "  rc = 0;\n\nout:\n"
+                          "  for (unsigned i = 0; i < %u; i++)\n    free (in[i]);\n"
+                          "  for (unsigned i = 0; i < %u; i++)\n    free (out[i]);\n"
+                          "  free (ws);\n  return rc;\n}\n", n_in, n_out);
+  self->cpu_run = g_string_free (s, FALSE);
+}
+
 static void
 emit_harness (PrismCudaEmitter *self)
 {
@@ -1361,52 +1450,16 @@ emit_harness (PrismCudaEmitter *self)
 
   g_string_append_printf (s,
                           "/* CPU test harness of %s (generated): reads DIR/inK.f32, runs the CPU\n"
-                          " * build of the launcher, writes DIR/outK.f32 (raw little-endian f32). */\n"
-                          "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n\n"
-                          "#include \"%s.h\"\n\n"
-                          "static float *\nload (const char *dir, const char *name, size_t n)\n{\n"
-                          "  char path[4096];\n  float *p = (float *) malloc (n * sizeof (float) + 1);\n"
-                          "  snprintf (path, sizeof path, \"%%s/%%s\", dir, name);\n"
-                          "  FILE *f = fopen (path, \"rb\");\n"
-                          "  if (f == NULL || p == NULL || fread (p, sizeof (float), n, f) != n)\n"
-                          "    {\n      fprintf (stderr, \"cannot read %%zu floats from %%s\\n\", n, path);\n"
-                          "      exit (1);\n    }\n  fclose (f);\n  return p;\n}\n\n"
-                          "static void\nsave (const char *dir, const char *name, const float *p, size_t n)\n{\n"
-                          "  char path[4096];\n  snprintf (path, sizeof path, \"%%s/%%s\", dir, name);\n"
-                          "  FILE *f = fopen (path, \"wb\");\n"
-                          "  if (f == NULL || fwrite (p, sizeof (float), n, f) != n || fclose (f) != 0)\n"
-                          "    {\n      fprintf (stderr, \"cannot write %%s\\n\", path);\n      exit (1);\n    }\n}\n\n"
-                          "int\nmain (int argc, char **argv)\n{\n"
+                          " * build of the launcher, writes DIR/outK.f32 (raw little-endian f32). */\n",
+                          self->prefix);
+  g_string_append (s, harness_helpers);
+  g_string_append_printf (s, "#include \"%s.h\"\n\n", self->prefix);
+  g_string_append (s, self->cpu_run);
+  g_string_append_printf (s,
+                          "\nint\nmain (int argc, char **argv)\n{\n"
                           "  if (argc != 2)\n    {\n      fprintf (stderr, \"usage: %%s DIR\\n\", argv[0]);\n"
-                          "      return 2;\n    }\n",
-                          self->prefix, self->prefix);
-  for (guint i = 0; i < self->inputs->len; i++)
-    g_string_append_printf (s, "  float *in%u = load (argv[1], \"in%u.f32\", %" G_GINT64_FORMAT ");\n", i, i,
-                            prism_tensor_numel (prism_graph_tensor (self->lowered,
-                                                                    g_array_index (self->inputs, guint, i))));
-  for (guint i = 0; i < self->outputs->len; i++)
-    {
-      gint64 n = prism_tensor_numel (prism_graph_tensor (self->lowered, g_array_index (self->outputs, guint, i)));
-      g_string_append_printf (s, "  float *out%u = (float *) malloc (%" G_GINT64_FORMAT " * sizeof (float));\n"
-                              "  memset (out%u, 0xff, %" G_GINT64_FORMAT " * sizeof (float));\n", i, n, i, n);
-    }
-  g_string_append_printf (s, "  size_t ws_size = %s_workspace_size ();\n"
-                          "  void *ws = ws_size > 0 ? malloc (ws_size) : NULL;\n"
-                          "  if (ws != NULL)\n    memset (ws, 0xff, ws_size);\n"
-                          "  const void *inputs[] = { ", self->prefix);
-  for (guint i = 0; i < self->inputs->len; i++)
-    g_string_append_printf (s, "in%u, ", i);
-  g_string_append (s, "NULL };\n  void *outputs[] = { ");
-  for (guint i = 0; i < self->outputs->len; i++)
-    g_string_append_printf (s, "out%u, ", i);
-  g_string_append_printf (s, "NULL };\n  int rc = %s_launch (inputs, outputs, ws, NULL);\n"
-                          "  if (rc != 0)\n    {\n      fprintf (stderr, \"launch failed: %%d\\n\", rc);\n"
-                          "      return 1;\n    }\n", self->prefix);
-  for (guint i = 0; i < self->outputs->len; i++)
-    g_string_append_printf (s, "  save (argv[1], \"out%u.f32\", out%u, %" G_GINT64_FORMAT ");\n", i, i,
-                            prism_tensor_numel (prism_graph_tensor (self->lowered,
-                                                                    g_array_index (self->outputs, guint, i))));
-  g_string_append (s, "  return 0;\n}\n");
+                          "      return 2;\n    }\n"
+                          "  return %s_cpu_run (argv[1], argv[1]);\n}\n", self->prefix);
   self->harness = g_string_free (s, FALSE);
 }
 
@@ -1484,13 +1537,19 @@ prism_cuda_emitter_new (const PrismGraph *graph, const PrismCudaOptions *options
                           "#include \"prism-runtime.cuh\"\n\n",
                           self->prefix, PACKAGE_VERSION,
                           graph->name ? graph->name : "(unnamed)", self->arch, self->arch, self->prefix);
+  self->preamble = g_strdup (s->str);
   for (guint i = 0; i < self->lowered->ops->len; i++)
     if (prism_graph_op (self->lowered, i)->kind == PRISM_OP_KERNEL &&
         !emit_block_kernel (self, s, i, error))
       return NULL;
-  emit_launcher (self, s);
+  {
+    gsize host_start = s->len;
+    emit_launcher (self, s);
+    self->host = g_strdup (s->str + host_start);
+  }
   self->source = g_string_free (g_steal_pointer (&s), FALSE);
   emit_header (self);
+  emit_cpu_run (self);
   emit_harness (self);
   return g_steal_pointer (&self);
 }
@@ -1510,8 +1569,11 @@ prism_cuda_emitter_free (PrismCudaEmitter *self)
   g_clear_pointer (&self->kernels, g_ptr_array_unref);
   g_clear_pointer (&self->cpu_smem, g_array_unref);
   g_free (self->source);
+  g_free (self->preamble);
+  g_free (self->host);
   g_free (self->header);
   g_free (self->harness);
+  g_free (self->cpu_run);
   g_free (self);
 }
 
@@ -1528,6 +1590,18 @@ prism_cuda_emitter_get_source (const PrismCudaEmitter *self)
 }
 
 const char *
+prism_cuda_emitter_get_preamble (const PrismCudaEmitter *self)
+{
+  return self->preamble;
+}
+
+const char *
+prism_cuda_emitter_get_host_source (const PrismCudaEmitter *self)
+{
+  return self->host;
+}
+
+const char *
 prism_cuda_emitter_get_header (const PrismCudaEmitter *self)
 {
   return self->header;
@@ -1537,6 +1611,12 @@ const char *
 prism_cuda_emitter_get_cpu_harness (const PrismCudaEmitter *self)
 {
   return self->harness;
+}
+
+const char *
+prism_cuda_emitter_get_cpu_run (const PrismCudaEmitter *self)
+{
+  return self->cpu_run;
 }
 
 gsize

@@ -55,6 +55,8 @@ typedef enum
 
 /**
  * PrismCudaKernel:
+ * @source: the kernel's definition in the .cu (its comment, signature and
+ *   body, with the blank line after it), owned by the emitter
  *
  * One launch of the generated program, in launch order.  Every argument is a
  * device pointer.
@@ -62,6 +64,7 @@ typedef enum
 typedef struct
 {
   char *name;
+  char *source;
   PrismCudaKernelRole role;
   guint grid[3];
   guint block[3];
@@ -96,11 +99,32 @@ const char       *prism_cuda_emitter_get_prefix  (const PrismCudaEmitter  *self)
 /* The .cu text: kernels (compilable by nvcc, NVRTC or, as C++, g++) and the
  * extern "C" launcher (owned by @self). */
 const char       *prism_cuda_emitter_get_source  (const PrismCudaEmitter  *self);
+/* The .cu text splits into the preamble (comment and includes), every
+ * kernel's PrismCudaKernel.source in launch order, and the host part (the
+ * workspace query and the launcher, which names the kernels):
+ * preamble + sources + host == prism_cuda_emitter_get_source().  Programs
+ * that share kernel bodies can thus be compiled together, each body once
+ * (owned by @self). */
+const char       *prism_cuda_emitter_get_preamble (const PrismCudaEmitter *self);
+const char       *prism_cuda_emitter_get_host_source (const PrismCudaEmitter *self);
 /* The C header declaring the launcher and the workspace query (owned). */
 const char       *prism_cuda_emitter_get_header  (const PrismCudaEmitter  *self);
 /* A C++ main() that runs the launcher of the CPU build on f32 files
- * DIR/inK.f32 and writes DIR/outK.f32 (owned). */
+ * DIR/inK.f32 and writes DIR/outK.f32 (owned).  It is the helpers of
+ * prism_cuda_cpu_harness_helpers(), the header's #include, the function of
+ * prism_cuda_emitter_get_cpu_run() and a main() that calls it with DIR
+ * twice. */
 const char       *prism_cuda_emitter_get_cpu_harness (const PrismCudaEmitter *self);
+/* The definition of `int PREFIX_cpu_run (const char *in_dir, const char
+ * *out_dir)`: reads in_dir/inK.f32, runs the CPU build of the launcher,
+ * writes out_dir/outK.f32, frees what it allocated and returns 0 (1 after a
+ * message on stderr).  It needs prism_cuda_cpu_harness_helpers() and the
+ * launcher above it; one program may hold the run functions of many
+ * emitters (owned by @self). */
+const char       *prism_cuda_emitter_get_cpu_run (const PrismCudaEmitter *self);
+/* The C++ includes and file helpers every CPU run function uses, the same
+ * for every program (static text). */
+const char       *prism_cuda_cpu_harness_helpers (void);
 /* Bytes of workspace the launcher needs on the GPU. */
 gsize             prism_cuda_emitter_get_workspace_size (const PrismCudaEmitter *self);
 guint             prism_cuda_emitter_get_n_kernels (const PrismCudaEmitter *self);
