@@ -211,7 +211,7 @@ prism_cmd_search (int argc, char **argv)
   double time_limit = -1;
   int threads = 0, max_kernels = 0, max_block_ops = 0, max_kernel_ops = 0, max_variants = 0;
   gint64 seed = 1;
-  gboolean resume = FALSE, json = FALSE;
+  gboolean resume = FALSE, json = FALSE, full_random = FALSE;
   GOptionEntry entries[] = {
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode,
       N_("symbolic (default): sGraphs with symbolic grids, loops and maps; enumerative: concrete ones enumerated at search time, as Mirage does"),
@@ -238,6 +238,9 @@ prism_cmd_search (int argc, char **argv)
       N_("Ops per custom kernel, its inputs included (default 11)"), N_("N") },
     { "max-variants", 0, 0, G_OPTION_ARG_INT, &max_variants,
       N_("Map choices verified per sGraph, best predicted first (default 4)"), N_("N") },
+    { "full-random", 0, 0, G_OPTION_ARG_NONE, &full_random,
+      N_("Also run the randomized test at the program's real shapes for every candidate "
+         "(seconds each on the CPU; by default it runs at small shapes)"), NULL },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr(GError) error = NULL;
@@ -298,6 +301,7 @@ prism_cmd_search (int argc, char **argv)
   if (max_variants > 0)
     options.max_variants = (guint) max_variants;
   options.seed = (guint64) seed;
+  options.full_random = full_random;
   options.target = target;
   options.resume = resume;
   options.source = argv[1];

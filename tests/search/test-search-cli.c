@@ -250,6 +250,39 @@ test_json_lines (void)
   g_assert_cmpstr (last, ==, "finished");
 }
 
+/* --full-random: every candidate also passed the randomized test at the
+ * program's real shapes, recorded beside the small-shape screen. */
+static void
+test_full_random (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "full-random", NULL);
+  g_autofree char *path = g_build_filename (dir, "results.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  const char *args[] = { "rms_norm:n=4,d=64", "--max-kernels", "1", "--max-kernel-ops", "1",
+                         "--full-random", "--out", dir, NULL };
+  JsonObject *root;
+  JsonArray *cands;
+
+  g_assert_cmpint (run_search (args, NULL, NULL), ==, 0);
+  root = load (parser, path);
+  g_assert_nonnull (root);
+  g_assert_true (json_object_get_boolean_member (json_object_get_object_member (root, "options"),
+                                                 "full_random"));
+  cands = json_object_get_array_member (root, "candidates");
+  g_assert_cmpuint (json_array_get_length (cands), >, 0);
+  for (guint i = 0; i < json_array_get_length (cands); i++)
+    {
+      JsonObject *v = json_object_get_object_member (json_array_get_object_element (cands, i),
+                                                     "verification");
+      JsonObject *random = json_object_get_object_member (v, "random");
+
+      g_assert_true (json_object_get_boolean_member (random, "ran"));
+      g_assert_true (json_object_get_boolean_member (random, "ok"));
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (random, "seeds")), >, 0);
+      g_assert_true (json_object_has_member (v, "screen"));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -268,6 +301,7 @@ main (int argc, char **argv)
   g_test_add_func ("/search-cli/kill-and-resume", test_kill_and_resume);
   g_test_add_func ("/search-cli/sigint", test_sigint);
   g_test_add_func ("/search-cli/json-lines", test_json_lines);
+  g_test_add_func ("/search-cli/full-random", test_full_random);
   ret = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
