@@ -234,6 +234,7 @@ prism_cmd_bench (int argc, char **argv)
   int status = PRISM_EXIT_OK;
 
   if (!prism_cli_parse ("bench", _("RESULTS.json|FILE|WORKLOAD"),
+                        /* xgettext:no-c-format */
                         _("Times programs on the GPU: the unfused program (the baseline) and the fused "
                           "graphs (a workload’s reference graph, or the best candidates of a "
                           "prism-results file). Each program is generated, compiled with NVRTC, "
@@ -301,6 +302,7 @@ prism_cmd_bench (int argc, char **argv)
         printf ("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n"
                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
                 _("program"), _("kernels"), _("median (µs)"), _("p20–p80 (µs)"), "TFLOP/s", "GB/s",
+                /* xgettext:no-c-format */
                 _("% of roofline"), _("speedup"), _("max rel. error"));
       else
         printf ("%-36s %7s %11s %19s %8s %8s %9s %8s %10s\n", _("program"), _("kernels"), _("median µs"),
