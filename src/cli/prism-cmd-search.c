@@ -96,7 +96,7 @@ print_progress (Run *run, const PrismEvent *e)
 }
 
 static void
-print_candidate (Run *run, const PrismCandidate *c)
+print_candidate (Run *run, const PrismCandidate *c, guint id)
 {
   g_autofree char *params = prism_candidate_params_to_string (c);
 
@@ -105,7 +105,29 @@ print_candidate (Run *run, const PrismCandidate *c)
   fprintf (stderr, ngettext ("verified candidate %u: %u kernel launch, predicted %.2f µs (%.2f× the unfused program) with %s\n",
                              "verified candidate %u: %u kernel launches, predicted %.2f µs (%.2f× the unfused program) with %s\n",
                              c->n_kernels),
-           c->id, c->n_kernels, c->predicted_us, c->speedup, *params ? params : "-");
+           id != 0 ? id : c->id, c->n_kernels, c->predicted_us, c->speedup, *params ? params : "-");
+}
+
+/* The lines above give the ids candidates were verified with; say when
+ * results.json (and the summary below) number them otherwise. */
+static void
+print_renumbered (const PrismEvent *e)
+{
+  guint n = 0;
+
+  for (guint i = 0; e->ids != NULL && i < e->ids->len; i++)
+    {
+      const PrismCandidateId *id = &g_array_index (e->ids, PrismCandidateId, i);
+
+      if (id->published_id != id->id)
+        n++;
+    }
+  if (n == 0)
+    return;
+  /* TRANSLATORS: after `prism search` ends; %u is a number of candidates */
+  fprintf (stderr, ngettext ("%u candidate renumbered into the search's order, as in results.json\n",
+                             "%u candidates renumbered into the search's order, as in results.json\n",
+                             n), n);
 }
 
 static void
@@ -141,7 +163,7 @@ on_events (PrismSession *session, PrismEventBatch *batch, gpointer user_data)
           print_progress (run, e);
           break;
         case PRISM_EVENT_VERIFIED:
-          print_candidate (run, e->candidate);
+          print_candidate (run, e->candidate, e->id);
           break;
         case PRISM_EVENT_ERROR:
           end_line (run);
@@ -150,6 +172,7 @@ on_events (PrismSession *session, PrismEventBatch *batch, gpointer user_data)
         case PRISM_EVENT_FINISHED:
           print_progress (run, e);
           end_line (run);
+          print_renumbered (e);
           break;
         case PRISM_EVENT_SGRAPH:
         case PRISM_EVENT_REJECTED:

@@ -71,16 +71,17 @@ prism_event_unref (PrismEvent *event)
   g_free (event->digest);
   g_free (event->message);
   g_clear_pointer (&event->evidence, json_node_unref);
+  g_clear_pointer (&event->ids, g_array_unref);
   g_free (event);
 }
 
 static void
-add_candidate_summary (JsonBuilder *b, const PrismCandidate *c)
+add_candidate_summary (JsonBuilder *b, const PrismCandidate *c, guint id)
 {
   g_autofree char *params = prism_candidate_params_to_string (c);
 
   json_builder_set_member_name (b, "id");
-  json_builder_add_int_value (b, c->id);
+  json_builder_add_int_value (b, id != 0 ? id : c->id);
   json_builder_set_member_name (b, "digest");
   json_builder_add_string_value (b, c->digest);
   json_builder_set_member_name (b, "kernels");
@@ -114,6 +115,25 @@ prism_event_to_json (const PrismEvent *e)
           json_builder_set_member_name (b, "stop_reason");
           json_builder_add_string_value (b, e->message);
         }
+      if (e->ids != NULL)
+        {
+          json_builder_set_member_name (b, "ids");
+          json_builder_begin_array (b);
+          for (guint i = 0; i < e->ids->len; i++)
+            {
+              const PrismCandidateId *id = &g_array_index (e->ids, PrismCandidateId, i);
+
+              json_builder_begin_object (b);
+              json_builder_set_member_name (b, "digest");
+              json_builder_add_string_value (b, id->digest);
+              json_builder_set_member_name (b, "published_id");
+              json_builder_add_int_value (b, id->published_id);
+              json_builder_set_member_name (b, "id");
+              json_builder_add_int_value (b, id->id);
+              json_builder_end_object (b);
+            }
+          json_builder_end_array (b);
+        }
       break;
     case PRISM_EVENT_SGRAPH:
       {
@@ -126,7 +146,7 @@ prism_event_to_json (const PrismEvent *e)
       break;
     case PRISM_EVENT_VERIFIED:
     case PRISM_EVENT_BEST:
-      add_candidate_summary (b, e->candidate);
+      add_candidate_summary (b, e->candidate, e->id);
       break;
     case PRISM_EVENT_REJECTED:
       json_builder_set_member_name (b, "digest");
@@ -494,6 +514,7 @@ accept (PrismPipeline *p, Entry *entry, const PrismMapCandidate *mc, GPtrArray *
   const PrismParamAssignment *best = g_ptr_array_index (params, 0);
   PrismEvent *e;
   gboolean is_best;
+  guint published_id;
 
   c->digest = key_digest (entry->key);
   c->graph = prism_graph_ref (mc->graph);
@@ -516,7 +537,7 @@ accept (PrismPipeline *p, Entry *entry, const PrismMapCandidate *mc, GPtrArray *
   c->found_at_s = run_time (p);
 
   g_mutex_lock (&p->lock);
-  c->id = ++p->next_id;
+  c->id = published_id = ++p->next_id;
   c->task = entry->task;
   c->seq = entry->seq;
   entry->state = ENTRY_VERIFIED;
@@ -531,12 +552,14 @@ accept (PrismPipeline *p, Entry *entry, const PrismMapCandidate *mc, GPtrArray *
 
   e = prism_event_new (PRISM_EVENT_VERIFIED);
   e->candidate = prism_candidate_ref (c);
+  e->id = published_id;
   e->task = task;
   emit (p, e);
   if (is_best)
     {
       e = prism_event_new (PRISM_EVENT_BEST);
       e->candidate = prism_candidate_ref (c);
+      e->id = published_id;
       emit (p, e);
     }
   prism_candidate_unref (c);
@@ -1219,6 +1242,47 @@ fail_event (PrismPipeline *p, const GError *error)
   emit (p, e);
 }
 
+static void
+candidate_id_clear (gpointer data)
+{
+  PrismCandidateId *id = data;
+
+  g_free (id->digest);
+}
+
+/* The ids candidates were published with, before the final sort renumbers
+ * them; @positions maps each candidate to its element. */
+static GArray *
+candidate_ids_before_sort (GPtrArray *cands, GHashTable **positions)
+{
+  GArray *ids = g_array_sized_new (FALSE, TRUE, sizeof (PrismCandidateId), cands->len);
+
+  g_array_set_clear_func (ids, candidate_id_clear);
+  *positions = g_hash_table_new (NULL, NULL);
+  for (guint i = 0; i < cands->len; i++)
+    {
+      PrismCandidate *c = g_ptr_array_index (cands, i);
+      PrismCandidateId id = { g_strdup (c->digest), c->id, c->id };
+
+      g_array_append_val (ids, id);
+      g_hash_table_insert (*positions, c, GUINT_TO_POINTER (i));
+    }
+  return ids;
+}
+
+static void
+candidate_ids_after_sort (GArray *ids, GHashTable *positions, GPtrArray *cands)
+{
+  for (guint i = 0; i < cands->len; i++)
+    {
+      PrismCandidate *c = g_ptr_array_index (cands, i);
+      gpointer position;
+
+      if (g_hash_table_lookup_extended (positions, c, NULL, &position))
+        g_array_index (ids, PrismCandidateId, GPOINTER_TO_UINT (position)).id = c->id;
+    }
+}
+
 gboolean
 prism_pipeline_run (PrismPipeline *p, GError **error)
 {
@@ -1227,6 +1291,8 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
   PrismSearchObserver observer = { search_sgraph, search_task_done, search_tick };
   PrismCostEstimate base;
   GPtrArray *cands;
+  g_autoptr(GArray) ids = NULL;
+  g_autoptr(GHashTable) positions = NULL;
   PrismEvent *e;
 
   p->start_us = g_get_monotonic_time ();
@@ -1295,13 +1361,16 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
           prism_candidate_invalidate (c);
         }
     }
+  ids = candidate_ids_before_sort (cands, &positions);
   prism_results_sort (p->results);
+  candidate_ids_after_sort (ids, positions, cands);
   g_free (p->stop_reason);
   p->stop_reason = g_strdup (prism_search_get_stop_reason (p->search));
   save_locked (p);
   e = prism_event_new (PRISM_EVENT_FINISHED);
   snapshot_locked (p, &e->stats);
   e->message = g_strdup (p->stop_reason);
+  e->ids = g_steal_pointer (&ids);
   g_mutex_unlock (&p->lock);
   emit (p, e);
   return TRUE;

@@ -29,6 +29,23 @@ typedef enum
 const char *prism_event_kind_to_string (PrismEventKind kind);
 
 /**
+ * PrismCandidateId:
+ * @digest: names the candidate
+ * @published_id: the id it was published with (VERIFIED, BEST)
+ * @id: its id in results.json once the run ended
+ *
+ * Candidates are numbered as they are verified, which depends on the
+ * threads; at the end the run renumbers them in the search's deterministic
+ * order, and the FINISHED event says so, for whoever shows the old ids.
+ */
+typedef struct
+{
+  char *digest;
+  guint published_id;
+  guint id;
+} PrismCandidateId;
+
+/**
  * PrismEvent:
  *
  * One thing that happened in a run.  Reference-counted, immutable once
@@ -48,6 +65,9 @@ typedef struct
   char *message;              /* REJECTED: why; FINISHED: stop reason; ERROR */
   JsonNode *evidence;         /* REJECTED: the verdict or the screen's result */
   guint task;                 /* SGRAPH, VERIFIED, REJECTED */
+  guint id;                   /* VERIFIED, BEST: the candidate's id when published (the final
+                               * renumbering changes candidate->id, maybe before this is read) */
+  GArray *ids;                /* FINISHED after a search ran: PrismCandidateId of every candidate */
 } PrismEvent;
 
 PrismEvent *prism_event_new     (PrismEventKind    kind);

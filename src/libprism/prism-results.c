@@ -335,6 +335,27 @@ prism_run_stats_to_json (const PrismRunStats *s)
       json_builder_add_int_value (b, (gint64) s->search.pruned[r]);
     }
   json_builder_end_object (b);
+  /* One object per depth, down to the deepest with anything pruned; only
+   * the reasons that happened there, so progress lines stay short. */
+  json_builder_set_member_name (b, "pruned_by_depth");
+  json_builder_begin_array (b);
+  max_depth = 0;
+  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+    for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+      if (s->search.pruned_by_depth[d][r] > 0)
+        max_depth = d + 1;
+  for (guint d = 0; d < max_depth; d++)
+    {
+      json_builder_begin_object (b);
+      for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+        if (s->search.pruned_by_depth[d][r] > 0)
+          {
+            json_builder_set_member_name (b, prism_prune_reason_to_string (r));
+            json_builder_add_int_value (b, (gint64) s->search.pruned_by_depth[d][r]);
+          }
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
   json_builder_set_member_name (b, "sgraphs");
   json_builder_add_int_value (b, (gint64) s->search.sgraphs);
   json_builder_set_member_name (b, "tasks");
@@ -407,6 +428,22 @@ prism_run_stats_from_json (JsonObject *obj, PrismRunStats *s)
     for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
       s->search.pruned[r] = (guint64) get_int (json_node_get_object (n),
                                                prism_prune_reason_to_string (r), 0);
+  /* Optional: files written before it was counted have none. */
+  if ((n = json_object_get_member (obj, "pruned_by_depth")) != NULL && JSON_NODE_HOLDS_ARRAY (n))
+    {
+      JsonArray *a = json_node_get_array (n);
+      for (guint d = 0; d < json_array_get_length (a); d++)
+        {
+          JsonNode *e = json_array_get_element (a, d);
+          guint row = MIN (d, PRISM_SEARCH_MAX_DEPTH - 1);
+
+          if (!JSON_NODE_HOLDS_OBJECT (e))
+            continue;
+          for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+            s->search.pruned_by_depth[row][r] +=
+              (guint64) MAX (0, get_int (json_node_get_object (e), prism_prune_reason_to_string (r), 0));
+        }
+    }
   s->search.sgraphs = (guint64) get_int (obj, "sgraphs", 0);
   s->search.n_tasks = (guint) get_int (obj, "tasks", 0);
   s->search.tasks_done = (guint) get_int (obj, "tasks_done", 0);
@@ -457,6 +494,9 @@ prism_run_stats_add (PrismRunStats *s, const PrismRunStats *m)
     s->search.states_by_depth[d] += m->search.states_by_depth[d];
   for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
     s->search.pruned[r] += m->search.pruned[r];
+  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+    for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+      s->search.pruned_by_depth[d][r] += m->search.pruned_by_depth[d][r];
   s->search.sgraphs += m->search.sgraphs;
   s->search.n_tasks = MAX (s->search.n_tasks, m->search.n_tasks);
   s->search.tasks_done = MAX (s->search.tasks_done, m->search.tasks_done);

@@ -243,6 +243,182 @@ test_determinism (void)
   assert_same (a, c);
 }
 
+typedef struct
+{
+  GMutex lock;
+  GHashTable *published;  /* digest → id of its VERIFIED event */
+  PrismEvent *finished;
+} IdRun;
+
+static void
+on_event_ids (PrismEvent *e, gpointer data)
+{
+  IdRun *run = data;
+
+  g_mutex_lock (&run->lock);
+  if (e->kind == PRISM_EVENT_VERIFIED)
+    g_hash_table_insert (run->published, g_strdup (e->candidate->digest), GUINT_TO_POINTER (e->id));
+  if (e->kind == PRISM_EVENT_FINISHED)
+    {
+      g_assert_null (run->finished);
+      run->finished = prism_event_ref (e);
+    }
+  g_mutex_unlock (&run->lock);
+}
+
+/* Candidates are published with ids in the order they were verified and
+ * renumbered into the search's order at the end: the FINISHED event maps
+ * each published id to the id results.json gives the candidate, and its
+ * JSON line says the same. */
+static void
+test_renumbered_ids (void)
+{
+  g_autoptr(PrismGraph) prog = program ("rms_norm", RMS);
+  g_autofree char *dir = g_build_filename (tmpdir, "ids", NULL);
+  g_autofree char *path = g_build_filename (dir, "results.json", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismPipeline) p = NULL;
+  g_autoptr(PrismResults) loaded = NULL;
+  g_autoptr(JsonNode) line = NULL;
+  g_autoptr(GHashTable) final = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autofree gboolean *seen_published = NULL, *seen_final = NULL;
+  PrismPipelineOptions o;
+  IdRun run = { 0, };
+  GPtrArray *cands;
+  JsonArray *ids;
+  guint n;
+
+  small_options (&o, 2);
+  o.out_dir = dir;
+  g_mutex_init (&run.lock);
+  run.published = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  p = prism_pipeline_new (prog, &o, &error);
+  g_assert_no_error (error);
+  prism_pipeline_set_handlers (p, on_event_ids, NULL, &run);
+  g_assert_true (prism_pipeline_run (p, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (run.finished);
+  g_assert_nonnull (run.finished->ids);
+
+  loaded = prism_results_load (path, &error);
+  g_assert_no_error (error);
+  cands = prism_results_get_candidates (loaded);
+  n = cands->len;
+  g_assert_cmpuint (n, >, 1);
+  g_assert_cmpuint (run.finished->ids->len, ==, n);
+  g_assert_cmpuint (g_hash_table_size (run.published), ==, n);
+  for (guint i = 0; i < n; i++)
+    {
+      PrismCandidate *c = g_ptr_array_index (cands, i);
+      g_hash_table_insert (final, c->digest, GUINT_TO_POINTER (c->id));
+    }
+
+  /* Both numberings are 1 … n; the map agrees with the events and the file. */
+  seen_published = g_new0 (gboolean, n + 1);
+  seen_final = g_new0 (gboolean, n + 1);
+  for (guint i = 0; i < n; i++)
+    {
+      const PrismCandidateId *id = &g_array_index (run.finished->ids, PrismCandidateId, i);
+
+      g_assert_cmpuint (id->published_id, >=, 1);
+      g_assert_cmpuint (id->published_id, <=, n);
+      g_assert_cmpuint (id->id, >=, 1);
+      g_assert_cmpuint (id->id, <=, n);
+      g_assert_false (seen_published[id->published_id]);
+      g_assert_false (seen_final[id->id]);
+      seen_published[id->published_id] = seen_final[id->id] = TRUE;
+      g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (run.published, id->digest)), ==,
+                        id->published_id);
+      g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (final, id->digest)), ==, id->id);
+    }
+
+  line = prism_event_to_json (run.finished);
+  ids = json_object_get_array_member (json_node_get_object (line), "ids");
+  g_assert_cmpuint (json_array_get_length (ids), ==, n);
+  for (guint i = 0; i < n; i++)
+    {
+      JsonObject *id = json_array_get_object_element (ids, i);
+      const PrismCandidateId *expected = &g_array_index (run.finished->ids, PrismCandidateId, i);
+
+      g_assert_cmpstr (json_object_get_string_member (id, "digest"), ==, expected->digest);
+      g_assert_cmpint (json_object_get_int_member (id, "published_id"), ==, expected->published_id);
+      g_assert_cmpint (json_object_get_int_member (id, "id"), ==, expected->id);
+    }
+
+  prism_event_unref (run.finished);
+  g_hash_table_unref (run.published);
+  g_mutex_clear (&run.lock);
+}
+
+/* Pruned branches by depth go to results.json (summing to the totals by
+ * reason) and back; a file written before they were counted loads with
+ * none. */
+static void
+test_stats_pruned_by_depth (void)
+{
+  g_autoptr(PrismGraph) prog = program ("rms_norm", RMS);
+  g_autofree char *dir = g_build_filename (tmpdir, "by-depth", NULL);
+  g_autofree char *path = g_build_filename (dir, "results.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GPtrArray) digests = NULL;
+  g_autoptr(PrismResults) loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) written = NULL;
+  const PrismRunStats *stats;
+  PrismRunStats old_stats;
+  PrismPipelineOptions o;
+  JsonObject *root, *json_stats, *pruned;
+  JsonArray *by_depth;
+  guint64 sums[PRISM_N_PRUNE_REASONS] = { 0, };
+
+  small_options (&o, 2);
+  o.out_dir = dir;
+  digests = run_pipeline (prog, &o, 0, NULL);
+
+  root = load_object (path, parser);
+  json_stats = json_object_get_object_member (root, "stats");
+  pruned = json_object_get_object_member (json_stats, "pruned");
+  by_depth = json_object_get_array_member (json_stats, "pruned_by_depth");
+  g_assert_cmpuint (json_array_get_length (by_depth), >=, 3);
+  for (guint d = 0; d < json_array_get_length (by_depth); d++)
+    {
+      JsonObject *at = json_array_get_object_element (by_depth, d);
+
+      for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+        if (json_object_has_member (at, prism_prune_reason_to_string (r)))
+          {
+            gint64 v = json_object_get_int_member (at, prism_prune_reason_to_string (r));
+            g_assert_cmpint (v, >, 0);  /* reasons with none are left out */
+            sums[r] += (guint64) v;
+          }
+    }
+  for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+    g_assert_cmpint ((gint64) sums[r], ==,
+                     json_object_get_int_member (pruned, prism_prune_reason_to_string (r)));
+
+  loaded = prism_results_load (path, &error);
+  g_assert_no_error (error);
+  stats = prism_results_get_stats (loaded);
+  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+    for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+      {
+        JsonObject *at = d < json_array_get_length (by_depth) ? json_array_get_object_element (by_depth, d) : NULL;
+        gint64 v = at && json_object_has_member (at, prism_prune_reason_to_string (r))
+                   ? json_object_get_int_member (at, prism_prune_reason_to_string (r)) : 0;
+
+        g_assert_cmpint ((gint64) stats->search.pruned_by_depth[d][r], ==, v);
+      }
+
+  /* An older file: the member is optional. */
+  written = prism_run_stats_to_json (stats);
+  json_object_remove_member (json_node_get_object (written), "pruned_by_depth");
+  prism_run_stats_from_json (json_node_get_object (written), &old_stats);
+  g_assert_cmpuint (old_stats.search.pruned[PRISM_PRUNE_SHAPE], ==, stats->search.pruned[PRISM_PRUNE_SHAPE]);
+  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+    for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+      g_assert_cmpuint (old_stats.search.pruned_by_depth[d][r], ==, 0);
+}
+
 /* A run stopped after its first candidates, resumed from its folder, ends
  * with the candidates of an uninterrupted run, in the same order. */
 static void
@@ -503,6 +679,8 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline/results-file", test_results_file);
   g_test_add_func ("/pipeline/results-load-errors", test_results_load_errors);
   g_test_add_func ("/pipeline/determinism", test_determinism);
+  g_test_add_func ("/pipeline/renumbered-ids", test_renumbered_ids);
+  g_test_add_func ("/pipeline/stats-pruned-by-depth", test_stats_pruned_by_depth);
   g_test_add_func ("/pipeline/resume", test_resume);
   g_test_add_func ("/pipeline/resume-mismatch", test_resume_mismatch);
   g_test_add_func ("/pipeline/session/events", test_session_events);

@@ -379,6 +379,62 @@ test_determinism (void)
   collect_clear (&c2);
 }
 
+/* Pruned branches by depth: they add up to the totals by reason, are
+ * only counted at depths the search reached, and come out the same for any
+ * number of threads. */
+static void
+test_pruned_by_depth (void)
+{
+  PrismSearchOptions o;
+  PrismSearchStats s1, s2;
+  Collect a, b;
+  guint depths_pruned = 0, reasons_at_one_depth = 0;
+  guint64 at_root = 0;
+
+  prism_search_options_init (&o);
+  o.n_threads = 1;
+  o.time_limit_s = 0;
+  collect_init (&a, PRISM_KEY_STRUCTURE);
+  collect_init (&b, PRISM_KEY_STRUCTURE);
+  run_search ("swiglu", SWIGLU_SMALL, &o, &a, &s1, NULL);
+  o.n_threads = 2;
+  run_search ("swiglu", SWIGLU_SMALL, &o, &b, &s2, NULL);
+
+  for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+    {
+      guint64 sum = 0;
+
+      for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+        sum += s1.pruned_by_depth[d][r];
+      g_assert_cmpuint (sum, ==, s1.pruned[r]);
+    }
+  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+    {
+      guint64 at_depth = 0;
+      guint reasons = 0;
+
+      for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+        {
+          g_assert_cmpuint (s1.pruned_by_depth[d][r], ==, s2.pruned_by_depth[d][r]);
+          at_depth += s1.pruned_by_depth[d][r];
+          reasons += s1.pruned_by_depth[d][r] > 0;
+        }
+      /* A branch is cut while extending a state: no state, no branch. */
+      if (s1.states_by_depth[d] == 0)
+        g_assert_cmpuint (at_depth, ==, 0);
+      depths_pruned += at_depth > 0;
+      reasons_at_one_depth = MAX (reasons_at_one_depth, reasons);
+    }
+  /* The root (depth 0) already has steps cut, and cuts spread over depths. */
+  for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+    at_root += s1.pruned_by_depth[0][r];
+  g_assert_cmpuint (at_root, >, 0);
+  g_assert_cmpuint (depths_pruned, >=, 3);
+  g_assert_cmpuint (reasons_at_one_depth, >=, 3);
+  collect_clear (&a);
+  collect_clear (&b);
+}
+
 /* The structure of each hand-written fused graph is among the sGraphs. */
 static void
 test_reference_structures (void)
@@ -512,6 +568,7 @@ main (int argc, char **argv)
   g_test_add_func ("/search/reasons/accum", test_reason_accum);
   g_test_add_func ("/search/no-duplicates", test_no_duplicates);
   g_test_add_func ("/search/determinism", test_determinism);
+  g_test_add_func ("/search/pruned-by-depth", test_pruned_by_depth);
   g_test_add_func ("/search/reference-structures", test_reference_structures);
   g_test_add_func ("/search/stop", test_stop);
   g_test_add_func ("/search/bad-options", test_bad_options);

@@ -481,6 +481,7 @@ typedef struct
   guint64 states;
   guint64 states_by_depth[PRISM_SEARCH_MAX_DEPTH];
   guint64 pruned[PRISM_N_PRUNE_REASONS];
+  guint64 pruned_by_depth[PRISM_SEARCH_MAX_DEPTH][PRISM_N_PRUNE_REASONS];
   guint64 sgraphs;
 } LocalStats;
 
@@ -655,6 +656,11 @@ flush_stats (State *s)
     search->stats.states_by_depth[d] += s->stats.states_by_depth[d];
   for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
     search->stats.pruned[r] += s->stats.pruned[r];
+  /* Sums, so the totals do not depend on how the work was split over
+   * threads or when each thread flushed. */
+  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+    for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+      search->stats.pruned_by_depth[d][r] += s->stats.pruned_by_depth[d][r];
   search->stats.sgraphs += s->stats.sgraphs;
   g_mutex_unlock (&search->lock);
   memset (&s->stats, 0, sizeof s->stats);
@@ -663,10 +669,14 @@ flush_stats (State *s)
 /* Every call site is in the step that extends the state at s->depth (the
  * depth goes up only once a step is taken), so the branch is counted at the
  * depth of the state it would have extended. */
+/* Every call site is in the step that extends the state at s->depth (the
+ * depth goes up only once a step is taken), so the branch is counted at the
+ * depth of the state it would have extended. */
 static inline void
 prune (State *s, PrismPruneReason reason)
 {
   s->stats.pruned[reason]++;
+  s->stats.pruned_by_depth[MIN (s->depth, PRISM_SEARCH_MAX_DEPTH - 1)][reason]++;
 }
 
 static void

@@ -50,13 +50,17 @@ const char *prism_prune_reason_describe  (PrismPruneReason reason);
  * PrismSearchStats:
  *
  * Counters of a search; depth is the number of steps (ops added, kernels
- * opened or closed) from the input program.
+ * opened or closed) from the input program.  Depths past the last are
+ * counted in the last.  pruned_by_depth[d][r] counts the branches cut for
+ * reason r while extending a state at depth d (so the branch itself would
+ * have been at depth d + 1); summed over d it equals pruned[r].
  */
 typedef struct
 {
   guint64 states;
   guint64 states_by_depth[PRISM_SEARCH_MAX_DEPTH];
   guint64 pruned[PRISM_N_PRUNE_REASONS];
+  guint64 pruned_by_depth[PRISM_SEARCH_MAX_DEPTH][PRISM_N_PRUNE_REASONS];
   guint64 sgraphs;
   guint n_tasks;
   guint tasks_done;
