@@ -19,6 +19,7 @@
 
 #include "prism-cost-model.h"
 #include "prism-error.h"
+#include "prism-gpu-bench.h"
 #include "prism-graph-json.h"
 #include "prism-map-instantiate.h"
 #include "prism-oracle.h"
@@ -36,6 +37,7 @@ prism_event_kind_to_string (PrismEventKind kind)
 {
   static const char * const names[] = {
     "progress", "sgraph", "verified", "rejected", "best", "finished", "error",
+    "tuning", "measured",
   };
 
   g_return_val_if_fail ((guint) kind < G_N_ELEMENTS (names), "?");
@@ -71,6 +73,7 @@ prism_event_unref (PrismEvent *event)
   g_free (event->digest);
   g_free (event->message);
   g_clear_pointer (&event->evidence, json_node_unref);
+  g_clear_pointer (&event->measurement, prism_measurement_free);
   g_clear_pointer (&event->ids, g_array_unref);
   g_free (event);
 }
@@ -163,6 +166,38 @@ prism_event_to_json (const PrismEvent *e)
       json_builder_set_member_name (b, "message");
       json_builder_add_string_value (b, e->message);
       break;
+    case PRISM_EVENT_TUNING:
+      json_builder_set_member_name (b, "status");
+      json_builder_add_string_value (b, prism_tune_status_to_string (e->tune_status));
+      json_builder_set_member_name (b, "message");
+      json_builder_add_string_value (b, e->message ? e->message : "");
+      json_builder_set_member_name (b, "count");
+      json_builder_add_int_value (b, e->tune_count);
+      if (e->tune_status == PRISM_TUNE_DONE)
+        {
+          json_builder_set_member_name (b, "timed");
+          json_builder_add_int_value (b, e->tune_index);
+        }
+      break;
+    case PRISM_EVENT_MEASURED:
+      json_builder_set_member_name (b, "baseline");
+      json_builder_add_boolean_value (b, e->candidate == NULL);
+      if (e->candidate != NULL)
+        {
+          json_builder_set_member_name (b, "id");
+          json_builder_add_int_value (b, e->candidate->id);
+          json_builder_set_member_name (b, "digest");
+          json_builder_add_string_value (b, e->candidate->digest);
+          json_builder_set_member_name (b, "predicted_us");
+          json_builder_add_double_value (b, e->candidate->predicted_us);
+        }
+      json_builder_set_member_name (b, "index");
+      json_builder_add_int_value (b, e->tune_index);
+      json_builder_set_member_name (b, "count");
+      json_builder_add_int_value (b, e->tune_count);
+      json_builder_set_member_name (b, "measured");
+      json_builder_add_value (b, prism_measurement_to_json (e->measurement));
+      break;
     default:
       break;
     }
@@ -183,6 +218,20 @@ prism_pipeline_options_init (PrismPipelineOptions *options)
   options->max_map_combinations = 4096;
   options->max_variants = 4;
   options->verifier_time_limit_s = 10;
+  options->tune_top = 5;
+  options->tune_timeout_s = 60;
+  options->tune_min_time_ms = 100;
+}
+
+const char *
+prism_tune_status_to_string (PrismTuneStatus status)
+{
+  static const char * const names[] = {
+    "measuring", "done", "no_gpu", "off", "stopped", "nothing",
+  };
+
+  g_return_val_if_fail ((guint) status < G_N_ELEMENTS (names), "?");
+  return names[status];
 }
 
 /* ------------------------------------------------------------------------ */
@@ -249,6 +298,9 @@ struct _PrismPipeline
   gboolean dirty;
   gint64 last_save_us;
   char *stop_reason;
+
+  char *gpu_worker;
+  gint stop_requested;         /* atomic: ends the tuning between programs */
 };
 
 /* The position of the sGraphs a worker is delivering: one task at a time. */
@@ -1148,6 +1200,8 @@ prism_pipeline_new (PrismGraph *program, const PrismPipelineOptions *options, GE
   p->opts.target = p->target_name;
   p->opts.out_dir = p->out_dir;
   p->opts.source = p->source;
+  p->gpu_worker = g_strdup (options->gpu_worker);
+  p->opts.gpu_worker = p->gpu_worker;
   g_mutex_init (&p->lock);
   p->seen = g_hash_table_new_full (key_hash, key_equal, NULL, entry_free);
   p->scores = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, score_cache_free);
@@ -1212,6 +1266,7 @@ prism_pipeline_free (PrismPipeline *p)
   g_free (p->out_dir);
   g_free (p->source);
   g_free (p->results_path);
+  g_free (p->gpu_worker);
   g_free (p->fingerprint);
   g_free (p->stop_reason);
   g_mutex_clear (&p->lock);
@@ -1225,6 +1280,192 @@ prism_pipeline_set_handlers (PrismPipeline *p, PrismEventFunc on_event, PrismTic
   p->on_event = on_event;
   p->on_tick = on_tick;
   p->user_data = user_data;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tuning on the GPU, after the search */
+
+static int
+compare_predicted (gconstpointer a, gconstpointer b)
+{
+  const PrismCandidate *x = *(PrismCandidate * const *) a;
+  const PrismCandidate *y = *(PrismCandidate * const *) b;
+
+  if (x->speedup != y->speedup)
+    return x->speedup > y->speedup ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Events reach the front-ends on ticks; a measurement takes seconds. */
+static void
+tick (PrismPipeline *p)
+{
+  if (p->on_tick != NULL)
+    p->on_tick (p->user_data);
+}
+
+static void
+tuning_event (PrismPipeline *p, PrismTuneStatus status, const char *message, guint index,
+              guint count)
+{
+  PrismEvent *e = prism_event_new (PRISM_EVENT_TUNING);
+
+  e->tune_status = status;
+  e->message = g_strdup (message);
+  e->tune_index = index;
+  e->tune_count = count;
+  emit (p, e);
+  tick (p);
+}
+
+static void
+measured_event (PrismPipeline *p, PrismCandidate *c, const PrismMeasurement *m, guint index,
+                guint count)
+{
+  PrismEvent *e = prism_event_new (PRISM_EVENT_MEASURED);
+
+  e->candidate = c ? prism_candidate_ref (c) : NULL;
+  e->measurement = prism_measurement_copy (m);
+  e->tune_index = index;
+  e->tune_count = count;
+  emit (p, e);
+  tick (p);
+}
+
+/* Times @graph; a failure (wrong output, timeout, no worker) is a
+ * measurement with an error, never the end of the run. */
+static PrismMeasurement *
+measure (const PrismGraph *graph, const PrismGpuBenchOptions *options, const char *device,
+         double base_us)
+{
+  g_autoptr(GError) error = NULL;
+  PrismGpuBenchResult r;
+  PrismMeasurement *m;
+
+  if (!prism_gpu_bench_run (graph, options, &r, &error))
+    {
+      m = prism_measurement_new (r.device_name && *r.device_name ? r.device_name : device,
+                                 error->message);
+      prism_gpu_bench_result_clear (&r);
+      return m;
+    }
+  m = prism_measurement_new (r.device_name, NULL);
+  m->median_us = r.median_us;
+  m->p20_us = r.p20_us;
+  m->p80_us = r.p80_us;
+  m->max_rel_error = r.max_rel_error;
+  m->speedup = base_us > 0 && r.median_us > 0 ? base_us / r.median_us : 0;
+  prism_gpu_bench_result_clear (&r);
+  return m;
+}
+
+static void
+set_tuning (PrismPipeline *p, const char *gpu, const char *message)
+{
+  g_mutex_lock (&p->lock);
+  prism_results_set_tuning (p->results, gpu, message, p->opts.tune_top);
+  save_locked (p);
+  g_mutex_unlock (&p->lock);
+}
+
+/* The unfused program and the tune_top best candidates by predicted
+ * speedup, on the GPU, one at a time (a GPU is timed by one program at a
+ * time).  The probe only dlopens the driver: without a GPU this costs
+ * microseconds and starts no process.  A resumed run keeps the
+ * measurements it already has. */
+static void
+tune (PrismPipeline *p)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) order = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_candidate_unref);
+  g_autofree char *device = NULL;
+  g_autoptr(PrismMeasurement) base = NULL;
+  PrismGpuBenchOptions o;
+  GPtrArray *cands;
+  guint count, timed = 0;
+
+  if (p->opts.tune_top == 0)
+    {
+      const char *why = _("GPU tuning is off: speedups are predicted by the cost model");
+      set_tuning (p, NULL, why);
+      tuning_event (p, PRISM_TUNE_OFF, why, 0, 0);
+      return;
+    }
+  if (g_atomic_int_get (&p->stop_requested))
+    {
+      const char *why = _("The run was stopped before its candidates were timed on the GPU");
+      set_tuning (p, NULL, why);
+      tuning_event (p, PRISM_TUNE_STOPPED, why, 0, 0);
+      return;
+    }
+  if (!prism_gpu_bench_probe (0, &device, &error))
+    {
+      set_tuning (p, NULL, error->message);
+      tuning_event (p, PRISM_TUNE_NO_GPU, error->message, 0, 0);
+      return;
+    }
+  g_mutex_lock (&p->lock);
+  cands = prism_results_get_candidates (p->results);
+  for (guint i = 0; i < cands->len; i++)
+    g_ptr_array_add (order, prism_candidate_ref (g_ptr_array_index (cands, i)));
+  base = prism_measurement_copy (prism_results_get_baseline_measurement (p->results));
+  g_mutex_unlock (&p->lock);
+  if (order->len == 0)
+    {
+      set_tuning (p, device, _("No candidate to time on the GPU"));
+      tuning_event (p, PRISM_TUNE_NOTHING, device, 0, 0);
+      return;
+    }
+  g_ptr_array_sort (order, compare_predicted);
+  count = 1 + MIN (p->opts.tune_top, order->len);
+  tuning_event (p, PRISM_TUNE_MEASURING, device, 0, count);
+
+  prism_gpu_bench_options_init (&o);
+  o.timeout_s = MAX (p->opts.tune_timeout_s, 1);
+  if (p->opts.tune_min_time_ms > 0)
+    o.min_time_ms = p->opts.tune_min_time_ms;
+  o.worker = p->opts.gpu_worker;
+  o.seed = p->opts.seed;
+  o.work_graph = p->program;
+
+  if (base == NULL || base->error != NULL)
+    {
+      g_clear_pointer (&base, prism_measurement_free);
+      base = measure (p->program, &o, device, 0);
+      if (base->error == NULL)
+        base->speedup = 1;
+      g_mutex_lock (&p->lock);
+      prism_results_set_baseline_measurement (p->results, base);
+      save_locked (p);
+      g_mutex_unlock (&p->lock);
+    }
+  measured_event (p, NULL, base, ++timed, count);
+
+  for (guint i = 0; i + 1 < count; i++)
+    {
+      PrismCandidate *c = g_ptr_array_index (order, i);
+      PrismMeasurement *m;
+
+      if (g_atomic_int_get (&p->stop_requested))
+        break;
+      if (prism_candidate_get_measurement (c) == NULL)
+        {
+          g_autoptr(PrismGraph) graph = prism_candidate_instantiate (c, &error);
+
+          if (graph != NULL)
+            m = measure (graph, &o, device, base->error == NULL ? base->median_us : 0);
+          else
+            m = prism_measurement_new (device, error->message);
+          g_clear_error (&error);
+          g_mutex_lock (&p->lock);
+          prism_candidate_set_measurement (c, m);
+          save_locked (p);
+          g_mutex_unlock (&p->lock);
+        }
+      measured_event (p, c, prism_candidate_get_measurement (c), ++timed, count);
+    }
+  set_tuning (p, device, NULL);
+  tuning_event (p, PRISM_TUNE_DONE, device, timed, count);
 }
 
 static void
@@ -1367,6 +1608,9 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
   g_free (p->stop_reason);
   p->stop_reason = g_strdup (prism_search_get_stop_reason (p->search));
   save_locked (p);
+  g_mutex_unlock (&p->lock);
+  tune (p);
+  g_mutex_lock (&p->lock);
   e = prism_event_new (PRISM_EVENT_FINISHED);
   snapshot_locked (p, &e->stats);
   e->message = g_strdup (p->stop_reason);
@@ -1384,6 +1628,7 @@ fail:
 void
 prism_pipeline_stop (PrismPipeline *p)
 {
+  g_atomic_int_set (&p->stop_requested, TRUE);
   if (p->search != NULL)
     prism_search_stop (p->search);
 }

@@ -23,10 +23,29 @@ typedef enum
   PRISM_EVENT_BEST,      /* a new best candidate: candidate */
   PRISM_EVENT_FINISHED,  /* the run ended: stats, message = stop reason */
   PRISM_EVENT_ERROR,     /* the run could not go on: message */
+  PRISM_EVENT_TUNING,    /* after the search: message = the GPU, or why speedups stay
+                          * predicted; tune_count = programs to time (0: none) */
+  PRISM_EVENT_MEASURED,  /* one program timed on the GPU: measurement, candidate (NULL for
+                          * the unfused program), tune_index of tune_count */
 } PrismEventKind;
 
-/* "progress", "sgraph", "verified", "rejected", "best", "finished", "error" */
+/* "progress", "sgraph", "verified", "rejected", "best", "finished", "error",
+ * "tuning", "measured" */
 const char *prism_event_kind_to_string (PrismEventKind kind);
+
+/* What a TUNING event says about timing on the GPU. */
+typedef enum
+{
+  PRISM_TUNE_MEASURING,  /* timing tune_count programs on the GPU named by message */
+  PRISM_TUNE_DONE,       /* tune_index of tune_count programs were timed (fewer: stopped) */
+  PRISM_TUNE_NO_GPU,     /* no usable GPU (message says what is missing): predicted only */
+  PRISM_TUNE_OFF,        /* tune_top is 0 */
+  PRISM_TUNE_STOPPED,    /* the run was stopped before tuning */
+  PRISM_TUNE_NOTHING,    /* a GPU, but no candidate to time */
+} PrismTuneStatus;
+
+/* "measuring", "done", "no_gpu", "off", "stopped", "nothing" */
+const char *prism_tune_status_to_string (PrismTuneStatus status);
 
 /**
  * PrismCandidateId:
@@ -65,6 +84,10 @@ typedef struct
   char *message;              /* REJECTED: why; FINISHED: stop reason; ERROR */
   JsonNode *evidence;         /* REJECTED: the verdict or the screen's result */
   guint task;                 /* SGRAPH, VERIFIED, REJECTED */
+  PrismMeasurement *measurement; /* MEASURED (owned) */
+  PrismTuneStatus tune_status; /* TUNING */
+  guint tune_index;           /* MEASURED: 1 … tune_count (the baseline is 1) */
+  guint tune_count;           /* TUNING, MEASURED: the unfused program and the candidates */
   guint id;                   /* VERIFIED, BEST: the candidate's id when published (the final
                                * renumbering changes candidate->id, maybe before this is read) */
   GArray *ids;                /* FINISHED after a search ran: PrismCandidateId of every candidate */
@@ -105,6 +128,13 @@ typedef struct
                                    * screen at small shapes is the randomized test */
   PrismVerifyFunc verify_func;    /* NULL = prism_verifier_check() */
   gpointer verify_data;
+  guint tune_top;                 /* after the search, time this many of the best predicted
+                                   * candidates (and the unfused program) when a GPU is
+                                   * present (default 5; 0 = never) */
+  const char *gpu_worker;         /* prism-gpu-worker; NULL = $PRISM_GPU_WORKER, next to the
+                                   * program, then $PATH */
+  guint tune_timeout_s;           /* per program on the GPU (default 60) */
+  double tune_min_time_ms;        /* samples per program (default 100 ms) */
 } PrismPipelineOptions;
 
 void prism_pipeline_options_init (PrismPipelineOptions *options);
@@ -148,7 +178,12 @@ void           prism_pipeline_set_handlers (PrismPipeline              *pipeline
  * instantiates maps, drops candidates already seen, chooses sizes (a
  * candidate with no valid size on the target is dropped), screens at small
  * shapes, proves with the verifier and tunes.  Each verified candidate is
- * added to the results and written at once (atomically).  Emits a FINISHED
+ * added to the results and written at once (atomically).  Then, unless the
+ * run was stopped, when tune_top > 0 and a GPU is usable, times the unfused
+ * program and the tune_top best candidates by predicted speedup on it (a
+ * TUNING event, one MEASURED event per program, TUNING done; a program that
+ * fails the GPU check or times out is recorded as such).  Without a GPU it
+ * emits one TUNING event saying so and nothing is timed.  Emits a FINISHED
  * event last.
  *
  * Returns: %FALSE with @error if the run could not start
@@ -156,7 +191,8 @@ void           prism_pipeline_set_handlers (PrismPipeline              *pipeline
 gboolean       prism_pipeline_run          (PrismPipeline              *pipeline,
                                             GError                    **error);
 
-/* Thread-safe controls (no-ops before the search starts). */
+/* Thread-safe controls (no-ops before the search starts).  A stop also
+ * ends the tuning on the GPU, between two programs. */
 void           prism_pipeline_stop         (PrismPipeline              *pipeline);
 void           prism_pipeline_set_paused   (PrismPipeline              *pipeline,
                                             gboolean                    paused);

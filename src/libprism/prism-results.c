@@ -15,6 +15,105 @@
 #include "prism-results.h"
 
 /* ------------------------------------------------------------------------ */
+/* GPU measurements */
+
+PrismMeasurement *
+prism_measurement_new (const char *gpu, const char *error)
+{
+  PrismMeasurement *m = g_new0 (PrismMeasurement, 1);
+
+  m->gpu = g_strdup (gpu);
+  m->error = g_strdup (error);
+  return m;
+}
+
+PrismMeasurement *
+prism_measurement_copy (const PrismMeasurement *m)
+{
+  PrismMeasurement *copy;
+
+  if (m == NULL)
+    return NULL;
+  copy = g_memdup2 (m, sizeof *m);
+  copy->gpu = g_strdup (m->gpu);
+  copy->error = g_strdup (m->error);
+  return copy;
+}
+
+void
+prism_measurement_free (PrismMeasurement *m)
+{
+  if (m == NULL)
+    return;
+  g_free (m->gpu);
+  g_free (m->error);
+  g_free (m);
+}
+
+JsonNode *
+prism_measurement_to_json (const PrismMeasurement *m)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "gpu");
+  json_builder_add_string_value (b, m->gpu ? m->gpu : "");
+  if (m->error != NULL)
+    {
+      json_builder_set_member_name (b, "error");
+      json_builder_add_string_value (b, m->error);
+    }
+  else
+    {
+      json_builder_set_member_name (b, "median_us");
+      json_builder_add_double_value (b, m->median_us);
+      json_builder_set_member_name (b, "p20_us");
+      json_builder_add_double_value (b, m->p20_us);
+      json_builder_set_member_name (b, "p80_us");
+      json_builder_add_double_value (b, m->p80_us);
+      json_builder_set_member_name (b, "speedup");
+      if (m->speedup > 0)
+        json_builder_add_double_value (b, m->speedup);
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "max_rel_error");
+      json_builder_add_double_value (b, m->max_rel_error);
+    }
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+static double get_double (JsonObject *obj, const char *name, double fallback);
+static const char *get_string (JsonObject *obj, const char *name);
+
+PrismMeasurement *
+prism_measurement_from_json (JsonNode *node)
+{
+  JsonObject *obj;
+  PrismMeasurement *m;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  obj = json_node_get_object (node);
+  m = prism_measurement_new (get_string (obj, "gpu"), get_string (obj, "error"));
+  if (m->error == NULL)
+    {
+      m->median_us = get_double (obj, "median_us", 0);
+      m->p20_us = get_double (obj, "p20_us", m->median_us);
+      m->p80_us = get_double (obj, "p80_us", m->median_us);
+      m->speedup = get_double (obj, "speedup", 0);
+      m->max_rel_error = get_double (obj, "max_rel_error", 0);
+      /* A measurement without a time is no measurement. */
+      if (!(m->median_us > 0))
+        {
+          prism_measurement_free (m);
+          return NULL;
+        }
+    }
+  return m;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Candidates */
 
 PrismCandidate *
@@ -46,6 +145,7 @@ prism_candidate_unref (PrismCandidate *candidate)
   g_clear_pointer (&candidate->verification, json_node_unref);
   g_free (candidate->values);
   g_ptr_array_unref (candidate->alternatives);
+  prism_measurement_free (candidate->measurement);
   g_free (candidate->json_text);
   g_free (candidate);
 }
@@ -54,6 +154,22 @@ void
 prism_candidate_invalidate (PrismCandidate *candidate)
 {
   g_clear_pointer (&candidate->json_text, g_free);
+}
+
+const PrismMeasurement *
+prism_candidate_get_measurement (const PrismCandidate *candidate)
+{
+  return g_atomic_pointer_get ((PrismMeasurement **) &candidate->measurement);
+}
+
+void
+prism_candidate_set_measurement (PrismCandidate *candidate, PrismMeasurement *m)
+{
+  /* Readers on other threads may hold the old one: set once, never freed
+   * before the candidate. */
+  g_return_if_fail (g_atomic_pointer_get (&candidate->measurement) == NULL);
+  g_atomic_pointer_set (&candidate->measurement, m);
+  prism_candidate_invalidate (candidate);
 }
 
 static JsonNode *
@@ -181,6 +297,11 @@ prism_candidate_to_json (const PrismCandidate *c)
   json_builder_add_int_value (b, c->task);
   json_builder_add_int_value (b, c->seq);
   json_builder_end_array (b);
+  if (prism_candidate_get_measurement (c) != NULL)
+    {
+      json_builder_set_member_name (b, "measured");
+      json_builder_add_value (b, prism_measurement_to_json (prism_candidate_get_measurement (c)));
+    }
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
@@ -281,6 +402,7 @@ prism_candidate_from_json (JsonNode *node, GError **error)
       c->task = (guint) json_array_get_int_element (order, 0);
       c->seq = (guint) json_array_get_int_element (order, 1);
     }
+  c->measurement = prism_measurement_from_json (json_object_get_member (obj, "measured"));
   return g_steal_pointer (&c);
 }
 
@@ -529,6 +651,11 @@ struct _PrismResults
   JsonNode *options;
   double baseline_us;
   guint baseline_launches;
+  PrismMeasurement *baseline_measured;
+  char *tuning_gpu;        /* the device that timed the candidates */
+  char *tuning_message;    /* why nothing was timed */
+  guint tuning_top;
+  gboolean has_tuning;
   GPtrArray *candidates;   /* PrismCandidate */
   PrismRunStats stats;
   guint n_tasks;
@@ -564,6 +691,9 @@ prism_results_free (PrismResults *r)
   g_free (r->target);
   g_free (r->fingerprint);
   g_clear_pointer (&r->options, json_node_unref);
+  prism_measurement_free (r->baseline_measured);
+  g_free (r->tuning_gpu);
+  g_free (r->tuning_message);
   g_ptr_array_unref (r->candidates);
   g_array_unref (r->done);
   g_free (r->stop_reason);
@@ -582,6 +712,42 @@ prism_results_set_baseline (PrismResults *r, double predicted_us, guint launches
 {
   r->baseline_us = predicted_us;
   r->baseline_launches = launches;
+}
+
+void
+prism_results_set_baseline_measurement (PrismResults *r, const PrismMeasurement *m)
+{
+  g_clear_pointer (&r->baseline_measured, prism_measurement_free);
+  r->baseline_measured = prism_measurement_copy (m);
+}
+
+const PrismMeasurement *
+prism_results_get_baseline_measurement (PrismResults *r)
+{
+  return r->baseline_measured;
+}
+
+void
+prism_results_set_tuning (PrismResults *r, const char *gpu, const char *message, guint top)
+{
+  g_free (r->tuning_gpu);
+  g_free (r->tuning_message);
+  r->tuning_gpu = g_strdup (gpu);
+  r->tuning_message = g_strdup (message);
+  r->tuning_top = top;
+  r->has_tuning = TRUE;
+}
+
+const char *
+prism_results_get_tuning_gpu (PrismResults *r)
+{
+  return r->tuning_gpu;
+}
+
+const char *
+prism_results_get_tuning_message (PrismResults *r)
+{
+  return r->tuning_message;
 }
 
 void
@@ -700,7 +866,46 @@ results_to_json (PrismResults *r, gboolean with_candidates)
   json_builder_add_double_value (b, r->baseline_us);
   json_builder_set_member_name (b, "launches");
   json_builder_add_int_value (b, r->baseline_launches);
+  if (r->baseline_measured != NULL && r->baseline_measured->error == NULL)
+    {
+      json_builder_set_member_name (b, "measured_us");
+      json_builder_add_double_value (b, r->baseline_measured->median_us);
+      json_builder_set_member_name (b, "measured_p20_us");
+      json_builder_add_double_value (b, r->baseline_measured->p20_us);
+      json_builder_set_member_name (b, "measured_p80_us");
+      json_builder_add_double_value (b, r->baseline_measured->p80_us);
+      json_builder_set_member_name (b, "measured_max_rel_error");
+      json_builder_add_double_value (b, r->baseline_measured->max_rel_error);
+    }
+  if (r->baseline_measured != NULL)
+    {
+      json_builder_set_member_name (b, "measured_gpu");
+      json_builder_add_string_value (b, r->baseline_measured->gpu ? r->baseline_measured->gpu : "");
+    }
+  if (r->baseline_measured != NULL && r->baseline_measured->error != NULL)
+    {
+      json_builder_set_member_name (b, "measure_error");
+      json_builder_add_string_value (b, r->baseline_measured->error);
+    }
   json_builder_end_object (b);
+  if (r->has_tuning)
+    {
+      json_builder_set_member_name (b, "tuning");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "top");
+      json_builder_add_int_value (b, r->tuning_top);
+      json_builder_set_member_name (b, "gpu");
+      if (r->tuning_gpu != NULL)
+        json_builder_add_string_value (b, r->tuning_gpu);
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "message");
+      if (r->tuning_message != NULL)
+        json_builder_add_string_value (b, r->tuning_message);
+      else
+        json_builder_add_null_value (b);
+      json_builder_end_object (b);
+    }
   json_builder_set_member_name (b, "best");
   if (best != NULL)
     {
@@ -874,9 +1079,25 @@ prism_results_load (const char *path, GError **error)
     prism_run_stats_from_json (json_node_get_object (n), &r->stats);
   if ((n = json_object_get_member (obj, "baseline")) != NULL && JSON_NODE_HOLDS_OBJECT (n))
     {
-      r->baseline_us = get_double (json_node_get_object (n), "predicted_us", 0);
-      r->baseline_launches = (guint) get_int (json_node_get_object (n), "launches", 0);
+      JsonObject *base = json_node_get_object (n);
+
+      r->baseline_us = get_double (base, "predicted_us", 0);
+      r->baseline_launches = (guint) get_int (base, "launches", 0);
+      if (get_double (base, "measured_us", 0) > 0 || get_string (base, "measure_error") != NULL)
+        {
+          r->baseline_measured = prism_measurement_new (get_string (base, "measured_gpu"),
+                                                        get_string (base, "measure_error"));
+          r->baseline_measured->median_us = get_double (base, "measured_us", 0);
+          r->baseline_measured->p20_us = get_double (base, "measured_p20_us", r->baseline_measured->median_us);
+          r->baseline_measured->p80_us = get_double (base, "measured_p80_us", r->baseline_measured->median_us);
+          r->baseline_measured->max_rel_error = get_double (base, "measured_max_rel_error", 0);
+          r->baseline_measured->speedup = r->baseline_measured->error == NULL ? 1 : 0;
+        }
     }
+  if ((n = json_object_get_member (obj, "tuning")) != NULL && JSON_NODE_HOLDS_OBJECT (n))
+    prism_results_set_tuning (r, get_string (json_node_get_object (n), "gpu"),
+                              get_string (json_node_get_object (n), "message"),
+                              (guint) get_int (json_node_get_object (n), "top", 0));
   if ((n = json_object_get_member (obj, "progress")) != NULL && JSON_NODE_HOLDS_OBJECT (n))
     {
       JsonObject *p = json_node_get_object (n);

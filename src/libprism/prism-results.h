@@ -17,6 +17,36 @@ G_BEGIN_DECLS
 #define PRISM_RESULTS_FORMAT_VERSION 1
 
 /**
+ * PrismMeasurement:
+ *
+ * One program timed on a GPU by the tuning step (prism-gpu-bench): the
+ * median and p20/p80 of its samples, its speedup over the unfused program
+ * timed the same way, and its worst error against the CPU interpreter.
+ * When the program could not be measured (the GPU check failed, it timed
+ * out), @error says why and the times are 0.  Immutable once made.
+ */
+typedef struct
+{
+  double median_us;
+  double p20_us;
+  double p80_us;
+  double speedup;          /* measured baseline / median; 0 when the baseline was not measured */
+  double max_rel_error;    /* against the interpreter */
+  char *gpu;               /* the device's name */
+  char *error;             /* (nullable) why it was not measured */
+} PrismMeasurement;
+
+/* (transfer full) copies of @gpu and @error */
+PrismMeasurement *prism_measurement_new   (const char             *gpu,
+                                           const char             *error);
+PrismMeasurement *prism_measurement_copy  (const PrismMeasurement *m);
+void              prism_measurement_free  (PrismMeasurement       *m);
+/* (transfer full) the "measured" object of docs/format.md */
+JsonNode         *prism_measurement_to_json   (const PrismMeasurement *m);
+/* (transfer full) (nullable): %NULL when @node is not such an object */
+PrismMeasurement *prism_measurement_from_json (JsonNode               *node);
+
+/**
  * PrismCandidate:
  *
  * One verified candidate: a graph with concrete maps whose grid sizes and
@@ -43,6 +73,9 @@ typedef struct
   double found_at_s;      /* search time when it was verified */
   guint task;             /* position in the depth-first order: task … */
   guint seq;              /* … and order within the task */
+  /* Set once by the tuning step after the search, when a GPU timed the
+   * candidate; read it with prism_candidate_get_measurement(). */
+  PrismMeasurement *measurement;
   /*< private >*/
   char *json_text;        /* the serialized candidate, made once (results writer) */
 } PrismCandidate;
@@ -59,6 +92,12 @@ PrismGraph     *prism_candidate_instantiate (const PrismCandidate *candidate,
                                              GError              **error);
 /* Forgets the cached serialization (after changing id, task or seq). */
 void            prism_candidate_invalidate  (PrismCandidate       *candidate);
+/* (transfer none) (nullable): the GPU measurement, %NULL until one is set */
+const PrismMeasurement *prism_candidate_get_measurement (const PrismCandidate *candidate);
+/* Publishes @m (transfer full) once; safe while other threads read the
+ * candidate.  Forgets the cached serialization. */
+void            prism_candidate_set_measurement (PrismCandidate       *candidate,
+                                                 PrismMeasurement     *m);
 /* "gx0=128, F0=16" (transfer full) */
 char           *prism_candidate_params_to_string (const PrismCandidate *candidate);
 
@@ -121,6 +160,25 @@ void            prism_results_set_baseline  (PrismResults         *results,
                                              double                predicted_us,
                                              guint                 launches);
 /* Takes a reference. */
+/* The unfused program timed on the GPU (copied; %NULL forgets it). */
+void            prism_results_set_baseline_measurement (PrismResults           *results,
+                                                        const PrismMeasurement *m);
+/* (transfer none) (nullable) */
+const PrismMeasurement *prism_results_get_baseline_measurement (PrismResults *results);
+/**
+ * prism_results_set_tuning:
+ * @gpu: (nullable): the device the candidates were timed on, %NULL if none
+ * @message: (nullable): why nothing was timed (no GPU, tuning off)
+ *
+ * Stored under "tuning": whether speedups are measured or predicted.
+ */
+void            prism_results_set_tuning    (PrismResults         *results,
+                                             const char           *gpu,
+                                             const char           *message,
+                                             guint                 top);
+/* (nullable) as set, or read back */
+const char     *prism_results_get_tuning_gpu (PrismResults        *results);
+const char     *prism_results_get_tuning_message (PrismResults    *results);
 void            prism_results_add_candidate (PrismResults         *results,
                                              PrismCandidate       *candidate);
 void            prism_results_set_stats     (PrismResults         *results,
@@ -163,6 +221,7 @@ const char     *prism_results_get_stop_reason (PrismResults       *results);
 PrismCandidate *prism_results_get_best      (PrismResults         *results);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismCandidate, prism_candidate_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismMeasurement, prism_measurement_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismResults, prism_results_free)
 
 G_END_DECLS

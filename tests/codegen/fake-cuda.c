@@ -8,6 +8,12 @@
  * build's own launcher does.  Works for f32 programs, whose device and CPU
  * layouts are the same.
  *
+ * $PRISM_FAKE_CUDA_KERNELS may instead name a folder of kernel headers (as
+ * prism_kernel_headers_write() makes it): then cuModuleLoadData builds the
+ * CPU build of the job's own kernels.cu (the worker's argument) with g++,
+ * so a run that times several graphs (a search's tuning) needs nothing
+ * prepared per graph.
+ *
  * $PRISM_FAKE_CUDA_CORRUPT=1 perturbs device-to-host copies (a wrong kernel);
  * $PRISM_FAKE_CUDA_HANG=1 makes launches never return (a hung kernel).
  *
@@ -16,8 +22,10 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,13 +101,46 @@ DECL (CUresult, cuDevicePrimaryCtxRelease_v2, (int dev)) { (void) dev; return 0;
 DECL (CUresult, cuCtxSetCurrent, (void *ctx)) { (void) ctx; return 0; }
 DECL (CUresult, cuCtxSynchronize, (void)) { return 0; }
 
+/* The CPU build of JOBDIR/kernels.cu, where JOBDIR is the worker's first
+ * argument, against the kernel headers in @headers; writes its path to @so. */
+static int
+build_job_kernels (const char *headers, char *so, size_t len)
+{
+  char args[8192], cmd[16384];
+  const char *job;
+  size_t n;
+  FILE *f = fopen ("/proc/self/cmdline", "rb");
+
+  if (f == NULL)
+    return -1;
+  n = fread (args, 1, sizeof args - 1, f);
+  fclose (f);
+  args[n] = '\0';
+  job = args + strlen (args) + 1;   /* prism-gpu-worker JOBDIR */
+  if ((size_t) (job - args) >= n || strchr (job, '\'') != NULL || strchr (headers, '\'') != NULL)
+    return -1;
+  snprintf (so, len, "%s/fake-cpu-kernels.so", job);
+  snprintf (cmd, sizeof cmd,
+            "g++ -std=c++17 -O1 -fPIC -shared -I'%s' -x c++ '%s/kernels.cu' -o '%s' >&2",
+            headers, job, so);
+  return system (cmd) == 0 ? 0 : -1;
+}
+
 DECL (CUresult, cuModuleLoadData, (Module **module, const void *image))
 {
   const char *path = getenv ("PRISM_FAKE_CUDA_KERNELS");
+  char built[4200];
+  struct stat st;
   Module *m;
   void *h;
 
   (void) image;   /* the real CUBIN, from NVRTC */
+  if (path != NULL && stat (path, &st) == 0 && S_ISDIR (st.st_mode))
+    {
+      if (build_job_kernels (path, built, sizeof built) != 0)
+        return 200;
+      path = built;
+    }
   if (path == NULL || (h = dlopen (path, RTLD_NOW | RTLD_LOCAL)) == NULL)
     return 200;   /* CUDA_ERROR_INVALID_IMAGE */
   m = calloc (1, sizeof *m);
