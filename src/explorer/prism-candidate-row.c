@@ -423,12 +423,32 @@ prism_candidate_row_get_candidate (PrismCandidateRow *self)
   return self->candidate;
 }
 
-/* Returns: the candidate's number when it was verified */
+/* Returns: the candidate's number: as published when it was verified, then
+ * the one in results.json once the run has ended */
 guint
 prism_candidate_row_get_id (PrismCandidateRow *self)
 {
   g_return_val_if_fail (PRISM_IS_CANDIDATE_ROW (self), 0);
   return self->id;
+}
+
+/**
+ * prism_candidate_row_set_id:
+ * @id: the number to show
+ *
+ * Renumbers the row (the run renumbers its candidates when it ends); the
+ * candidate itself is left alone (it is shared with the run's thread).
+ */
+void
+prism_candidate_row_set_id (PrismCandidateRow *self,
+                            guint              id)
+{
+  g_return_if_fail (PRISM_IS_CANDIDATE_ROW (self));
+
+  if (self->id == id)
+    return;
+  self->id = id;
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_ID]);
 }
 
 /**

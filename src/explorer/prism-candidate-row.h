@@ -27,6 +27,8 @@ typedef enum
 PrismCandidateRow  *prism_candidate_row_new                 (PrismCandidate    *candidate);
 PrismCandidate     *prism_candidate_row_get_candidate       (PrismCandidateRow *self);
 guint               prism_candidate_row_get_id              (PrismCandidateRow *self);
+void                prism_candidate_row_set_id              (PrismCandidateRow *self,
+                                                             guint              id);
 PrismGraph         *prism_candidate_row_get_graph           (PrismCandidateRow *self);
 PrismGraph         *prism_candidate_row_dup_concrete_graph  (PrismCandidateRow *self);
 guint               prism_candidate_row_get_kernels         (PrismCandidateRow *self);

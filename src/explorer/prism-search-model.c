@@ -38,6 +38,7 @@ struct _PrismSearchModel
   double elapsed_s;
   PrismSearchDepth depths[PRISM_SEARCH_MAX_DEPTH];
   gboolean pruned_by_depth;
+  guint ids_serial;
   guint64 sgraphs;
   guint64 verified;
   guint64 rejected;
@@ -168,9 +169,27 @@ apply_stats (PrismSearchModel    *self,
              const PrismRunStats *stats,
              double               time_s)
 {
+  guint64 by_depth = 0;
+
   self->stats = *stats;
   for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
     self->depths[d].states = stats->search.states_by_depth[d];
+  /* The engine counts a cut branch at the depth of the state it would have
+   * extended; the tree shows it one depth down, beside the states that were
+   * reached there, so each depth holds every branch met on the way to it. */
+  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+    memset (self->depths[d].pruned, 0, sizeof self->depths[d].pruned);
+  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+    for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+      {
+        guint64 n = stats->search.pruned_by_depth[d][r];
+
+        self->depths[MIN (d + 1, PRISM_SEARCH_MAX_DEPTH - 1)].pruned[r] += n;
+        by_depth += n;
+      }
+  /* Counters from before they were kept by depth (an older results file
+   * resumed) only have totals: then the chart shows those. */
+  self->pruned_by_depth = by_depth == prism_search_stats_total_pruned (&stats->search);
   update_rate (self, MAX (time_s, stats->search.elapsed_s), stats->search.states);
 }
 
@@ -217,6 +236,7 @@ set_best (PrismSearchModel  *self,
 static void
 add_candidate (PrismSearchModel *self,
                PrismCandidate   *candidate,
+               guint             id,
                double            time_s,
                GPtrArray        *added)
 {
@@ -228,9 +248,14 @@ add_candidate (PrismSearchModel *self,
     return;
 
   row = prism_candidate_row_new (candidate);
+  /* The id the run published: candidate->id may already be the final one
+   * (the run renumbers when it ends), and the FINISHED event maps the
+   * published ids to the final ones. */
+  if (id != 0)
+    prism_candidate_row_set_id (row, id);
   point.time_s = time_s;
   point.speedup = prism_candidate_row_get_speedup (row);
-  point.id = candidate->id;
+  point.id = prism_candidate_row_get_id (row);
   point.measured = FALSE;
   add_point (self, self->points, &point);
 
@@ -266,6 +291,77 @@ add_candidate (PrismSearchModel *self,
 }
 
 static void
+renumber_series (GArray     *series,
+                 GHashTable *moved)
+{
+  for (guint i = 0; i < series->len; i++)
+    {
+      PrismSpeedupPoint *point = &g_array_index (series, PrismSpeedupPoint, i);
+      gpointer id;
+
+      if (point->id != 0 &&
+          g_hash_table_lookup_extended (moved, GUINT_TO_POINTER (point->id), NULL, &id))
+        point->id = GPOINTER_TO_UINT (id);
+    }
+}
+
+static void
+renumber_row (PrismCandidateRow *row,
+              GHashTable        *moved)
+{
+  gpointer id;
+
+  if (row != NULL &&
+      g_hash_table_lookup_extended (moved, GUINT_TO_POINTER (prism_candidate_row_get_id (row)), NULL, &id))
+    prism_candidate_row_set_id (row, GPOINTER_TO_UINT (id));
+}
+
+/* The run ended and renumbered its candidates into the search's order:
+ * rows, points and the best series take the ids results.json has, so that
+ * "candidate 13" here is candidate 13 there.  Everything is mapped from
+ * the published ids at once (the renumbering is a permutation). */
+static void
+apply_ids (PrismSearchModel *self,
+           GArray           *ids,
+           GPtrArray        *added)
+{
+  g_autoptr(GHashTable) moved = g_hash_table_new (NULL, NULL);  /* published id → final id */
+  gboolean best_done = FALSE;
+  guint n;
+
+  for (guint i = 0; i < ids->len; i++)
+    {
+      const PrismCandidateId *id = &g_array_index (ids, PrismCandidateId, i);
+
+      if (id->published_id != 0 && id->published_id != id->id)
+        g_hash_table_insert (moved, GUINT_TO_POINTER (id->published_id), GUINT_TO_POINTER (id->id));
+    }
+  if (g_hash_table_size (moved) == 0)
+    return;
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->candidates));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(PrismCandidateRow) row = g_list_model_get_item (G_LIST_MODEL (self->candidates), i);
+
+      renumber_row (row, moved);
+      best_done |= row == self->best;
+    }
+  for (guint i = 0; i < added->len; i++)
+    {
+      renumber_row (g_ptr_array_index (added, i), moved);
+      best_done |= g_ptr_array_index (added, i) == (gpointer) self->best;
+    }
+  /* The best can have left the table (a GPU measurement reorders it);
+   * each row is mapped once, or a permutation would be applied twice. */
+  if (!best_done)
+    renumber_row (self->best, moved);
+  renumber_series (self->points, moved);
+  renumber_series (self->best_series, moved);
+  self->ids_serial++;
+}
+
+static void
 apply_one (PrismSearchModel *self,
            const PrismEvent *event,
            GPtrArray        *added)
@@ -294,14 +390,14 @@ apply_one (PrismSearchModel *self,
       depth = prism_search_depth_of_graph (event->candidate->graph);
       self->depths[depth].verified++;
       self->verified++;
-      add_candidate (self, event->candidate, event->time_s, added);
+      add_candidate (self, event->candidate, event->id, event->time_s, added);
       break;
 
     case PRISM_EVENT_BEST:
       /* The VERIFIED event before it already made it the best; a BEST for a
        * candidate not seen (a resumed run) adds it. */
       if (event->candidate != NULL)
-        add_candidate (self, event->candidate, event->time_s, added);
+        add_candidate (self, event->candidate, event->id, event->time_s, added);
       break;
 
     case PRISM_EVENT_REJECTED:
@@ -312,6 +408,8 @@ apply_one (PrismSearchModel *self,
 
     case PRISM_EVENT_FINISHED:
       apply_stats (self, &event->stats, event->time_s);
+      if (event->ids != NULL)
+        apply_ids (self, event->ids, added);
       if (self->state != PRISM_SEARCH_STATE_FAILED)
         self->state = PRISM_SEARCH_STATE_FINISHED;
       g_free (self->stop_reason);
@@ -617,6 +715,21 @@ prism_search_model_get_depth (PrismSearchModel *self,
   g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), NULL);
   g_return_val_if_fail (depth < PRISM_SEARCH_MAX_DEPTH, NULL);
   return &self->depths[depth];
+}
+
+/**
+ * prism_search_model_get_ids_serial:
+ *
+ * Changes each time the run renumbered candidates that are shown (at its
+ * end): views that sort by id or show one in a title look again.
+ *
+ * Returns: a counter
+ */
+guint
+prism_search_model_get_ids_serial (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), 0);
+  return self->ids_serial;
 }
 
 /* Whether the depths' pruned counters are filled; when not, only the

@@ -24,7 +24,8 @@ G_DECLARE_FINAL_TYPE (PrismSearchModel, prism_search_model, PRISM, SEARCH_MODEL,
 typedef struct
 {
   guint64 states;                         /* states reached at this depth */
-  guint64 pruned[PRISM_N_PRUNE_REASONS];  /* branches cut on the way to it (when reported by depth) */
+  guint64 pruned[PRISM_N_PRUNE_REASONS];  /* branches cut on the way to it: the engine's
+                                           * pruned_by_depth of the depth above */
   guint64 sgraphs;                        /* sGraphs completed at this depth */
   guint64 verified;                       /* candidates of those sGraphs that were verified */
   guint64 rejected;                       /* … and that the verifier rejected */
@@ -73,6 +74,7 @@ guint                   prism_search_model_get_n_depths      (PrismSearchModel  
 const PrismSearchDepth *prism_search_model_get_depth         (PrismSearchModel  *self,
                                                               guint              depth);
 gboolean                prism_search_model_get_pruned_by_depth (PrismSearchModel *self);
+guint                   prism_search_model_get_ids_serial    (PrismSearchModel  *self);
 guint64                 prism_search_model_get_sgraphs       (PrismSearchModel  *self);
 guint64                 prism_search_model_get_verified      (PrismSearchModel  *self);
 guint64                 prism_search_model_get_rejected      (PrismSearchModel  *self);

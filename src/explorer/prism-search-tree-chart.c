@@ -474,7 +474,11 @@ row_counts (const Row *row)
   /* Translators: states of the search tree at one depth */
   g_string_append_printf (s, _("%s states"), states);
   if (row_pruned (row) > 0)
-    g_string_append_printf (s, " · %s", pruned);
+    {
+      g_string_append (s, " · ");
+      /* Translators: pruned branches of the whole search tree */
+      g_string_append_printf (s, _("%s pruned"), pruned);
+    }
   if (row->sgraphs > 0)
     {
       g_string_append (s, " · ");
@@ -835,6 +839,49 @@ prism_search_tree_chart_get_merged_depths (PrismSearchTreeChart *self)
 {
   g_return_val_if_fail (PRISM_IS_SEARCH_TREE_CHART (self), 0);
   return self->merged_depths;
+}
+
+/**
+ * prism_search_tree_chart_get_pruned_segment:
+ * @depth: a depth of the search tree
+ * @reason: why branches were pruned
+ * @rect: (out) (optional): where the segment was drawn
+ * @count: (out) (optional): the branches it stands for
+ *
+ * Where the last drawing put the branches pruned for @reason on the way
+ * to @depth, on the row holding it (the last row can hold several depths;
+ * the "all" row, drawn when the counts by depth are not known, holds none).
+ *
+ * Returns: %TRUE if they have a segment of their own in @reason's colour,
+ *   %FALSE when there are none or they were merged into the hatched one
+ */
+gboolean
+prism_search_tree_chart_get_pruned_segment (PrismSearchTreeChart *self,
+                                            guint                 depth,
+                                            PrismPruneReason      reason,
+                                            graphene_rect_t      *rect,
+                                            guint64              *count)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_TREE_CHART (self), FALSE);
+  g_return_val_if_fail (reason < PRISM_N_PRUNE_REASONS, FALSE);
+
+  for (guint i = 0; i < self->hits->len; i++)
+    {
+      const Hit *hit = &g_array_index (self->hits, Hit, i);
+      const Row *row;
+
+      if (hit->row == G_MAXUINT || hit->segment != SEG_PRUNED + reason)
+        continue;
+      row = &g_array_index (self->rows, Row, hit->row);
+      if (row->totals || depth < row->first_depth || depth > row->last_depth)
+        continue;
+      if (rect != NULL)
+        *rect = hit->rect;
+      if (count != NULL)
+        *count = row->pruned[reason];
+      return TRUE;
+    }
+  return FALSE;
 }
 
 char *

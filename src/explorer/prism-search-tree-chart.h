@@ -22,6 +22,11 @@ void              prism_search_tree_chart_set_model         (PrismSearchTreeChar
  * depths merged for lack of room (tests and the footer read these). */
 guint64           prism_search_tree_chart_get_not_shown     (PrismSearchTreeChart *self);
 guint             prism_search_tree_chart_get_merged_depths (PrismSearchTreeChart *self);
+gboolean          prism_search_tree_chart_get_pruned_segment (PrismSearchTreeChart *self,
+                                                              guint                 depth,
+                                                              PrismPruneReason      reason,
+                                                              graphene_rect_t      *rect,
+                                                              guint64              *count);
 /* The tooltip text at a point of the last drawing (transfer full, nullable). */
 char             *prism_search_tree_chart_describe_at       (PrismSearchTreeChart *self,
                                                              double                x,

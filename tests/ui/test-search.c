@@ -398,6 +398,49 @@ test_search_run (void)
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (json_parser_get_root (parser)),
                                                   "format"), ==, "prism-results");
 
+  /* The run renumbered its candidates when it ended: the table, the
+   * comparison and the speedup points use results.json's ids. */
+  {
+    JsonArray *cands = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                                     "candidates");
+    g_autoptr(GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
+    PrismCompareView *compare = prism_candidates_view_get_compare_view (candidates);
+    PrismSearchModel *model = prism_window_get_search_model (window);
+    const PrismSpeedupPoint *points;
+    guint n_points = 0;
+
+    for (guint i = 0; i < json_array_get_length (cands); i++)
+      {
+        JsonObject *c = json_array_get_object_element (cands, i);
+        g_hash_table_insert (ids, (gpointer) json_object_get_string_member (c, "digest"),
+                             GUINT_TO_POINTER ((guint) json_object_get_int_member (c, "id")));
+      }
+    g_assert_cmpuint (n_candidates (window), >, 0);
+    for (guint i = 0; i < n_candidates (window); i++)
+      {
+        g_autoptr(PrismCandidateRow) row = g_list_model_get_item (G_LIST_MODEL (selection), i);
+        const char *digest = prism_candidate_row_get_candidate (row)->digest;
+
+        g_assert_true (g_hash_table_contains (ids, digest));
+        g_assert_cmpuint (prism_candidate_row_get_id (row), ==,
+                          GPOINTER_TO_UINT (g_hash_table_lookup (ids, digest)));
+      }
+    points = prism_search_model_get_points (model, &n_points);
+    for (guint i = 0; i < n_points; i++)
+      g_assert_true (points[i].id == 0 || points[i].id <= json_array_get_length (cands));
+    for (guint i = 0; i < 2; i++)
+      {
+        g_autoptr(PrismCandidateRow) row = g_list_model_get_item (G_LIST_MODEL (selection), i);
+        g_autofree char *title = NULL;
+
+        if (!gtk_selection_model_is_selected (selection, i))
+          continue;
+        title = g_strdup_printf ("#%u", prism_candidate_row_get_id (row));
+        g_assert_true (g_strcmp0 (prism_compare_view_get_candidate (compare, FALSE)->id, title) == 0 ||
+                       g_strcmp0 (prism_compare_view_get_candidate (compare, TRUE)->id, title) == 0);
+      }
+  }
+
   /* Start again from the header bar. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.search-start", NULL));
   g_assert_cmpint (session_state (window), ==, PRISM_SESSION_RUNNING);
@@ -477,6 +520,71 @@ test_search_tree_chart (void)
   gtk_widget_queue_draw (chart);
   gtk_test_widget_wait_for_draw (chart);
   g_assert_cmpuint (prism_search_tree_chart_get_merged_depths (PRISM_SEARCH_TREE_CHART (chart)), ==, 0);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* With the counts by depth, each depth's row has the branches pruned on
+ * the way to it, in each reason's colour, and no row of totals: a depth
+ * where two reasons cut branches draws both. */
+static void
+test_search_tree_chart_by_depth (void)
+{
+  g_autoptr(PrismSearchModel) model = prism_search_model_new ();
+  g_autoptr(PrismEvent) progress = prism_event_new (PRISM_EVENT_PROGRESS);
+  PrismSearchTreeChart *chart = PRISM_SEARCH_TREE_CHART (prism_search_tree_chart_new ());
+  GtkWidget *window = gtk_window_new ();
+  PrismSearchStats *st = &progress->stats.search;
+  graphene_rect_t shape_rect, expr_rect, order_rect;
+  guint64 count = 0;
+
+  for (guint d = 0; d < 5; d++)
+    {
+      st->states_by_depth[d] = 1 + d * 40;
+      st->states += st->states_by_depth[d];
+    }
+  /* Cut while extending depth-2 states: drawn on depth 3's row. */
+  st->pruned_by_depth[2][PRISM_PRUNE_SHAPE] = 300;
+  st->pruned_by_depth[2][PRISM_PRUNE_EXPR] = 200;
+  st->pruned_by_depth[0][PRISM_PRUNE_ORDER] = 50;
+  st->pruned_by_depth[4][PRISM_PRUNE_ORDER] = 20;
+  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+    for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+      st->pruned[r] += st->pruned_by_depth[d][r];
+  prism_search_model_apply_event (model, progress);
+  prism_search_model_flush (model);
+  g_assert_true (prism_search_model_get_pruned_by_depth (model));
+  g_assert_cmpuint (prism_search_model_get_depth (model, 3)->pruned[PRISM_PRUNE_SHAPE], ==, 300);
+  g_assert_cmpuint (prism_search_model_get_depth (model, 2)->pruned[PRISM_PRUNE_SHAPE], ==, 0);
+  /* The deepest pruning makes a row below the deepest state. */
+  g_assert_cmpuint (prism_search_model_get_n_depths (model), ==, 6);
+
+  prism_search_tree_chart_set_model (chart, model);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (chart));
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 400);
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (chart));
+
+  g_assert_true (prism_search_tree_chart_get_pruned_segment (chart, 3, PRISM_PRUNE_SHAPE, &shape_rect, &count));
+  g_assert_cmpuint (count, ==, 300);
+  g_assert_true (prism_search_tree_chart_get_pruned_segment (chart, 3, PRISM_PRUNE_EXPR, &expr_rect, &count));
+  g_assert_cmpuint (count, ==, 200);
+  /* Side by side on one row, more branches wider. */
+  g_assert_cmpfloat (shape_rect.origin.y, ==, expr_rect.origin.y);
+  g_assert_cmpfloat (shape_rect.size.width, >, expr_rect.size.width);
+  g_assert_cmpfloat (expr_rect.size.width, >=, 2);
+  g_assert_false (graphene_rect_intersection (&shape_rect, &expr_rect, NULL));
+  /* Depths where the reason did not cut anything draw none of it. */
+  g_assert_false (prism_search_tree_chart_get_pruned_segment (chart, 2, PRISM_PRUNE_SHAPE, NULL, NULL));
+  g_assert_false (prism_search_tree_chart_get_pruned_segment (chart, 3, PRISM_PRUNE_ORDER, NULL, NULL));
+  g_assert_true (prism_search_tree_chart_get_pruned_segment (chart, 1, PRISM_PRUNE_ORDER, &order_rect, &count));
+  g_assert_cmpuint (count, ==, 50);
+  g_assert_cmpfloat (order_rect.origin.y, <, shape_rect.origin.y);
+  g_assert_true (prism_search_tree_chart_get_pruned_segment (chart, 5, PRISM_PRUNE_ORDER, NULL, &count));
+  g_assert_cmpuint (count, ==, 20);
+  g_assert_cmpuint (prism_search_tree_chart_get_merged_depths (chart), ==, 0);
+  g_assert_cmpuint (prism_search_tree_chart_get_not_shown (chart), ==, 0);
+  save_screenshot (window, "search-tree-by-depth.png");
 
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -720,6 +828,7 @@ main (int argc, char *argv[])
 
   g_test_add_func ("/explorer/search/run", test_search_run);
   g_test_add_func ("/explorer/search/tree-chart", test_search_tree_chart);
+  g_test_add_func ("/explorer/search/tree-chart-by-depth", test_search_tree_chart_by_depth);
   g_test_add_func ("/explorer/search/close-running", test_search_close_running);
   g_test_add_func ("/explorer/search/stalls", test_search_stalls);
 
