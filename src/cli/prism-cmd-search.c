@@ -33,6 +33,12 @@ typedef struct
   gboolean line_open;
   double best_speedup;
   const char *name;
+  /* The best candidate timed on the GPU, if any. */
+  guint best_measured_id;
+  double best_measured_speedup;
+  double best_measured_us;
+  double baseline_measured_us;
+  char *gpu;
 } Run;
 
 static void
@@ -130,6 +136,78 @@ print_renumbered (const PrismEvent *e)
                              n), n);
 }
 
+/* After the search: whether the GPU times the best candidates, or why not. */
+static void
+print_tuning (Run *run, const PrismEvent *e)
+{
+  const char *why = e->message ? e->message : "";
+
+  end_line (run);
+  switch (e->tune_status)
+    {
+    case PRISM_TUNE_MEASURING:
+      g_free (run->gpu);
+      run->gpu = g_strdup (why);
+      /* TRANSLATORS: %u is a number of candidates, %s the GPU */
+      fprintf (stderr, ngettext ("timing the unfused program and the best %u candidate on %s\n",
+                                 "timing the unfused program and the best %u candidates on %s\n",
+                                 e->tune_count - 1),
+               e->tune_count - 1, why);
+      break;
+    case PRISM_TUNE_NO_GPU:
+      /* The engine's reason starts with "no GPU: " too. */
+      if (g_str_has_prefix (why, "no GPU: "))
+        why += strlen ("no GPU: ");
+      fprintf (stderr, "%s (%s)\n", _("no GPU: speedups are predicted by the cost model"), why);
+      break;
+    case PRISM_TUNE_OFF:
+    case PRISM_TUNE_STOPPED:
+      fprintf (stderr, "%s\n", why);
+      break;
+    case PRISM_TUNE_DONE:
+    case PRISM_TUNE_NOTHING:
+    default:
+      break;
+    }
+}
+
+static void
+print_measured (Run *run, const PrismEvent *e)
+{
+  const PrismMeasurement *m = e->measurement;
+  const PrismCandidate *c = e->candidate;
+
+  end_line (run);
+  if (m->error != NULL && c == NULL)
+    fprintf (stderr, _("the unfused program could not be timed on the GPU: %s\n"), m->error);
+  else if (m->error != NULL)
+    fprintf (stderr, _("candidate %u could not be timed on the GPU: %s\n"), c->id, m->error);
+  else if (c == NULL)
+    {
+      run->baseline_measured_us = m->median_us;
+      /* TRANSLATORS: median, p20 and p80 of the samples in microseconds */
+      fprintf (stderr, _("measured the unfused program: %.2f µs (p20–p80 %.2f–%.2f µs)\n"),
+               m->median_us, m->p20_us, m->p80_us);
+    }
+  else if (m->speedup > 0)
+    {
+      if (m->speedup > run->best_measured_speedup)
+        {
+          run->best_measured_speedup = m->speedup;
+          run->best_measured_id = c->id;
+          run->best_measured_us = m->median_us;
+        }
+      /* TRANSLATORS: id, median, p20, p80 (µs), measured speedup, predicted
+       * speedup, worst relative error against the CPU interpreter */
+      fprintf (stderr, _("measured candidate %u: %.2f µs (p20–p80 %.2f–%.2f µs), %.2f× the measured "
+                         "unfused program (predicted %.2f×), max error %.1e\n"),
+               c->id, m->median_us, m->p20_us, m->p80_us, m->speedup, c->speedup, m->max_rel_error);
+    }
+  else
+    fprintf (stderr, _("measured candidate %u: %.2f µs (p20–p80 %.2f–%.2f µs), max error %.1e\n"),
+             c->id, m->median_us, m->p20_us, m->p80_us, m->max_rel_error);
+}
+
 static void
 on_events (PrismSession *session, PrismEventBatch *batch, gpointer user_data)
 {
@@ -173,6 +251,12 @@ on_events (PrismSession *session, PrismEventBatch *batch, gpointer user_data)
           print_progress (run, e);
           end_line (run);
           print_renumbered (e);
+          break;
+        case PRISM_EVENT_TUNING:
+          print_tuning (run, e);
+          break;
+        case PRISM_EVENT_MEASURED:
+          print_measured (run, e);
           break;
         case PRISM_EVENT_SGRAPH:
         case PRISM_EVENT_REJECTED:
@@ -233,6 +317,7 @@ prism_cmd_search (int argc, char **argv)
   g_autofree char *out = NULL;
   double time_limit = -1;
   int threads = 0, max_kernels = 0, max_block_ops = 0, max_kernel_ops = 0, max_variants = 0;
+  int tune_top = -1;
   gint64 seed = 1;
   gboolean resume = FALSE, json = FALSE, full_random = FALSE;
   GOptionEntry entries[] = {
@@ -264,6 +349,9 @@ prism_cmd_search (int argc, char **argv)
     { "full-random", 0, 0, G_OPTION_ARG_NONE, &full_random,
       N_("Also run the randomized test at the program's real shapes for every candidate "
          "(seconds each on the CPU; by default it runs at small shapes)"), NULL },
+    { "tune-top", 0, 0, G_OPTION_ARG_INT, &tune_top,
+      N_("After the search, time this many of the best predicted candidates on the GPU when "
+         "there is one (default 5; 0 = never)"), N_("N") },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr(GError) error = NULL;
@@ -307,6 +395,8 @@ prism_cmd_search (int argc, char **argv)
                                        "--max-block-ops at most 16 and --max-variants at most 1024"));
   if (resume && out == NULL)
     return prism_cli_fail ("search", _("--resume needs --out DIR"));
+  if (tune_top != -1 && (tune_top < 0 || tune_top > 1000))
+    return prism_cli_fail ("search", _("--tune-top must be between 0 and 1000"));
 
   program = prism_cli_open_program (argv[1], &error);
   if (program == NULL)
@@ -325,6 +415,8 @@ prism_cmd_search (int argc, char **argv)
     options.max_variants = (guint) max_variants;
   options.seed = (guint64) seed;
   options.full_random = full_random;
+  if (tune_top >= 0)
+    options.tune_top = (guint) tune_top;
   options.target = target;
   options.resume = resume;
   options.source = argv[1];
@@ -373,9 +465,15 @@ prism_cmd_search (int argc, char **argv)
         fprintf (stderr, _("best: candidate %u, predicted %.2f µs vs %.2f µs unfused (%.2f×) on %s\n"),
                  best->id, best->predicted_us, prism_session_get_baseline_us (session),
                  best->speedup, prism_gpu_target_lookup (target ? target : "h100")->display_name);
+      if (run.best_measured_id != 0)
+        /* TRANSLATORS: id, measured µs, the unfused program's measured µs, speedup, the GPU */
+        fprintf (stderr, _("best measured: candidate %u, %.2f µs vs %.2f µs unfused (%.2f×) on %s\n"),
+                 run.best_measured_id, run.best_measured_us, run.baseline_measured_us,
+                 run.best_measured_speedup, run.gpu ? run.gpu : "?");
       if (prism_session_get_results_path (session) != NULL)
         fprintf (stderr, _("results: %s\n"), prism_session_get_results_path (session));
     }
+  g_free (run.gpu);
   if (run.error)
     return PRISM_EXIT_BAD_INPUT;
   return cands->len > 0 ? PRISM_EXIT_OK : PRISM_EXIT_FAILED;
