@@ -19,6 +19,7 @@ typedef enum
   COLUMN_ID,
   COLUMN_SPEEDUP,
   COLUMN_TIME,
+  COLUMN_MEASURED,
   COLUMN_KERNELS,
   COLUMN_VERIFICATION,
   COLUMN_PARAMS,
@@ -80,6 +81,11 @@ cell_text (PrismCandidateRow *row,
       return prism_format_speedup (prism_candidate_row_get_speedup (row));
     case COLUMN_TIME:
       return prism_format_time_us (prism_candidate_row_get_time_us (row));
+    case COLUMN_MEASURED:
+      /* Empty until the GPU timed it (the best few, after the search). */
+      if (!prism_candidate_row_get_measured (row))
+        return g_strdup ("");
+      return prism_format_time_us (prism_candidate_row_get_measured_us (row));
     case COLUMN_KERNELS:
       return g_strdup_printf ("%u", prism_candidate_row_get_kernels (row));
     case COLUMN_VERIFICATION:
@@ -103,6 +109,7 @@ column_title (Column column)
     case COLUMN_ID:           return C_("candidates column", "#");
     case COLUMN_SPEEDUP:      return C_("candidates column", "Speedup");
     case COLUMN_TIME:         return C_("candidates column", "Time");
+    case COLUMN_MEASURED:     return C_("candidates column", "Measured");
     case COLUMN_KERNELS:      return C_("candidates column", "Kernels");
     case COLUMN_VERIFICATION: return C_("candidates column", "Verification");
     case COLUMN_PARAMS:       return C_("candidates column", "Sizes");
@@ -122,6 +129,7 @@ column_property (Column column)
     case COLUMN_ID:           return "id";
     case COLUMN_SPEEDUP:      return "speedup";
     case COLUMN_TIME:         return "time-us";
+    case COLUMN_MEASURED:     return "measured-us";
     case COLUMN_KERNELS:      return "kernels";
     case COLUMN_VERIFICATION: return "method";
     case COLUMN_PARAMS:       return "params";
@@ -223,6 +231,7 @@ cell_setup_cb (GtkSignalListItemFactory *factory,
       }
       break;
     case COLUMN_TIME:
+    case COLUMN_MEASURED:
       gtk_label_set_xalign (GTK_LABEL (label), 1);
       gtk_widget_set_hexpand (label, TRUE);
       gtk_widget_add_css_class (label, "numeric");
@@ -256,7 +265,8 @@ cell_bind_cb (GtkSignalListItemFactory *factory,
   update_cell (item);
   /* Only a GPU measurement, or the run renumbering its candidates when it
    * ends, changes a row after it is shown. */
-  if (column == COLUMN_SPEEDUP || column == COLUMN_TIME || column == COLUMN_ID)
+  if (column == COLUMN_SPEEDUP || column == COLUMN_TIME || column == COLUMN_MEASURED ||
+      column == COLUMN_ID)
     {
       gulong id = g_signal_connect_swapped (row, column == COLUMN_ID ? "notify::id" : "notify::measured-us",
                                             G_CALLBACK (row_notify_cb), item);
@@ -280,7 +290,7 @@ cell_unbind_cb (GtkSignalListItemFactory *factory,
 static void
 add_columns (PrismCandidatesView *self)
 {
-  static const int widths[N_COLUMNS] = { 48, 150, 96, 72, 170, 160, 100 };
+  static const int widths[N_COLUMNS] = { 48, 150, 96, 96, 72, 170, 160, 100 };
 
   for (Column c = 0; c < N_COLUMNS; c++)
     {
@@ -961,4 +971,34 @@ prism_candidates_view_set_direction (PrismCandidatesView *self,
 
   prism_graph_view_set_direction (self->graph_view, direction);
   prism_compare_view_set_direction (self->compare_view, direction);
+}
+
+/**
+ * prism_candidates_view_dup_cell_text:
+ * @position: the row, as shown (sorted)
+ * @property: the column, by the row property it sorts by ("id", "speedup",
+ *   "time-us", "measured-us", …)
+ *
+ * For tests.
+ *
+ * Returns: (transfer full) (nullable): the cell's text
+ */
+char *
+prism_candidates_view_dup_cell_text (PrismCandidatesView *self,
+                                     guint                position,
+                                     const char          *property)
+{
+  g_autoptr(PrismCandidateRow) row = NULL;
+
+  g_return_val_if_fail (PRISM_IS_CANDIDATES_VIEW (self), NULL);
+
+  if (self->sorted == NULL)
+    return NULL;
+  row = g_list_model_get_item (G_LIST_MODEL (self->sorted), position);
+  if (row == NULL)
+    return NULL;
+  for (Column c = 0; c < N_COLUMNS; c++)
+    if (g_strcmp0 (column_property (c), property) == 0)
+      return cell_text (row, c);
+  return NULL;
 }

@@ -35,5 +35,9 @@ PrismCompareView   *prism_candidates_view_get_compare_view  (PrismCandidatesView
 char               *prism_candidates_view_get_verification_text (PrismCandidatesView *self);
 void                prism_candidates_view_set_direction     (PrismCandidatesView *self,
                                                              PrismGraphDirection  direction);
+/* A cell's text: row as shown, column by the property it sorts by (tests). */
+char               *prism_candidates_view_dup_cell_text     (PrismCandidatesView *self,
+                                                             guint                position,
+                                                             const char          *property);
 
 G_END_DECLS

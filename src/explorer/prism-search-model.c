@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <glib/gi18n.h>
 
 #include "prism-search-model.h"
 
@@ -60,6 +61,16 @@ struct _PrismSearchModel
   GArray *points;               /* PrismSpeedupPoint, one per candidate */
   guint max_points;
   guint hidden_points;
+
+  /* Timing on the GPU after the search (TUNING and MEASURED events). */
+  gboolean has_tuning;
+  PrismTuneStatus tune_status;
+  char *tune_message;           /* the GPU, or why nothing is timed */
+  guint tune_timed;             /* programs timed so far, the baseline included */
+  guint tune_count;
+  guint tune_failed;
+  char *tune_error;             /* the last failure */
+  double baseline_measured_us;  /* < 0: not measured */
 
   /* Coalescing of "changed". */
   guint changed_source;
@@ -362,6 +373,42 @@ apply_ids (PrismSearchModel *self,
 }
 
 static void
+apply_tuning (PrismSearchModel *self,
+              const PrismEvent *event)
+{
+  const PrismMeasurement *m = event->measurement;
+
+  self->has_tuning = TRUE;
+  self->tune_count = MAX (self->tune_count, event->tune_count);
+  if (event->kind == PRISM_EVENT_TUNING)
+    {
+      self->tune_status = event->tune_status;
+      g_free (self->tune_message);
+      self->tune_message = g_strdup (event->message);
+      return;
+    }
+  if (m == NULL)
+    return;
+  self->tune_timed = MAX (self->tune_timed, event->tune_index);
+  if (m->error != NULL)
+    {
+      g_autofree char *what = event->candidate != NULL
+        ? g_strdup_printf (_("candidate %u"), event->candidate->id)
+        : g_strdup (_("the unfused program"));
+
+      self->tune_failed++;
+      g_free (self->tune_error);
+      /* Translators: a program that could not be timed on the GPU, and why */
+      self->tune_error = g_strdup_printf (_("%s failed: %s"), what, m->error);
+      return;
+    }
+  if (event->candidate == NULL)
+    self->baseline_measured_us = m->median_us;
+  else if (m->speedup > 0)
+    prism_search_model_set_measured (self, event->candidate->digest, m->median_us, m->speedup);
+}
+
+static void
 apply_one (PrismSearchModel *self,
            const PrismEvent *event,
            GPtrArray        *added)
@@ -422,6 +469,11 @@ apply_one (PrismSearchModel *self,
       self->error = g_strdup (event->message);
       break;
 
+    case PRISM_EVENT_TUNING:
+    case PRISM_EVENT_MEASURED:
+      apply_tuning (self, event);
+      break;
+
     default:
       break;
     }
@@ -453,6 +505,8 @@ prism_search_model_finalize (GObject *object)
   g_clear_pointer (&self->points, g_array_unref);
   g_clear_pointer (&self->stop_reason, g_free);
   g_clear_pointer (&self->error, g_free);
+  g_clear_pointer (&self->tune_message, g_free);
+  g_clear_pointer (&self->tune_error, g_free);
 
   G_OBJECT_CLASS (prism_search_model_parent_class)->finalize (object);
 }
@@ -485,6 +539,7 @@ prism_search_model_init (PrismSearchModel *self)
   self->points = g_array_new (FALSE, FALSE, sizeof (PrismSpeedupPoint));
   self->max_candidates = PRISM_SEARCH_MODEL_MAX_CANDIDATES;
   self->max_points = PRISM_SEARCH_MODEL_MAX_POINTS;
+  self->baseline_measured_us = -1;
 }
 
 /*
@@ -523,6 +578,11 @@ prism_search_model_reset (PrismSearchModel *self)
   g_array_set_size (self->best_series, 0);
   g_array_set_size (self->points, 0);
   self->hidden_points = 0;
+  self->has_tuning = FALSE;
+  self->tune_timed = self->tune_count = self->tune_failed = 0;
+  g_clear_pointer (&self->tune_message, g_free);
+  g_clear_pointer (&self->tune_error, g_free);
+  self->baseline_measured_us = -1;
   queue_changed (self);
 }
 
@@ -883,4 +943,73 @@ prism_search_depth_of_graph (const PrismGraph *graph)
         }
     }
   return MIN (depth, PRISM_SEARCH_MAX_DEPTH - 1);
+}
+
+/**
+ * prism_search_model_get_gpu_status:
+ * @tooltip: (out) (optional) (transfer full) (nullable): the details
+ *
+ * Says whether the speedups are measured on a GPU or predicted: nothing
+ * before the search ends, then "No GPU: …", "Measuring on … 2 of 6",
+ * "Measured on …", with the last failure if a program could not be timed.
+ *
+ * Returns: (transfer full) (nullable): one line, translated
+ */
+char *
+prism_search_model_get_gpu_status (PrismSearchModel  *self,
+                                   char             **tooltip)
+{
+  g_autofree char *line = NULL;
+
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), NULL);
+
+  if (tooltip != NULL)
+    *tooltip = NULL;
+  if (!self->has_tuning)
+    return NULL;
+  switch (self->tune_status)
+    {
+    case PRISM_TUNE_MEASURING:
+      /* Translators: the GPU the candidates are being timed on, programs timed, programs to time */
+      line = g_strdup_printf (_("Measuring on %s: %u of %u"), self->tune_message, self->tune_timed,
+                              self->tune_count);
+      break;
+    case PRISM_TUNE_DONE:
+      /* Translators: programs timed, programs to time, the GPU */
+      line = g_strdup_printf (_("Measured %u of %u on %s"), self->tune_timed, self->tune_count,
+                              self->tune_message);
+      break;
+    case PRISM_TUNE_NO_GPU:
+      line = g_strdup (_("No GPU: speedups are predicted by the cost model"));
+      break;
+    case PRISM_TUNE_OFF:
+      line = g_strdup (_("GPU tuning is off: speedups are predicted by the cost model"));
+      break;
+    case PRISM_TUNE_STOPPED:
+      line = g_strdup (_("Stopped before the GPU timed anything: speedups are predicted"));
+      break;
+    case PRISM_TUNE_NOTHING:
+    default:
+      line = g_strdup (_("Nothing to time on the GPU"));
+      break;
+    }
+  if (self->tune_error != NULL)
+    {
+      char *both = g_strdup_printf ("%s — %s", line, self->tune_error);
+
+      g_free (line);
+      line = both;
+    }
+  if (tooltip != NULL && self->tune_message != NULL &&
+      (self->tune_status == PRISM_TUNE_NO_GPU || self->tune_error != NULL))
+    *tooltip = self->tune_error != NULL ? g_strdup (self->tune_error) : g_strdup (self->tune_message);
+  return g_steal_pointer (&line);
+}
+
+/* Returns: the unfused program's time measured on the GPU, or -1 */
+double
+prism_search_model_get_baseline_measured_us (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), -1);
+  return self->baseline_measured_us;
 }

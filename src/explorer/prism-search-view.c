@@ -39,6 +39,7 @@ struct _PrismSearchView
   GtkPaned *paned;
   PrismSearchTreeChart *tree_chart;
   PrismSpeedupChart *speedup_chart;
+  GtkLabel *gpu_status;
 
   GtkLabel *values[N_COUNTERS];
   GtkLabel *captions[N_COUNTERS];
@@ -111,11 +112,29 @@ update_counters (PrismSearchView *self)
                        : _("Best (predicted)"));
 }
 
+/* Whether the speedups are measured on a GPU or predicted; hidden until
+ * the search has ended and the run said which. */
+static void
+update_gpu_status (PrismSearchView *self)
+{
+  g_autofree char *tooltip = NULL;
+  g_autofree char *line = NULL;
+
+  if (self->gpu_status == NULL)
+    return;
+  if (self->model != NULL)
+    line = prism_search_model_get_gpu_status (self->model, &tooltip);
+  gtk_label_set_label (self->gpu_status, line ? line : "");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->gpu_status), tooltip);
+  gtk_widget_set_visible (GTK_WIDGET (self->gpu_status), line != NULL);
+}
+
 static void
 model_changed_cb (PrismSearchView  *self,
                   PrismSearchModel *model)
 {
   update_counters (self);
+  update_gpu_status (self);
 }
 
 /*
@@ -197,6 +216,7 @@ prism_search_view_class_init (PrismSearchViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrismSearchView, paned);
   gtk_widget_class_bind_template_child (widget_class, PrismSearchView, tree_chart);
   gtk_widget_class_bind_template_child (widget_class, PrismSearchView, speedup_chart);
+  gtk_widget_class_bind_template_child (widget_class, PrismSearchView, gpu_status);
   gtk_widget_class_set_css_name (widget_class, "searchview");
 }
 
@@ -271,6 +291,7 @@ prism_search_view_set_model (PrismSearchView  *self,
     prism_speedup_chart_set_model (self->speedup_chart, model);
   if (self->values[0] != NULL)
     update_counters (self);
+  update_gpu_status (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_MODEL]);
 }
 
@@ -308,4 +329,18 @@ prism_search_view_get_counter (PrismSearchView *self,
     if (g_strcmp0 (counter_names[i], name) == 0)
       return gtk_label_get_label (self->values[i]);
   return NULL;
+}
+
+/**
+ * prism_search_view_get_gpu_status:
+ *
+ * Returns: (transfer none) (nullable): the GPU status line, %NULL while hidden
+ */
+const char *
+prism_search_view_get_gpu_status (PrismSearchView *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_VIEW (self), NULL);
+  if (self->gpu_status == NULL || !gtk_widget_get_visible (GTK_WIDGET (self->gpu_status)))
+    return NULL;
+  return gtk_label_get_label (self->gpu_status);
 }

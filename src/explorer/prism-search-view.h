@@ -26,5 +26,6 @@ PrismSpeedupChart    *prism_search_view_get_speedup_chart (PrismSearchView  *sel
  * "sgraphs", "verified", "best" or "elapsed" (tests). */
 const char           *prism_search_view_get_counter       (PrismSearchView  *self,
                                                            const char       *name);
+const char           *prism_search_view_get_gpu_status    (PrismSearchView  *self);
 
 G_END_DECLS

@@ -712,3 +712,23 @@ prism_speedup_chart_candidate_at (PrismSpeedupChart *self,
     }
   return nearest ? nearest->point.id : 0;
 }
+
+/**
+ * prism_speedup_chart_count_dots:
+ * @measured: count the points timed on a GPU (filled) or the predicted ones
+ *
+ * Returns: how many such candidate points the last drawing had (tests)
+ */
+guint
+prism_speedup_chart_count_dots (PrismSpeedupChart *self,
+                                gboolean           measured)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (PRISM_IS_SPEEDUP_CHART (self), 0);
+
+  for (guint i = 0; i < self->dots->len; i++)
+    if (!g_array_index (self->dots, Dot, i).point.measured == !measured)
+      n++;
+  return n;
+}

@@ -26,5 +26,8 @@ void              prism_speedup_chart_get_ranges  (PrismSpeedupChart *self,
 guint             prism_speedup_chart_candidate_at (PrismSpeedupChart *self,
                                                     double             x,
                                                     double             y);
+/* Points of the last drawing, measured (filled) or predicted (tests). */
+guint             prism_speedup_chart_count_dots  (PrismSpeedupChart *self,
+                                                   gboolean           measured);
 
 G_END_DECLS
