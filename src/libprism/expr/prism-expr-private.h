@@ -149,6 +149,36 @@ void     prism_lexer_error      (const PrismLexer *lexer,
                                  const char       *format,
                                  ...) G_GNUC_PRINTF (4, 5);
 
+/* What one s-expression reader builds: terms and patterns share the syntax
+ * and its errors, and differ only in what a leaf may be and what a node is. */
+typedef struct
+{
+  /* The current token is an atom of @kind (@value for ints): add a leaf,
+   * or refuse it with @error.  The walker moves past it. */
+  gboolean (*leaf) (gpointer          data,
+                    const PrismLexer *lexer,
+                    PrismAtomKind     kind,
+                    gint64            value,
+                    guint            *out,
+                    GError          **error);
+  /* Adds a node of operator @op over @children. */
+  guint    (*node) (gpointer          data,
+                    PrismSymbol       op,
+                    guint             n_children,
+                    const guint      *children);
+  /* What the text should have been, for "expected a …, found …". */
+  const char *what;
+} PrismSexpReader;
+
+/* Reads one s-expression at the lexer's current token, depth-limited by
+ * PRISM_PARSE_MAX_DEPTH; on success the lexer is past it and @out is what
+ * the reader's callbacks returned for its root. */
+gboolean prism_lexer_read_sexp  (PrismLexer            *lexer,
+                                 const PrismSexpReader *reader,
+                                 gpointer               data,
+                                 guint                 *out,
+                                 GError               **error);
+
 /* Deepest nesting the parsers accept (they are recursive). */
 #define PRISM_PARSE_MAX_DEPTH 4096
 

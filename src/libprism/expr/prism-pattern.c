@@ -57,106 +57,56 @@ find_var (GPtrArray *var_names, const char *name, gsize len)
   return -1;
 }
 
+/* Patterns: integers, symbols and variables ("?x", numbered by first use). */
 static gboolean
-parse_pat (PrismPattern *pattern, PrismLexer *lx, guint depth, guint *out, GError **error)
+pattern_leaf (gpointer data, const PrismLexer *lx, PrismAtomKind kind, gint64 value, guint *out,
+              GError **error)
 {
-  PrismAtomKind kind;
-  gint64 value;
+  PrismPattern *pattern = data;
   PrismPatNode node = { PRISM_SYMBOL_NONE, -1, 0, 0, 0 };
 
-  if (depth > PRISM_PARSE_MAX_DEPTH)
+  (void) error;
+  if (kind == PRISM_ATOM_VAR)
     {
-      prism_lexer_error (lx, lx->start, error, "nesting deeper than %d", PRISM_PARSE_MAX_DEPTH);
-      return FALSE;
+      const char *name = lx->text + lx->start + 1;
+      gsize len = lx->tok_len - 1;
+      gint var = find_var (pattern->var_names, name, len);
+
+      if (var < 0)
+        {
+          var = (gint) pattern->var_names->len;
+          g_ptr_array_add (pattern->var_names, g_strndup (name, len));
+        }
+      node.var = var;
     }
-  if (lx->kind == PRISM_TOK_ATOM)
+  else if (kind == PRISM_ATOM_INT)
+    node.value = value;
+  else
     {
-      if (!prism_lexer_classify (lx, &kind, &value, error))
-        return FALSE;
-      if (kind == PRISM_ATOM_VAR)
-        {
-          const char *name = lx->text + lx->start + 1;
-          gsize len = lx->tok_len - 1;
-          gint var = find_var (pattern->var_names, name, len);
-
-          if (var < 0)
-            {
-              var = (gint) pattern->var_names->len;
-              g_ptr_array_add (pattern->var_names, g_strndup (name, len));
-            }
-          node.var = var;
-        }
-      else if (kind == PRISM_ATOM_INT)
-        node.value = value;
-      else
-        {
-          g_autofree char *tok = prism_lexer_token (lx);
-          node.op = prism_symbol_intern (tok);
-        }
-      prism_lexer_next (lx);
-      *out = pattern_add (pattern, &node, NULL);
-      return TRUE;
+      g_autofree char *tok = prism_lexer_token (lx);
+      node.op = prism_symbol_intern (tok);
     }
-  if (lx->kind == PRISM_TOK_LPAREN)
-    {
-      gsize open = lx->start;
-      g_autoptr(GArray) kids = g_array_new (FALSE, FALSE, sizeof (guint32));
-      g_autofree char *op = NULL;
-
-      prism_lexer_next (lx);
-      if (lx->kind != PRISM_TOK_ATOM)
-        {
-          g_autofree char *what = prism_lexer_describe (lx);
-          prism_lexer_error (lx, lx->start, error, "expected an operator name after '(', found %s", what);
-          return FALSE;
-        }
-      if (!prism_lexer_classify (lx, &kind, &value, error))
-        return FALSE;
-      if (kind != PRISM_ATOM_SYMBOL)
-        {
-          g_autofree char *tok = prism_lexer_token (lx);
-          prism_lexer_error (lx, lx->start, error, "'%s' cannot be an operator name", tok);
-          return FALSE;
-        }
-      op = prism_lexer_token (lx);
-      prism_lexer_next (lx);
-      while (lx->kind != PRISM_TOK_RPAREN)
-        {
-          guint child;
-
-          if (lx->kind == PRISM_TOK_END)
-            {
-              prism_lexer_error (lx, open, error, "'(' is never closed");
-              return FALSE;
-            }
-          if (lx->kind == PRISM_TOK_COMMA)
-            {
-              prism_lexer_error (lx, lx->start, error, "unexpected ',' inside an s-expression");
-              return FALSE;
-            }
-          if (!parse_pat (pattern, lx, depth + 1, &child, error))
-            return FALSE;
-          g_array_append_val (kids, child);
-        }
-      prism_lexer_next (lx);
-      node.op = prism_symbol_intern (op);
-      node.n_children = kids->len;
-      *out = pattern_add (pattern, &node, (guint32 *) kids->data);
-      return TRUE;
-    }
-  {
-    g_autofree char *what = prism_lexer_describe (lx);
-    prism_lexer_error (lx, lx->start, error, "expected a pattern, found %s", what);
-  }
-  return FALSE;
+  *out = pattern_add (pattern, &node, NULL);
+  return TRUE;
 }
+
+static guint
+pattern_node (gpointer data, PrismSymbol op, guint n_children, const guint *children)
+{
+  PrismPatNode node = { op, -1, n_children, 0, 0 };
+
+  G_STATIC_ASSERT (sizeof (guint) == sizeof (guint32));
+  return pattern_add (data, &node, (const guint32 *) children);
+}
+
+static const PrismSexpReader pattern_reader = { pattern_leaf, pattern_node, "a pattern" };
 
 PrismPattern *
 prism_pattern_parse_lexer (PrismLexer *lexer, GPtrArray *var_names, GError **error)
 {
   g_autoptr(PrismPattern) pattern = pattern_new (var_names);
 
-  if (!parse_pat (pattern, lexer, 0, &pattern->root, error))
+  if (!prism_lexer_read_sexp (lexer, &pattern_reader, pattern, &pattern->root, error))
     return NULL;
   return g_steal_pointer (&pattern);
 }

@@ -613,9 +613,11 @@ prism_term_node_tree_size (const PrismTerm *term, guint node)
   return ret;
 }
 
-/* Parser.  Recursive descent over the lexer; depth-limited. */
+/* The s-expression walker both readers share.  Recursive descent;
+ * depth-limited. */
 static gboolean
-parse_expr (PrismTerm *term, PrismLexer *lx, guint depth, guint *out, GError **error)
+read_sexp (PrismLexer *lx, const PrismSexpReader *reader, gpointer data, guint depth,
+           guint *out, GError **error)
 {
   PrismAtomKind kind;
   gint64 value;
@@ -627,22 +629,9 @@ parse_expr (PrismTerm *term, PrismLexer *lx, guint depth, guint *out, GError **e
     }
   if (lx->kind == PRISM_TOK_ATOM)
     {
-      if (!prism_lexer_classify (lx, &kind, &value, error))
+      if (!prism_lexer_classify (lx, &kind, &value, error) ||
+          !reader->leaf (data, lx, kind, value, out, error))
         return FALSE;
-      if (kind == PRISM_ATOM_VAR)
-        {
-          g_autofree char *tok = prism_lexer_token (lx);
-          prism_lexer_error (lx, lx->start, error,
-                             "variable '%s' is only allowed in patterns and rules", tok);
-          return FALSE;
-        }
-      if (kind == PRISM_ATOM_INT)
-        *out = prism_term_add_int (term, value);
-      else
-        {
-          g_autofree char *tok = prism_lexer_token (lx);
-          *out = prism_term_add_node (term, prism_symbol_intern (tok), 0, NULL);
-        }
       prism_lexer_next (lx);
       return TRUE;
     }
@@ -683,20 +672,56 @@ parse_expr (PrismTerm *term, PrismLexer *lx, guint depth, guint *out, GError **e
               prism_lexer_error (lx, lx->start, error, "unexpected ',' inside an s-expression");
               return FALSE;
             }
-          if (!parse_expr (term, lx, depth + 1, &child, error))
+          if (!read_sexp (lx, reader, data, depth + 1, &child, error))
             return FALSE;
           g_array_append_val (kids, child);
         }
       prism_lexer_next (lx);
-      *out = prism_term_add_node (term, prism_symbol_intern (op), kids->len, (guint *) kids->data);
+      *out = reader->node (data, prism_symbol_intern (op), kids->len, (guint *) kids->data);
       return TRUE;
     }
   {
     g_autofree char *what = prism_lexer_describe (lx);
-    prism_lexer_error (lx, lx->start, error, "expected a term, found %s", what);
+    prism_lexer_error (lx, lx->start, error, "expected %s, found %s", reader->what, what);
   }
   return FALSE;
 }
+
+gboolean
+prism_lexer_read_sexp (PrismLexer *lexer, const PrismSexpReader *reader, gpointer data,
+                       guint *out, GError **error)
+{
+  return read_sexp (lexer, reader, data, 0, out, error);
+}
+
+/* Terms: integers and symbols; variables belong to patterns. */
+static gboolean
+term_reader_leaf (gpointer data, const PrismLexer *lx, PrismAtomKind kind, gint64 value, guint *out,
+           GError **error)
+{
+  PrismTerm *term = data;
+  g_autofree char *tok = prism_lexer_token (lx);
+
+  if (kind == PRISM_ATOM_VAR)
+    {
+      prism_lexer_error (lx, lx->start, error,
+                         "variable '%s' is only allowed in patterns and rules", tok);
+      return FALSE;
+    }
+  if (kind == PRISM_ATOM_INT)
+    *out = prism_term_add_int (term, value);
+  else
+    *out = prism_term_add_node (term, prism_symbol_intern (tok), 0, NULL);
+  return TRUE;
+}
+
+static guint
+term_reader_node (gpointer data, PrismSymbol op, guint n_children, const guint *children)
+{
+  return prism_term_add_node (data, op, n_children, children);
+}
+
+static const PrismSexpReader term_reader = { term_reader_leaf, term_reader_node, "a term" };
 
 gboolean
 prism_term_parse_into (PrismTerm   *term,
@@ -709,7 +734,7 @@ prism_term_parse_into (PrismTerm   *term,
 
   g_return_val_if_fail (term != NULL && text != NULL, FALSE);
   prism_lexer_init (&lx, text, strlen (text));
-  if (!parse_expr (term, &lx, 0, &node, error))
+  if (!prism_lexer_read_sexp (&lx, &term_reader, term, &node, error))
     return FALSE;
   if (lx.kind != PRISM_TOK_END)
     {
