@@ -33,10 +33,7 @@ typedef struct
   gboolean line_open;
   double best_speedup;
   const char *name;
-  /* The best candidate timed on the GPU, if any. */
-  guint best_measured_id;
-  double best_measured_speedup;
-  double best_measured_us;
+  /* The unfused program timed on the GPU, if it was. */
   double baseline_measured_us;
   char *gpu;
 } Run;
@@ -181,7 +178,7 @@ print_measured (Run *run, const PrismEvent *e)
   if (m->error != NULL && c == NULL)
     fprintf (stderr, _("the unfused program could not be timed on the GPU: %s\n"), m->error);
   else if (m->error != NULL)
-    fprintf (stderr, _("candidate %u could not be timed on the GPU: %s\n"), c->id, m->error);
+    fprintf (stderr, _("candidate %u could not be timed on the GPU: %s\n"), e->id, m->error);
   else if (c == NULL)
     {
       run->baseline_measured_us = m->median_us;
@@ -191,21 +188,15 @@ print_measured (Run *run, const PrismEvent *e)
     }
   else if (m->speedup > 0)
     {
-      if (m->speedup > run->best_measured_speedup)
-        {
-          run->best_measured_speedup = m->speedup;
-          run->best_measured_id = c->id;
-          run->best_measured_us = m->median_us;
-        }
       /* TRANSLATORS: id, median, p20, p80 (µs), measured speedup, predicted
        * speedup, worst relative error against the CPU interpreter */
       fprintf (stderr, _("measured candidate %u: %.2f µs (p20–p80 %.2f–%.2f µs), %.2f× the measured "
                          "unfused program (predicted %.2f×), max error %.1e\n"),
-               c->id, m->median_us, m->p20_us, m->p80_us, m->speedup, c->speedup, m->max_rel_error);
+               e->id, m->median_us, m->p20_us, m->p80_us, m->speedup, c->speedup, m->max_rel_error);
     }
   else
     fprintf (stderr, _("measured candidate %u: %.2f µs (p20–p80 %.2f–%.2f µs), max error %.1e\n"),
-             c->id, m->median_us, m->p20_us, m->p80_us, m->max_rel_error);
+             e->id, m->median_us, m->p20_us, m->p80_us, m->max_rel_error);
 }
 
 static void
@@ -364,7 +355,7 @@ prism_cmd_search (int argc, char **argv)
   char n[4][24];
   Run run = { 0, };
   guint sigint, sigterm;
-  const PrismCandidate *best = NULL;
+  const PrismCandidate *best = NULL, *best_measured = NULL;
   const char *stop;
 
   if (!prism_cli_parse ("search", _("FILE|WORKLOAD[:key=value,…]"),
@@ -449,8 +440,14 @@ prism_cmd_search (int argc, char **argv)
   for (guint i = 0; i < cands->len; i++)
     {
       const PrismCandidate *c = g_ptr_array_index (cands, i);
+      const PrismMeasurement *m = prism_candidate_get_measurement (c);
+
       if (best == NULL || c->speedup > best->speedup)
         best = c;
+      /* Read at the end: the ids are the final ones of results.json. */
+      if (m != NULL && m->error == NULL && m->speedup > 0 &&
+          (best_measured == NULL || m->speedup > prism_candidate_get_measurement (best_measured)->speedup))
+        best_measured = c;
     }
   stop = prism_session_get_stop_reason (session);
   if (!json)
@@ -465,11 +462,15 @@ prism_cmd_search (int argc, char **argv)
         fprintf (stderr, _("best: candidate %u, predicted %.2f µs vs %.2f µs unfused (%.2f×) on %s\n"),
                  best->id, best->predicted_us, prism_session_get_baseline_us (session),
                  best->speedup, prism_gpu_target_lookup (target ? target : "h100")->display_name);
-      if (run.best_measured_id != 0)
-        /* TRANSLATORS: id, measured µs, the unfused program's measured µs, speedup, the GPU */
-        fprintf (stderr, _("best measured: candidate %u, %.2f µs vs %.2f µs unfused (%.2f×) on %s\n"),
-                 run.best_measured_id, run.best_measured_us, run.baseline_measured_us,
-                 run.best_measured_speedup, run.gpu ? run.gpu : "?");
+      if (best_measured != NULL)
+        {
+          const PrismMeasurement *m = prism_candidate_get_measurement (best_measured);
+
+          /* TRANSLATORS: id, measured µs, the unfused program's measured µs, speedup, the GPU */
+          fprintf (stderr, _("best measured: candidate %u, %.2f µs vs %.2f µs unfused (%.2f×) on %s\n"),
+                   best_measured->id, m->median_us, run.baseline_measured_us,
+                   m->speedup, run.gpu ? run.gpu : "?");
+        }
       if (prism_session_get_results_path (session) != NULL)
         fprintf (stderr, _("results: %s\n"), prism_session_get_results_path (session));
     }

@@ -392,11 +392,13 @@ prism_candidate_row_init (PrismCandidateRow *self)
 /**
  * prism_candidate_row_new:
  * @candidate: a verified candidate (a reference is taken)
+ * @id: the number to show (the one the run published it with)
  *
  * Returns: (transfer full): a row showing @candidate
  */
 PrismCandidateRow *
-prism_candidate_row_new (PrismCandidate *candidate)
+prism_candidate_row_new (PrismCandidate *candidate,
+                         guint           id)
 {
   PrismCandidateRow *self;
 
@@ -404,7 +406,8 @@ prism_candidate_row_new (PrismCandidate *candidate)
 
   self = g_object_new (PRISM_TYPE_CANDIDATE_ROW, NULL);
   self->candidate = prism_candidate_ref (candidate);
-  self->id = candidate->id;
+  /* Not candidate->id: the worker renumbers candidates when the run ends. */
+  self->id = id;
   self->speedup = candidate->speedup;
   self->params = candidate->graph ? prism_candidate_params_to_string (candidate) : g_strdup ("");
   read_evidence (self);

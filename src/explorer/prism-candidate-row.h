@@ -24,7 +24,8 @@ typedef enum
   PRISM_VERIFICATION_FORMAL_RANDOM, /* proof, and the randomized test agrees */
 } PrismVerificationMethod;
 
-PrismCandidateRow  *prism_candidate_row_new                 (PrismCandidate    *candidate);
+PrismCandidateRow  *prism_candidate_row_new                 (PrismCandidate    *candidate,
+                                                             guint              id);
 PrismCandidate     *prism_candidate_row_get_candidate       (PrismCandidateRow *self);
 guint               prism_candidate_row_get_id              (PrismCandidateRow *self);
 void                prism_candidate_row_set_id              (PrismCandidateRow *self,

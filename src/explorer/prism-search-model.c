@@ -258,12 +258,10 @@ add_candidate (PrismSearchModel *self,
   if (candidate->digest != NULL && g_hash_table_contains (self->by_digest, candidate->digest))
     return;
 
-  row = prism_candidate_row_new (candidate);
-  /* The id the run published: candidate->id may already be the final one
-   * (the run renumbers when it ends), and the FINISHED event maps the
+  /* The id the run published, not candidate->id, which the worker may be
+   * changing (the run renumbers when it ends); the FINISHED event maps the
    * published ids to the final ones. */
-  if (id != 0)
-    prism_candidate_row_set_id (row, id);
+  row = prism_candidate_row_new (candidate, id);
   point.time_s = time_s;
   point.speedup = prism_candidate_row_get_speedup (row);
   point.id = prism_candidate_row_get_id (row);
@@ -393,7 +391,7 @@ apply_tuning (PrismSearchModel *self,
   if (m->error != NULL)
     {
       g_autofree char *what = event->candidate != NULL
-        ? g_strdup_printf (_("candidate %u"), event->candidate->id)
+        ? g_strdup_printf (_("candidate %u"), event->id)
         : g_strdup (_("the unfused program"));
 
       self->tune_failed++;

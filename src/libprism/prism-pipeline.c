@@ -185,7 +185,7 @@ prism_event_to_json (const PrismEvent *e)
       if (e->candidate != NULL)
         {
           json_builder_set_member_name (b, "id");
-          json_builder_add_int_value (b, e->candidate->id);
+          json_builder_add_int_value (b, e->id);
           json_builder_set_member_name (b, "digest");
           json_builder_add_string_value (b, e->candidate->digest);
           json_builder_set_member_name (b, "predicted_us");
@@ -1293,7 +1293,13 @@ compare_predicted (gconstpointer a, gconstpointer b)
 
   if (x->speedup != y->speedup)
     return x->speedup > y->speedup ? -1 : 1;
-  return x->id < y->id ? -1 : x->id > y->id;
+  /* Ties in the search's order (what the final ids follow), so that any
+   * number of threads times the same candidates. */
+  if (x->task != y->task)
+    return x->task < y->task ? -1 : 1;
+  if (x->seq != y->seq)
+    return x->seq < y->seq ? -1 : 1;
+  return g_strcmp0 (x->digest, y->digest);
 }
 
 /* Events reach the front-ends on ticks; a measurement takes seconds. */
@@ -1325,6 +1331,8 @@ measured_event (PrismPipeline *p, PrismCandidate *c, const PrismMeasurement *m, 
   PrismEvent *e = prism_event_new (PRISM_EVENT_MEASURED);
 
   e->candidate = c ? prism_candidate_ref (c) : NULL;
+  /* Read here, on the worker: the published id until the renumbering. */
+  e->id = c ? c->id : 0;
   e->measurement = prism_measurement_copy (m);
   e->tune_index = index;
   e->tune_count = count;
@@ -1602,15 +1610,20 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
           prism_candidate_invalidate (c);
         }
     }
-  ids = candidate_ids_before_sort (cands, &positions);
-  prism_results_sort (p->results);
-  candidate_ids_after_sort (ids, positions, cands);
   g_free (p->stop_reason);
   p->stop_reason = g_strdup (prism_search_get_stop_reason (p->search));
   save_locked (p);
   g_mutex_unlock (&p->lock);
+
+  /* Before the renumbering, so that MEASURED events name candidates by the
+   * ids their VERIFIED events gave; FINISHED then maps them all. */
   tune (p);
+
   g_mutex_lock (&p->lock);
+  ids = candidate_ids_before_sort (cands, &positions);
+  prism_results_sort (p->results);
+  candidate_ids_after_sort (ids, positions, cands);
+  save_locked (p);
   e = prism_event_new (PRISM_EVENT_FINISHED);
   snapshot_locked (p, &e->stats);
   e->message = g_strdup (p->stop_reason);

@@ -88,8 +88,9 @@ typedef struct
   PrismTuneStatus tune_status; /* TUNING */
   guint tune_index;           /* MEASURED: 1 … tune_count (the baseline is 1) */
   guint tune_count;           /* TUNING, MEASURED: the unfused program and the candidates */
-  guint id;                   /* VERIFIED, BEST: the candidate's id when published (the final
-                               * renumbering changes candidate->id, maybe before this is read) */
+  guint id;                   /* VERIFIED, BEST, MEASURED: the candidate's id when published
+                               * (the final renumbering changes candidate->id, maybe before
+                               * this is read) */
   GArray *ids;                /* FINISHED after a search ran: PrismCandidateId of every candidate */
 } PrismEvent;
 

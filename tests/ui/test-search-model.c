@@ -81,6 +81,7 @@ verified_new (double time_s, PrismCandidate *candidate)
 
   e->time_s = time_s;
   e->candidate = prism_candidate_ref (candidate);
+  e->id = candidate->id;
   return e;
 }
 
@@ -187,6 +188,7 @@ test_apply_batch (void)
   {
     g_autoptr(PrismEvent) best = prism_event_new (PRISM_EVENT_BEST);
     best->candidate = prism_candidate_ref (fast);
+    best->id = fast->id;
     best->time_s = 2.0;
     prism_search_model_apply_event (model, best);
     g_assert_cmpuint (g_list_model_get_n_items (prism_search_model_get_candidates (model)), ==, 2);
@@ -337,7 +339,7 @@ static void
 test_row_evidence (void)
 {
   g_autoptr(PrismCandidate) c = candidate_new (5, 1.5, TRUE);
-  g_autoptr(PrismCandidateRow) row = prism_candidate_row_new (c);
+  g_autoptr(PrismCandidateRow) row = prism_candidate_row_new (c, c->id);
   const char * const *rules;
   GArray *seeds;
   double speedup = 0;
@@ -380,8 +382,8 @@ test_row_evidence (void)
     formal->verification = evidence (TRUE, FALSE);
     json_node_unref (random->verification);
     random->verification = evidence (FALSE, TRUE);
-    formal_row = prism_candidate_row_new (formal);
-    random_row = prism_candidate_row_new (random);
+    formal_row = prism_candidate_row_new (formal, formal->id);
+    random_row = prism_candidate_row_new (random, random->id);
     g_assert_cmpint (prism_candidate_row_get_method (formal_row), ==, PRISM_VERIFICATION_FORMAL);
     g_assert_cmpint (prism_candidate_row_get_method (random_row), ==, PRISM_VERIFICATION_RANDOM);
     g_assert_false (prism_candidate_row_get_proved (random_row));
@@ -393,7 +395,7 @@ test_row_evidence (void)
     g_autoptr(PrismCandidateRow) bare_row = NULL;
 
     g_clear_pointer (&bare->verification, json_node_unref);
-    bare_row = prism_candidate_row_new (bare);
+    bare_row = prism_candidate_row_new (bare, bare->id);
     g_assert_cmpint (prism_candidate_row_get_method (bare_row), ==, PRISM_VERIFICATION_NONE);
     g_assert_true (isnan (prism_candidate_row_get_max_error (bare_row)));
     g_assert_cmpuint (prism_candidate_row_get_seeds (bare_row)->len, ==, 0);
@@ -410,7 +412,7 @@ static void
 test_row_measured (void)
 {
   g_autoptr(PrismCandidate) c = candidate_new (3, 1.25, FALSE);
-  g_autoptr(PrismCandidateRow) row = prism_candidate_row_new (c);
+  g_autoptr(PrismCandidateRow) row = prism_candidate_row_new (c, c->id);
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
 
   g_signal_connect (row, "notify", G_CALLBACK (notify_cb), names);

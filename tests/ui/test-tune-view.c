@@ -84,6 +84,7 @@ apply_measured (PrismSearchModel *model, PrismCandidate *c, double median_us, do
 
   e->time_s = 5;
   e->candidate = c ? prism_candidate_ref (c) : NULL;
+  e->id = c ? c->id : 0;
   e->measurement = prism_measurement_new ("Test GPU", error);
   e->measurement->median_us = median_us;
   e->measurement->p20_us = median_us * 0.9;

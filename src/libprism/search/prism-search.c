@@ -669,9 +669,6 @@ flush_stats (State *s)
 /* Every call site is in the step that extends the state at s->depth (the
  * depth goes up only once a step is taken), so the branch is counted at the
  * depth of the state it would have extended. */
-/* Every call site is in the step that extends the state at s->depth (the
- * depth goes up only once a step is taken), so the branch is counted at the
- * depth of the state it would have extended. */
 static inline void
 prune (State *s, PrismPruneReason reason)
 {
