@@ -301,6 +301,7 @@ struct _PrismPipeline
 
   char *gpu_worker;
   gint stop_requested;         /* atomic: ends the tuning between programs */
+  gint paused;               /* atomic: the GPU timings wait while it is set */
 };
 
 /* The position of the sGraphs a worker is delivering: one task at a time. */
@@ -1302,6 +1303,15 @@ compare_predicted (gconstpointer a, gconstpointer b)
   return g_strcmp0 (x->digest, y->digest);
 }
 
+/* Pause holds the GPU timings between programs, as it holds the search;
+ * a stop ends the wait. */
+static void
+wait_while_paused (PrismPipeline *p)
+{
+  while (g_atomic_int_get (&p->paused) && !g_atomic_int_get (&p->stop_requested))
+    g_usleep (20 * 1000);
+}
+
 /* Events reach the front-ends on ticks; a measurement takes seconds. */
 static void
 tick (PrismPipeline *p)
@@ -1454,6 +1464,7 @@ tune (PrismPipeline *p)
       PrismCandidate *c = g_ptr_array_index (order, i);
       PrismMeasurement *m;
 
+      wait_while_paused (p);
       if (g_atomic_int_get (&p->stop_requested))
         break;
       if (prism_candidate_get_measurement (c) == NULL)
@@ -1649,6 +1660,7 @@ prism_pipeline_stop (PrismPipeline *p)
 void
 prism_pipeline_set_paused (PrismPipeline *p, gboolean paused)
 {
+  g_atomic_int_set (&p->paused, !!paused);
   if (p->search != NULL)
     prism_search_set_paused (p->search, paused);
 }

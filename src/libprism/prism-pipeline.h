@@ -193,7 +193,7 @@ gboolean       prism_pipeline_run          (PrismPipeline              *pipeline
                                             GError                    **error);
 
 /* Thread-safe controls (no-ops before the search starts).  A stop also
- * ends the tuning on the GPU, between two programs. */
+ * ends the tuning on the GPU, and a pause holds it, between two programs. */
 void           prism_pipeline_stop         (PrismPipeline              *pipeline);
 void           prism_pipeline_set_paused   (PrismPipeline              *pipeline,
                                             gboolean                    paused);

@@ -372,6 +372,80 @@ test_fake_gpu_stop (void)
     g_assert_null (prism_candidate_get_measurement (g_ptr_array_index (cands, i)));
 }
 
+typedef struct
+{
+  PrismPipeline *pipeline;
+  gboolean then_stop;        /* lift the pause with a stop instead of a resume */
+  GThread *lifter;
+  guint measured;
+} PauseRun;
+
+static gpointer
+lift_pause_later (gpointer data)
+{
+  PauseRun *run = data;
+
+  g_usleep (300 * 1000);
+  if (run->then_stop)
+    prism_pipeline_stop (run->pipeline);
+  else
+    prism_pipeline_set_paused (run->pipeline, FALSE);
+  return NULL;
+}
+
+static void
+pause_on_measured (PrismEvent *e, gpointer data)
+{
+  PauseRun *run = data;
+
+  if (e->kind == PRISM_EVENT_MEASURED && run->measured++ == 0)
+    {
+      prism_pipeline_set_paused (run->pipeline, TRUE);
+      run->lifter = g_thread_new ("lift-pause", lift_pause_later, run);
+    }
+}
+
+static guint
+run_paused (gboolean then_stop)
+{
+  g_autoptr(PrismGraph) prog = f32_program ();
+  g_autoptr(PrismPipeline) p = NULL;
+  g_autoptr(GError) error = NULL;
+  PrismPipelineOptions o;
+  PauseRun run = { 0, };
+
+  small_options (&o, NULL);
+  o.tune_top = 2;
+  p = prism_pipeline_new (prog, &o, &error);
+  g_assert_no_error (error);
+  run.pipeline = p;
+  run.then_stop = then_stop;
+  prism_pipeline_set_handlers (p, pause_on_measured, NULL, &run);
+  g_assert_true (prism_pipeline_run (p, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (run.lifter);
+  g_thread_join (run.lifter);
+  return run.measured;
+}
+
+/* A pause after the baseline was timed holds the timings: stopped while
+ * paused, the run times nothing more (without the wait it would have gone
+ * on at once); resumed, it times the others. */
+static void
+test_fake_gpu_pause (void)
+{
+  if (!in_child ())
+    return;
+  if (!usable)
+    {
+      g_test_skip ("NVRTC or g++ is not installed");
+      return;
+    }
+  use_fake_driver ();
+  g_assert_cmpuint (run_paused (TRUE), ==, 1);
+  g_assert_cmpuint (run_paused (FALSE), ==, 3);
+}
+
 /* The driver library is missing: the search finishes normally and says, once,
  * that speedups are predicted. */
 static void
@@ -512,6 +586,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/search-tune/fake-gpu", test_fake_gpu);
   g_test_add_func ("/search-tune/fake-gpu-stop", test_fake_gpu_stop);
+  g_test_add_func ("/search-tune/fake-gpu-pause", test_fake_gpu_pause);
   g_test_add_func ("/search-tune/no-gpu", test_no_gpu);
   g_test_add_func ("/search-tune/off", test_off);
   rc = g_test_run ();
