@@ -471,8 +471,9 @@ row_counts (const Row *row)
       g_string_append_printf (s, _("%s pruned"), pruned);
       return g_string_free (s, FALSE);
     }
-  /* Translators: states of the search tree at one depth */
-  g_string_append_printf (s, _("%s states"), states);
+  /* Translators: states of the search tree at one depth; %s is a number */
+  g_string_append_printf (s, g_dngettext (GETTEXT_PACKAGE, "%s state", "%s states",
+                                          (gulong) MIN (row->states, G_MAXULONG)), states);
   if (row_pruned (row) > 0)
     {
       g_string_append (s, " · ");
@@ -506,7 +507,7 @@ prism_search_tree_chart_snapshot (GtkWidget   *widget,
   PrismSearchTreeChart *self = PRISM_SEARCH_TREE_CHART (widget);
   double width = gtk_widget_get_width (widget);
   double height = gtk_widget_get_height (widget);
-  double counts_width = width > 640 ? COUNTS_WIDTH : width > 420 ? 150 : 0;
+  double counts_width = width > 900 ? COUNTS_WIDTH + 110 : width > 640 ? COUNTS_WIDTH : width > 420 ? 150 : 0;
   double bar_x = PAD + LABEL_WIDTH;
   double bar_width = width - bar_x - counts_width - PAD - 28;
   double y = PAD, row_height, footer_height, log_max = 0;
