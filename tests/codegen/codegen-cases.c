@@ -85,11 +85,8 @@ add_file (GPtrArray *cases, const char *path, const char *label)
   }
 }
 
-/* Smaller shapes than the defaults where the defaults make the interpreter
- * slow (large square weights); the tile structure of the reference graphs
- * stays the same.  $PRISM_CODEGEN_FULL=1 uses the defaults. */
-static const char *
-test_params (const char *workload)
+const char *
+codegen_test_params (const char *workload)
 {
   static const char * const table[][2] = {
     { "rms_norm", "d=1024" },
@@ -121,7 +118,7 @@ codegen_cases_load (void)
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(GError) error = NULL;
-      const char *params = test_params (list[i].name);
+      const char *params = codegen_test_params (list[i].name);
       PrismGraph *g = prism_workload_build (list[i].name, params, &error);
 
       g_assert_no_error (error);
@@ -161,6 +158,22 @@ codegen_cases_load (void)
           add_file (cases, paths[i], paths[i]);
     }
   return cases;
+}
+
+char *
+codegen_find_nvcc (void)
+{
+  const char *env = g_getenv ("NVCC");
+  const char *home = g_getenv ("CUDA_HOME");
+  g_autofree char *in_home = home != NULL ? g_build_filename (home, "bin", "nvcc", NULL) : NULL;
+
+  if (env != NULL && g_file_test (env, G_FILE_TEST_IS_EXECUTABLE))
+    return g_strdup (env);
+  if (in_home != NULL && g_file_test (in_home, G_FILE_TEST_IS_EXECUTABLE))
+    return g_steal_pointer (&in_home);
+  if (g_file_test ("/usr/local/cuda/bin/nvcc", G_FILE_TEST_IS_EXECUTABLE))
+    return g_strdup ("/usr/local/cuda/bin/nvcc");
+  return g_find_program_in_path ("nvcc");
 }
 
 void

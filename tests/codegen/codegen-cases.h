@@ -25,6 +25,16 @@ typedef struct
  * only the cases whose label contains it.  (element-type CodegenCase) */
 GPtrArray  *codegen_cases_load        (void);
 
+/* The parameters ("d=1024") the cases build @workload with: smaller shapes
+ * than the defaults where the defaults make the interpreter slow (large
+ * square weights), the tile structure of the reference graphs unchanged.
+ * NULL for the defaults, always with $PRISM_CODEGEN_FULL=1. */
+const char *codegen_test_params       (const char        *workload);
+
+/* nvcc from $NVCC, $CUDA_HOME/bin, /usr/local/cuda/bin or $PATH; NULL when
+ * none is installed. */
+char       *codegen_find_nvcc         (void);
+
 /* Compares @n floats of @path with @expected (prism_buffer_max_rel_error);
  * returns +inf when the file is unreadable or short. */
 double      codegen_compare_f32_file  (const char        *path,

@@ -18,28 +18,12 @@
 static GPtrArray *cases;
 static char *tmpdir;
 
-static char *
-find_nvcc (void)
-{
-  const char *env = g_getenv ("NVCC");
-  const char *home = g_getenv ("CUDA_HOME");
-  g_autofree char *in_home = home != NULL ? g_build_filename (home, "bin", "nvcc", NULL) : NULL;
-
-  if (env != NULL && g_file_test (env, G_FILE_TEST_IS_EXECUTABLE))
-    return g_strdup (env);
-  if (in_home != NULL && g_file_test (in_home, G_FILE_TEST_IS_EXECUTABLE))
-    return g_steal_pointer (&in_home);
-  if (g_file_test ("/usr/local/cuda/bin/nvcc", G_FILE_TEST_IS_EXECUTABLE))
-    return g_strdup ("/usr/local/cuda/bin/nvcc");
-  return g_find_program_in_path ("nvcc");
-}
-
 /* All cases in one translation unit per architecture (every symbol has its
  * case's prefix), the two architectures compiled side by side. */
 static void
 test_nvcc (void)
 {
-  g_autofree char *nvcc = find_nvcc ();
+  g_autofree char *nvcc = codegen_find_nvcc ();
   g_autofree char *kernels = g_build_filename (tmpdir, "kernels", NULL);
   g_autofree char *all = g_build_filename (tmpdir, "all.cu", NULL);
   g_autofree char *inc = g_strdup_printf ("-I%s", kernels);
