@@ -6,9 +6,15 @@
  * takes far too long.  Candidates share most kernels, so every workload
  * becomes one translation unit that defines each distinct kernel body once
  * (its name replaced by a shared one) followed by every candidate's
- * launcher, its kernel names rewritten to the shared ones.  The CPU
- * translation unit adds every candidate's run function and a main() that
- * runs them all on the same inputs.
+ * launcher, its kernel names rewritten to the shared ones; nvcc compiles it
+ * for sm_80 and sm_90 in one call.  The CPU translation unit adds every
+ * candidate's run function and a main() that runs them all on the same
+ * inputs, compared with one interpreter run of the workload.
+ *
+ * Candidates are emitted for sm_80 (whose code also serves sm_90, as in
+ * test-codegen-nvcc); the few that need more shared memory than sm_80 has
+ * (the search targets an H100) are emitted for sm_90, and their kernels
+ * compile to empty bodies for sm_80.
  *
  * Usage: test-codegen-candidates PRISM-CLI
  *
