@@ -75,9 +75,11 @@ typedef struct
   char *dir;
   PrismGraph *program;
   GPtrArray *expected;    /* PrismBuffer: the interpreter's outputs */
-  GPtrArray *candidates;  /* Candidate */
-  guint n_kernels;        /* launches over all candidates */
-  guint n_sm90_only;
+  GPtrArray *candidates;  /* Candidate: one per candidate, and its sm_90 code where that differs */
+  guint n_results;        /* candidates in results.json */
+  guint n_kernels;        /* launches over all entries */
+  guint n_sm90_only;      /* candidates too big for sm_80 */
+  guint n_sm90_variants;  /* entries "#id (sm_90 code)" */
   GPtrArray *kernels;     /* Kernel: the distinct ones */
   char *nvcc_tu;          /* path of the nvcc translation unit */
   char *cpu_tu;           /* path of the CPU one: the nvcc one and the runs */
@@ -231,76 +233,48 @@ write_file (const char *path, const char *text)
   g_assert_no_error (error);
 }
 
-/* Emits @c for sm_80, or for sm_90 where it needs more shared memory than
- * sm_80 has (the search targets an H100); sets c->failure otherwise. */
-static PrismCudaEmitter *
-emit_candidate (Candidate *c, const PrismGraph *graph)
+static Candidate *
+candidate_new (Workload *w, char *label)
 {
-  g_autoptr(GError) error = NULL;
-  PrismCudaOptions options = { .sm = 80, .prefix = c->prefix };
-  PrismCudaEmitter *e = prism_cuda_emitter_new (graph, &options, &error);
+  Candidate *c = g_new0 (Candidate, 1);
+  g_autofree char *out_dir = g_strdup_printf ("%s/out/c%u", w->dir, w->candidates->len);
 
-  if (e == NULL && g_error_matches (error, PRISM_ERROR, PRISM_ERROR_LIMIT))
-    {
-      g_clear_error (&error);
-      options.sm = 90;
-      e = prism_cuda_emitter_new (graph, &options, &error);
-      c->sm90_only = e != NULL;
-    }
-  if (e == NULL)
-    c->failure = g_strdup_printf ("the emitter failed: %s", error->message);
-  return e;
+  c->label = label;
+  c->prefix = g_strdup_printf ("prism_c%u", w->candidates->len);
+  g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
+  g_ptr_array_add (w->candidates, c);
+  return c;
 }
 
-/* Checks that @c reads the program's inputs, emits it, and files its
- * kernels in @w's distinct ones. */
-static void
-add_candidate (Workload *w, guint index, const PrismCandidate *pc, GArray *program_inputs,
-               GHashTable *kernel_ids)
+static PrismCudaEmitter *
+emit (const PrismGraph *graph, guint sm, const char *prefix, GError **error)
 {
-  Candidate *c = g_ptr_array_index (w->candidates, index);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PrismGraph) graph = NULL;
-  g_autoptr(PrismCudaEmitter) e = NULL;
+  PrismCudaOptions options = { .sm = sm, .prefix = prefix };
+
+  return prism_cuda_emitter_new (graph, &options, error);
+}
+
+/* The source without its preamble (which names the target). */
+static const char *
+source_body (const PrismCudaEmitter *e)
+{
+  return prism_cuda_emitter_get_source (e) + strlen (prism_cuda_emitter_get_preamble (e));
+}
+
+/* Files the kernels of @e (the code of candidate @c) in @w's distinct ones
+ * and keeps its launcher and run function. */
+static void
+add_code (Workload *w, Candidate *c, const PrismCudaEmitter *e, GHashTable *kernel_ids)
+{
   g_autoptr(GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
   g_autoptr(GString) joined = NULL;
   g_autoptr(GString) host = NULL;
-  g_autoptr(GArray) cand_inputs = NULL;
+  guint index = w->candidates->len;
 
-  if (g_strcmp0 (pc->verdict, "equivalent") != 0)
-    {
-      c->failure = g_strdup_printf ("in the results file with verdict “%s”", pc->verdict);
-      return;
-    }
-  graph = prism_candidate_instantiate (pc, &error);
-  if (graph == NULL)
-    {
-      c->failure = g_strdup_printf ("cannot be instantiated: %s", error->message);
-      return;
-    }
-  /* The CPU run reads the program's inputs in order. */
-  cand_inputs = prism_graph_get_inputs (graph);
-  if (cand_inputs->len != program_inputs->len)
-    {
-      c->failure = g_strdup_printf ("has %u inputs; the program has %u", cand_inputs->len, program_inputs->len);
-      return;
-    }
-  for (guint k = 0; k < cand_inputs->len; k++)
-    {
-      gint64 a = prism_tensor_numel (prism_graph_tensor (graph, g_array_index (cand_inputs, guint, k)));
-      gint64 b = prism_tensor_numel (prism_graph_tensor (w->program, g_array_index (program_inputs, guint, k)));
-      if (a != b)
-        {
-          c->failure = g_strdup_printf ("input %u has %" G_GINT64_FORMAT " elements; the program's has %"
-                                        G_GINT64_FORMAT, k, a, b);
-          return;
-        }
-    }
-
-  e = emit_candidate (c, graph);
-  if (e == NULL)
-    return;
-  w->n_sm90_only += c->sm90_only;
+  for (guint i = 0; i < w->candidates->len; i++)
+    if (g_ptr_array_index (w->candidates, i) == c)
+      index = i;
+  g_assert_cmpuint (index, <, w->candidates->len);
 
   /* The slices make up the whole source. */
   joined = g_string_new (prism_cuda_emitter_get_preamble (e));
@@ -343,6 +317,85 @@ add_candidate (Workload *w, guint index, const PrismCandidate *pc, GArray *progr
   g_string_append (host, "\n");
   c->host = g_string_free (g_steal_pointer (&host), FALSE);
   c->run = g_strdup (prism_cuda_emitter_get_cpu_run (e));
+}
+
+/* Checks that candidate @pc reads the program's inputs and emits it.  Its
+ * sm_80 code serves both targets (as in test-codegen-nvcc); where the code
+ * for sm_90 differs (a kernel that only keeps its double buffers within
+ * sm_90's larger shared memory), that code becomes a second entry,
+ * "#id (sm_90 code)", compiled for sm_90 only.  A candidate that needs more
+ * shared memory than sm_80 has has only the sm_90 code. */
+static void
+add_candidate (Workload *w, const PrismCandidate *pc, GArray *program_inputs, GHashTable *kernel_ids)
+{
+  Candidate *c = candidate_new (w, g_strdup_printf ("%s#%u", w->name, pc->id));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) graph = NULL;
+  g_autoptr(PrismCudaEmitter) e80 = NULL;
+  g_autoptr(PrismCudaEmitter) e90 = NULL;
+  g_autoptr(GArray) cand_inputs = NULL;
+
+  if (g_strcmp0 (pc->verdict, "equivalent") != 0)
+    {
+      c->failure = g_strdup_printf ("in the results file with verdict “%s”", pc->verdict);
+      return;
+    }
+  graph = prism_candidate_instantiate (pc, &error);
+  if (graph == NULL)
+    {
+      c->failure = g_strdup_printf ("cannot be instantiated: %s", error->message);
+      return;
+    }
+  /* The CPU run reads the program's inputs in order. */
+  cand_inputs = prism_graph_get_inputs (graph);
+  if (cand_inputs->len != program_inputs->len)
+    {
+      c->failure = g_strdup_printf ("has %u inputs; the program has %u", cand_inputs->len, program_inputs->len);
+      return;
+    }
+  for (guint k = 0; k < cand_inputs->len; k++)
+    {
+      gint64 a = prism_tensor_numel (prism_graph_tensor (graph, g_array_index (cand_inputs, guint, k)));
+      gint64 b = prism_tensor_numel (prism_graph_tensor (w->program, g_array_index (program_inputs, guint, k)));
+      if (a != b)
+        {
+          c->failure = g_strdup_printf ("input %u has %" G_GINT64_FORMAT " elements; the program's has %"
+                                        G_GINT64_FORMAT, k, a, b);
+          return;
+        }
+    }
+
+  e90 = emit (graph, 90, c->prefix, &error);
+  if (e90 == NULL)
+    {
+      c->failure = g_strdup_printf ("the emitter failed for sm_90: %s", error->message);
+      return;
+    }
+  e80 = emit (graph, 80, c->prefix, &error);
+  if (e80 == NULL && !g_error_matches (error, PRISM_ERROR, PRISM_ERROR_LIMIT))
+    {
+      c->failure = g_strdup_printf ("the emitter failed for sm_80: %s", error->message);
+      return;
+    }
+  if (e80 == NULL)
+    {
+      c->sm90_only = TRUE;
+      w->n_sm90_only++;
+      add_code (w, c, e90, kernel_ids);
+      return;
+    }
+  add_code (w, c, e80, kernel_ids);
+  if (!g_str_equal (source_body (e80), source_body (e90)))
+    {
+      Candidate *v = candidate_new (w, g_strdup_printf ("%s (sm_90 code)", c->label));
+
+      g_clear_pointer (&e90, prism_cuda_emitter_free);
+      e90 = emit (graph, 90, v->prefix, &error);
+      g_assert_no_error (error);
+      v->sm90_only = TRUE;
+      w->n_sm90_variants++;
+      add_code (w, v, e90, kernel_ids);
+    }
 }
 
 /* The definition of shared kernel @id; a kernel that only candidates too
@@ -477,21 +530,13 @@ prepare_workload (Workload *w)
   w->candidates = g_ptr_array_new_with_free_func (candidate_free);
   w->kernels = g_ptr_array_new_with_free_func (kernel_free);
   for (guint i = 0; i < cands->len; i++)
-    {
-      const PrismCandidate *pc = g_ptr_array_index (cands, i);
-      Candidate *c = g_new0 (Candidate, 1);
-      g_autofree char *out_dir = g_strdup_printf ("%s/out/c%u", w->dir, i);
-
-      c->label = g_strdup_printf ("%s#%u", w->name, pc->id);
-      c->prefix = g_strdup_printf ("prism_c%u", i);
-      g_ptr_array_add (w->candidates, c);
-      g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
-      add_candidate (w, i, pc, program_inputs, kernel_ids);
-    }
+    add_candidate (w, g_ptr_array_index (cands, i), program_inputs, kernel_ids);
+  w->n_results = cands->len;
   write_units (w);
-  g_test_message ("%s (%s): %u candidates (%u only for sm_90: more shared memory than sm_80 has), "
-                  "%u kernels, %u distinct", w->name, w->params != NULL ? w->params : "default shapes",
-                  w->candidates->len, w->n_sm90_only, w->n_kernels, w->kernels->len);
+  g_test_message ("%s (%s): %u candidates (%u only for sm_90: more shared memory than sm_80 has; "
+                  "%u with other code for sm_90, compiled too), %u kernels, %u distinct", w->name,
+                  w->params != NULL ? w->params : "default shapes", w->n_results, w->n_sm90_only,
+                  w->n_sm90_variants, w->n_kernels, w->kernels->len);
 }
 
 static void
@@ -747,7 +792,7 @@ run_jobs (void)
   g_autoptr(GError) error = NULL;
   Pool pool = { g_ptr_array_new (), g_ptr_array_new (), { 0, 0 } };
   const PrismWorkloadInfo *list;
-  guint n, total = 0, kernels = 0, distinct = 0, sm90_only = 0;
+  guint n, total = 0, kernels = 0, distinct = 0, sm90_only = 0, variants = 0;
   gint64 start = g_get_monotonic_time ();
   double emit_s = 0;
   const char *only = g_getenv ("PRISM_CODEGEN_ONLY");
@@ -826,13 +871,14 @@ run_jobs (void)
   for (guint i = 0; i < workloads->len; i++)
     {
       const Workload *w = g_ptr_array_index (workloads, i);
-      total += w->candidates->len;
+      total += w->n_results;
+      variants += w->n_sm90_variants;
       kernels += w->n_kernels;
       distinct += w->kernels->len;
       sm90_only += w->n_sm90_only;
     }
-  g_test_message ("all workloads: %u candidates (%u only for sm_90), %u kernels, %u distinct kernels",
-                  total, sm90_only, kernels, distinct);
+  g_test_message ("all workloads: %u candidates (%u only for sm_90, %u with other code for sm_90), "
+                  "%u kernels, %u distinct kernels", total, sm90_only, variants, kernels, distinct);
   g_test_message ("searches, emitting (%.1f s of it) and %u jobs: %.1f s", emit_s, all->len,
                   (g_get_monotonic_time () - start) / 1e6);
 }
@@ -910,10 +956,11 @@ test_cpu_build (void)
             }
           checked++;
         }
-      g_test_message ("%s: CPU build of %u candidates, worst max relative error %.3g", w->name,
+      g_test_message ("%s: CPU build of %u programs, worst max relative error %.3g", w->name,
                       w->candidates->len, worst);
     }
-  g_test_message ("CPU build: %u candidates checked against the interpreter", checked);
+  g_test_message ("CPU build: %u programs (candidates and their sm_90 code) checked against the interpreter",
+                  checked);
   report_emit_failures (failures);
   if (failures->len > 0)
     g_test_fail_printf ("%s", failures->str);
