@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
@@ -281,4 +282,22 @@ codegen_run_parallel (GPtrArray *commands, guint jobs)
         }
     }
   return results;
+}
+
+void
+codegen_remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR))
+        codegen_remove_tree (child);
+      else
+        g_remove (child);
+    }
+  g_rmdir (path);
 }

@@ -53,4 +53,7 @@ gboolean    codegen_run               (const char * const *argv,
 GPtrArray  *codegen_run_parallel      (GPtrArray         *commands,
                                        guint              jobs);
 
+/* Removes a folder and everything in it (the tests' temporary folders). */
+void        codegen_remove_tree       (const char        *path);
+
 G_END_DECLS

@@ -966,23 +966,6 @@ test_cpu_build (void)
     g_test_fail_printf ("%s", failures->str);
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_remove (child);
-    }
-  g_rmdir (path);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -1004,7 +987,7 @@ main (int argc, char **argv)
   rc = g_test_run ();
 
   if (g_getenv ("PRISM_KEEP_TMP") == NULL)
-    remove_tree (tmpdir);
+    codegen_remove_tree (tmpdir);
   else
     g_printerr ("kept %s\n", tmpdir);
   g_clear_pointer (&workloads, g_ptr_array_unref);

@@ -131,23 +131,6 @@ test_nvrtc (void)
   g_assert_nonnull (strstr (error->message, "sm_90"));
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_remove (child);
-    }
-  g_rmdir (path);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -162,7 +145,7 @@ main (int argc, char **argv)
   g_test_add_func ("/codegen/nvrtc", test_nvrtc);
   rc = g_test_run ();
   if (g_getenv ("PRISM_KEEP_TMP") == NULL)
-    remove_tree (tmpdir);
+    codegen_remove_tree (tmpdir);
   g_ptr_array_unref (cases);
   g_free (tmpdir);
   return rc;

@@ -391,22 +391,6 @@ test_errors (void)
   g_assert_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED);
 }
 
-static gboolean
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir == NULL)
-    return g_remove (path) == 0;
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      remove_tree (child);
-    }
-  return g_rmdir (path) == 0;
-}
-
 int
 main (int argc, char **argv)
 {
@@ -426,7 +410,7 @@ main (int argc, char **argv)
   rc = g_test_run ();
 
   if (g_getenv ("PRISM_KEEP_TMP") == NULL)
-    remove_tree (tmpdir);
+    codegen_remove_tree (tmpdir);
   else
     g_printerr ("kept %s\n", tmpdir);
   g_ptr_array_unref (cases);

@@ -267,23 +267,6 @@ test_cli (void)
   g_unsetenv ("PRISM_FAKE_CUDA_KERNELS");
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_remove (child);
-    }
-  g_rmdir (path);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -314,7 +297,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu-fake/timeout", test_timeout);
   g_test_add_func ("/gpu-fake/cli", test_cli);
   rc = g_test_run ();
-  remove_tree (tmpdir);
+  codegen_remove_tree (tmpdir);
   g_free (tmpdir);
   return rc;
 }

@@ -12,6 +12,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "codegen-cases.h"
 #include "prism-cuda-runtime.h"
 #include "prism-error.h"
 #include "prism-gpu-bench.h"
@@ -295,23 +296,6 @@ test_cli_export (void)
   g_assert_cmpint (run (bad_arch, NULL, NULL, NULL), ==, 2);
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_remove (child);
-    }
-  g_rmdir (path);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -335,7 +319,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bench-no-gpu", test_cli_bench_no_gpu);
   g_test_add_func ("/cli/export", test_cli_export);
   rc = g_test_run ();
-  remove_tree (tmpdir);
+  codegen_remove_tree (tmpdir);
   g_free (tmpdir);
   return rc;
 }

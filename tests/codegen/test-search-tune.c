@@ -19,6 +19,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "codegen-cases.h"
 #include "prism-cuda-runtime.h"
 #include "prism-error.h"
 #include "prism-graph-json.h"
@@ -543,23 +544,6 @@ test_off (void)
   g_assert_cmpuint (n_tuning, ==, 1);
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_remove (child);
-    }
-  g_rmdir (path);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -590,7 +574,7 @@ main (int argc, char **argv)
   g_test_add_func ("/search-tune/no-gpu", test_no_gpu);
   g_test_add_func ("/search-tune/off", test_off);
   rc = g_test_run ();
-  remove_tree (tmpdir);
+  codegen_remove_tree (tmpdir);
   g_free (tmpdir);
   return rc;
 }
