@@ -155,9 +155,9 @@ map_string (const PrismGraph *body,
   return g_strdup_printf ("imap %s · fmap %s", map, fmap);
 }
 
-/* What an op's attributes add to its kind, or NULL. */
-static char *
-attrs_string (const PrismOp *op)
+/* Returns: (transfer full) (nullable): what an op's attributes add to its kind */
+char *
+prism_graph_layout_format_attrs (const PrismOp *op)
 {
   switch (op->kind)
     {
@@ -397,7 +397,7 @@ add_block_node (Builder       *b,
         }
       operand_list = g_string_free (operands, FALSE);
       subtitle = tensor_label (b, out);
-      detail = attrs_string (op);
+      detail = prism_graph_layout_format_attrs (op);
       note = role == PRISM_LAYOUT_ROLE_ACCUM ? _("Accumulates over the loop")
              : role == PRISM_LAYOUT_ROLE_EPILOGUE ? _("Runs once after the loop") : NULL;
       line = g_markup_printf_escaped ("\n%s %s\n%s %s%s%s%s%s",
@@ -451,7 +451,7 @@ add_kernel_node (Builder *b,
       role = PRISM_LAYOUT_ROLE_OP;
       title = g_strdup (kind);
       subtitle = tensor_label (b, prism_graph_tensor (b->graph, op->outputs[0]));
-      detail = attrs_string (op);
+      detail = prism_graph_layout_format_attrs (op);
       for (guint i = 0; i < op->n_inputs; i++)
         {
           g_autofree char *ref = kernel_tensor_ref (b, op->inputs[i]);

@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 
+#include "prism-graph-layout.h"
 #include "prism-op-row.h"
 
 /* A row keeps display strings only, never a pointer into the graph, so the
@@ -49,8 +50,6 @@ enum {
 
 static GParamSpec *properties [N_PROPS];
 
-static const char * const axis_names[PRISM_MAX_GRID_DIMS] = { "x", "y", "z" };
-
 /*
  * Auxiliary methods
  */
@@ -82,39 +81,20 @@ dims_product (const PrismGraph *top, PrismDim * const *dims, guint n_dims)
   return g_string_free (s, FALSE);
 }
 
-static void
-append_map_entry (GString *s, guint axis, int value, gboolean is_omap)
-{
-  g_string_append_printf (s, "%s%s→", axis ? ", " : "", axis_names[axis]);
-  if (value == PRISM_MAP_UNKNOWN)
-    g_string_append_c (s, '?');
-  else if (value == PRISM_MAP_REPLICATE)
-    /* Translators: map notation; an omap axis whose blocks are summed, or an
-     * imap axis along which the input is replicated. Keep it short. */
-    g_string_append (s, is_omap ? C_("map", "sum") : C_("map", "rep"));
-  else
-    g_string_append_printf (s, "%d", value);
-}
-
 static char *
 block_input_details (const PrismGraph *body, const PrismOp *kernel_op, const PrismOp *op)
 {
   GString *s = g_string_new (NULL);
+  g_autofree char *imap = NULL;
+  g_autofree char *fmap = NULL;
 
   if (kernel_op != NULL && op->attrs.input_index < kernel_op->n_inputs)
     g_string_append_printf (s, _("tile of t%u"), kernel_op->inputs[op->attrs.input_index]);
   else
     g_string_append_printf (s, _("tile of input %u"), op->attrs.input_index);
-  g_string_append (s, " · imap (");
-  for (guint p = 0; p < body->grid_ndims; p++)
-    append_map_entry (s, p, op->attrs.imap[p], FALSE);
-  g_string_append (s, ") · fmap ");
-  if (op->attrs.fmap == PRISM_MAP_UNKNOWN)
-    g_string_append_c (s, '?');
-  else if (op->attrs.fmap == PRISM_MAP_REPLICATE)
-    g_string_append (s, C_("map", "rep"));
-  else
-    g_string_append_printf (s, "%d", op->attrs.fmap);
+  imap = prism_graph_layout_format_map (op->attrs.imap, body->grid_ndims, FALSE);
+  fmap = prism_graph_layout_format_fmap (op->attrs.fmap);
+  g_string_append_printf (s, " · imap %s · fmap %s", imap, fmap);
   return g_string_free (s, FALSE);
 }
 
@@ -123,6 +103,7 @@ block_output_details (const PrismGraph *body, const PrismOp *kernel_op, guint op
 {
   const PrismOp *op = prism_graph_op (body, op_index);
   GString *s = g_string_new (NULL);
+  g_autofree char *omap = NULL;
   guint slot = 0;
 
   /* The kernel op's outputs are its body's OUTPUT ops, in order. */
@@ -133,10 +114,8 @@ block_output_details (const PrismGraph *body, const PrismOp *kernel_op, guint op
     g_string_append_printf (s, _("writes t%u"), kernel_op->outputs[slot]);
   else
     g_string_append_printf (s, _("writes output %u"), slot);
-  g_string_append (s, " · omap (");
-  for (guint p = 0; p < body->grid_ndims; p++)
-    append_map_entry (s, p, op->attrs.omap[p], TRUE);
-  g_string_append_c (s, ')');
+  omap = prism_graph_layout_format_map (op->attrs.omap, body->grid_ndims, TRUE);
+  g_string_append_printf (s, " · omap %s", omap);
   return g_string_free (s, FALSE);
 }
 
@@ -166,22 +145,9 @@ op_details (const PrismGraph *graph, const PrismGraph *top, const PrismOp *kerne
 
     case PRISM_OP_SUM:
     case PRISM_OP_CONCAT:
-      g_ptr_array_add (parts, g_strdup_printf (_("along dim %d"), op->attrs.dim));
-      break;
-
     case PRISM_OP_RMS_NORM:
-      if (op->attrs.norm_dims == 1)
-        g_ptr_array_add (parts, g_strdup (_("over the last dim")));
-      else
-        g_ptr_array_add (parts, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                              "over the last %u dim",
-                                                              "over the last %u dims",
-                                                              op->attrs.norm_dims),
-                                                 op->attrs.norm_dims));
-      break;
-
     case PRISM_OP_ACCUM_SUM_TODIMX:
-      g_ptr_array_add (parts, g_strdup_printf (_("last dim reduced to %u"), op->attrs.dimx));
+      g_ptr_array_add (parts, prism_graph_layout_format_attrs (op));
       break;
 
     case PRISM_OP_KERNEL:
