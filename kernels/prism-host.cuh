@@ -19,6 +19,9 @@
 #define PRISM_SET_MAX_SMEM(kernel, bytes) \
   cudaFuncSetAttribute ((kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, (int) (bytes))
 #define PRISM_LAST_ERROR() ((int) cudaGetLastError ())
+/* The vendor baseline's matmuls run through cuBLASLt in prism-gpu-worker,
+ * which reads the manifest; a generated launcher cannot run them. */
+#define PRISM_VENDOR_GEMM(batch, m, n, k, T, stream, a, b, c) ((int) cudaErrorNotSupported)
 
 #else /* the CPU build */
 
@@ -59,11 +62,31 @@ launch (Kernel kernel, dim3 grid, dim3 block, size_t smem_bytes, Args... args)
   free (mem);
 }
 
+/* The vendor baseline's matmul on the CPU: c[b] = a[b] · b[b], row-major,
+ * in f32 (the reference the manifest's description is checked against). */
+template <typename T>
+inline int
+gemm (long long batch, long long m, long long n, long long k, const T *a, const T *b, T *c)
+{
+  for (long long bi = 0; bi < batch; bi++)
+    for (long long i = 0; i < m; i++)
+      for (long long j = 0; j < n; j++)
+        {
+          float s = 0.0f;
+          for (long long q = 0; q < k; q++)
+            s += a[(bi * m + i) * k + q] * b[(bi * k + q) * n + j];
+          c[(bi * m + i) * n + j] = s;
+        }
+  return 0;
+}
+
 } }
 
 #define PRISM_LAUNCH(kernel, grid, block, smem, stream, ...) \
   prism::cpu::launch ((kernel), (grid), (block), (smem), __VA_ARGS__)
 #define PRISM_SET_MAX_SMEM(kernel, bytes) 0
 #define PRISM_LAST_ERROR() 0
+#define PRISM_VENDOR_GEMM(batch, m, n, k, T, stream, a, b, c) \
+  prism::cpu::gemm<T> ((batch), (m), (n), (k), (a), (b), (c))
 
 #endif

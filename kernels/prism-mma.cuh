@@ -4,9 +4,13 @@
  * KIND selects the path (the emitter picks it from the tile sizes and the
  * dtype): MMA_SCALAR works for every size and type; MMA_16x16x16 and
  * MMA_8x32x16 use nvcuda::wmma with that fragment shape (f16/bf16 operands,
- * f32 accumulators).  Each warp owns whole output fragments: fragment t goes
- * to warp t mod W.  MatmulAccum keeps the fragments of a matmul whose only
- * use is a for-loop accumulator in registers across the loop iterations.
+ * f32 accumulators).  The work is items: output fragment t over slice s of
+ * K, item u = s · tiles + t going to warp u mod W.  With KS = 1 each warp owns
+ * whole fragments; when a tile has fewer fragments than the block has warps
+ * the emitter picks KS > 1 so that every warp works, and the slices' partial
+ * fragments are added once, slice by slice, when the result is stored.
+ * MatmulAccum keeps the fragments of a matmul whose only use is a for-loop
+ * accumulator in registers across the loop iterations.
  *
  * On the CPU the fragments are emulated by small dense matrices with the
  * same tiling, so the CPU build walks the same fragment schedule.
@@ -51,6 +55,13 @@ struct Frags
   static PRISM_DEVICE void store (float *p, const C &c, int ldm)
   {
     nvcuda::wmma::store_matrix_sync (p, c, ldm, nvcuda::wmma::mem_row_major);
+  }
+  /* Two accumulator fragments of one shape map elements to lanes alike. */
+  static PRISM_DEVICE void add (C &c, const C &d)
+  {
+PRISM_UNROLL
+    for (int i = 0; i < c.num_elements; i++)
+      c.x[i] += d.x[i];
   }
 };
 
@@ -104,6 +115,11 @@ struct Frags
       for (int j = 0; j < S::n; j++)
         p[i * ldm + j] = c.x[i * S::n + j];
   }
+  static void add (C &c, const C &d)
+  {
+    for (int i = 0; i < S::m * S::n; i++)
+      c.x[i] += d.x[i];
+  }
 };
 
 #endif
@@ -126,19 +142,20 @@ struct FragTiling
   }
 };
 
-/* c += A · B over the whole K for fragment t (fragment-level inner loop). */
-template <int KIND, int M, int N, int K, typename T>
+/* c += A · B over the K slice [k0, k0 + KLEN) for the fragment at (bi, row,
+ * col) (fragment-level inner loop). */
+template <int KIND, int M, int N, int K, int KLEN, typename T>
 PRISM_DEVICE void
-mma_fragment (typename Frags<KIND, T>::C &c, const T *a, const T *b, int bi, int row, int col)
+mma_fragment (typename Frags<KIND, T>::C &c, const T *a, const T *b, int bi, int row, int col, int k0)
 {
   typedef Frags<KIND, T> F;
   typedef MmaShape<KIND> S;
-  static_assert (K % S::k == 0, "the fragment depth divides K");
-  const T *ap = a + (long long) bi * M * K + (long long) row * K;
-  const T *bp = b + (long long) bi * K * N + col;
+  static_assert (KLEN % S::k == 0, "the fragment depth divides the K slice");
+  const T *ap = a + (long long) bi * M * K + (long long) row * K + k0;
+  const T *bp = b + (long long) bi * K * N + (long long) k0 * N + col;
 
 PRISM_UNROLL_4
-  for (int k = 0; k < K; k += S::k)
+  for (int k = 0; k < KLEN; k += S::k)
     {
       typename F::A fa;
       typename F::B fb;
@@ -148,10 +165,106 @@ PRISM_UNROLL_4
     }
 }
 
+/* The work items of a [BATCH, M, N] product whose K splits in KS slices. */
+template <int KIND, int BATCH, int M, int N, int KS>
+struct MmaWork
+{
+  typedef FragTiling<KIND, M, N> Tl;
+  static constexpr int tiles = BATCH * Tl::per_batch;
+  static constexpr int items = tiles * KS;
+
+  static PRISM_DEVICE int slice (int u) { return u / tiles; }
+  static PRISM_DEVICE void
+  locate (int u, int &bi, int &row, int &col)
+  {
+    Tl::locate (u % tiles, bi, row, col);
+  }
+};
+
 /**
- * matmul: c[BATCH, M, N] (f32, shared) = a[BATCH, M, K] · b[BATCH, K, N].
+ * MatmulAccum: Σ over the loop iterations of a[BATCH, M, K] · b[BATCH, K, N]
+ * kept in registers.  zero() before the loop, step() in every iteration,
+ * store() after the loop writes the f32 sum to shared memory (add_to() adds
+ * it to what is there).  With KS > 1 each warp sums one slice of K and the
+ * slices' partials are added when stored: one barrier per slice, once.
  */
-template <int NT, int BATCH, int M, int N, int K, int KIND, typename TA, typename TB>
+template <int NT, int BATCH, int M, int N, int K, int KIND, typename T, int KS = 1>
+struct MatmulAccum
+{
+  typedef MmaWork<KIND, BATCH, M, N, KS> W;
+  typedef Frags<KIND, T> F;
+  static_assert (K % KS == 0, "the slices divide K");
+  static constexpr int klen = K / KS;
+  static constexpr int per_warp = (W::items + Team<NT>::warps - 1) / Team<NT>::warps;
+
+  typename F::C c[per_warp];
+
+  PRISM_DEVICE void
+  zero ()
+  {
+PRISM_UNROLL
+    for (int j = 0; j < per_warp; j++)
+      F::zero (c[j]);
+  }
+
+  PRISM_DEVICE void
+  step (const T *__restrict__ a, const T *__restrict__ b)
+  {
+PRISM_UNROLL
+    for (int j = 0; j < per_warp; j++)
+      {
+        int u = warp_id () + j * Team<NT>::warps;
+        if (u < W::items)
+          {
+            int bi, row, col;
+            W::locate (u, bi, row, col);
+            mma_fragment<KIND, M, N, K, klen, T> (c[j], a, b, bi, row, col, W::slice (u) * klen);
+          }
+      }
+  }
+
+  template <bool ADD>
+  PRISM_DEVICE void
+  write (float *__restrict__ out)
+  {
+PRISM_UNROLL
+    for (int s = 0; s < KS; s++)
+      {
+PRISM_UNROLL
+        for (int j = 0; j < per_warp; j++)
+          {
+            int u = warp_id () + j * Team<NT>::warps;
+            if (u < W::items && W::slice (u) == s)
+              {
+                int bi, row, col;
+                W::locate (u, bi, row, col);
+                float *p = out + (long long) bi * M * N + (long long) row * N + col;
+                if (s == 0 && !ADD)
+                  F::store (p, c[j], N);
+                else
+                  {
+                    typename F::C t;
+                    F::load_c (t, p, N);
+                    F::add (t, c[j]);
+                    F::store (p, t, N);
+                  }
+              }
+          }
+        /* The next slice adds to what this one stored. */
+        if (KS > 1 && s + 1 < KS)
+          sync ();
+      }
+  }
+
+  PRISM_DEVICE void store (float *__restrict__ out) { write<false> (out); }
+  PRISM_DEVICE void add_to (float *__restrict__ out) { write<true> (out); }
+};
+
+/**
+ * matmul: c[BATCH, M, N] (f32, shared) = a[BATCH, M, K] · b[BATCH, K, N];
+ * KS > 1 splits K over the warps (tensor-core paths only).
+ */
+template <int NT, int BATCH, int M, int N, int K, int KIND, int KS = 1, typename TA, typename TB>
 PRISM_DEVICE void
 matmul (float *__restrict__ c, const TA *__restrict__ a, const TB *__restrict__ b)
 {
@@ -168,6 +281,14 @@ matmul (float *__restrict__ c, const TA *__restrict__ a, const TB *__restrict__ 
           c[i] = s;
         }
     }
+  else if constexpr (KS > 1)
+    {
+      static_assert (sizeof (TA) == sizeof (TB), "tensor-core operands share a type");
+      MatmulAccum<NT, BATCH, M, N, K, KIND, TA, KS> acc;
+      acc.zero ();
+      acc.step (a, (const TA *) b);
+      acc.store (c);
+    }
   else
     {
       static_assert (sizeof (TA) == sizeof (TB), "tensor-core operands share a type");
@@ -179,7 +300,7 @@ matmul (float *__restrict__ c, const TA *__restrict__ a, const TB *__restrict__ 
           typename F::C fc;
           Tl::locate (t, bi, row, col);
           F::zero (fc);
-          mma_fragment<KIND, M, N, K, TA> (fc, a, (const TA *) b, bi, row, col);
+          mma_fragment<KIND, M, N, K, K, TA> (fc, a, (const TA *) b, bi, row, col, 0);
           F::store (c + (long long) bi * M * N + (long long) row * N + col, fc, N);
         }
     }
@@ -219,66 +340,10 @@ matmul_acc (float *__restrict__ c, const TA *__restrict__ a, const TB *__restric
           Tl::locate (t, bi, row, col);
           float *cp = c + (long long) bi * M * N + (long long) row * N + col;
           F::load_c (fc, cp, N);
-          mma_fragment<KIND, M, N, K, TA> (fc, a, (const TA *) b, bi, row, col);
+          mma_fragment<KIND, M, N, K, K, TA> (fc, a, (const TA *) b, bi, row, col, 0);
           F::store (cp, fc, N);
         }
     }
 }
-
-/**
- * MatmulAccum: Σ over the loop iterations of a[BATCH, M, K] · b[BATCH, K, N]
- * kept in registers.  zero() before the loop, step() in every iteration,
- * store() after the loop writes the f32 sum to shared memory.
- */
-template <int NT, int BATCH, int M, int N, int K, int KIND, typename T>
-struct MatmulAccum
-{
-  typedef FragTiling<KIND, M, N> Tl;
-  typedef Frags<KIND, T> F;
-  static constexpr int tiles = BATCH * Tl::per_batch;
-  static constexpr int per_warp = (tiles + Team<NT>::warps - 1) / Team<NT>::warps;
-
-  typename F::C c[per_warp];
-
-  PRISM_DEVICE void
-  zero ()
-  {
-PRISM_UNROLL
-    for (int j = 0; j < per_warp; j++)
-      F::zero (c[j]);
-  }
-
-  PRISM_DEVICE void
-  step (const T *__restrict__ a, const T *__restrict__ b)
-  {
-PRISM_UNROLL
-    for (int j = 0; j < per_warp; j++)
-      {
-        int t = warp_id () + j * Team<NT>::warps;
-        if (t < tiles)
-          {
-            int bi, row, col;
-            Tl::locate (t, bi, row, col);
-            mma_fragment<KIND, M, N, K, T> (c[j], a, b, bi, row, col);
-          }
-      }
-  }
-
-  PRISM_DEVICE void
-  store (float *__restrict__ out)
-  {
-PRISM_UNROLL
-    for (int j = 0; j < per_warp; j++)
-      {
-        int t = warp_id () + j * Team<NT>::warps;
-        if (t < tiles)
-          {
-            int bi, row, col;
-            Tl::locate (t, bi, row, col);
-            F::store (out + (long long) bi * M * N + (long long) row * N + col, c[j], N);
-          }
-      }
-  }
-};
 
 } /* namespace prism */

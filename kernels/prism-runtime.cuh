@@ -9,6 +9,7 @@
 #include "prism-elementwise.cuh"
 #include "prism-reduce.cuh"
 #include "prism-mma.cuh"
+#include "prism-split.cuh"
 #if !defined(__CUDACC_RTC__)
 #include "prism-host.cuh"
 #endif

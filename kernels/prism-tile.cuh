@@ -4,8 +4,8 @@
  * memory it is a box of a row-major tensor: the last dim is contiguous and
  * dims 0..2 have the element strides G0..G2.  Loads move VEC elements at a
  * time (the emitter picks VEC so that VEC · sizeof (T) bytes stay aligned);
- * with 16-byte chunks on sm_80 and newer, load_tile_async() issues cp.async
- * so that the next loop iteration's tiles arrive while this one computes.
+ * with 4-, 8- or 16-byte chunks on sm_80 and newer, load_tile_async() issues
+ * cp.async so that later loop iterations' tiles arrive while this one computes.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -36,17 +36,22 @@ copy_vec (T *__restrict__ dst, const T *__restrict__ src)
     }
 }
 
-/* One 16-byte asynchronous copy (sm_80+); a plain copy elsewhere. */
+/* One asynchronous copy of BYTES (4, 8 or 16) bytes into shared memory
+ * (sm_80+; a plain copy elsewhere).  16-byte copies bypass L1 (.cg), the
+ * smaller ones go through it (.ca is the only form that takes them). */
+template <int BYTES>
 PRISM_DEVICE void
-cp_async16 (void *smem_dst, const void *gmem_src)
+cp_async (void *smem_dst, const void *gmem_src)
 {
+  static_assert (BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async moves 4, 8 or 16 bytes");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   unsigned int s = (unsigned int) __cvta_generic_to_shared (smem_dst);
-  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r" (s), "l" (gmem_src));
-#elif PRISM_CUDA
-  *reinterpret_cast<uint4 *> (smem_dst) = *reinterpret_cast<const uint4 *> (gmem_src);
+  if constexpr (BYTES == 16)
+    asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r" (s), "l" (gmem_src));
+  else
+    asm volatile ("cp.async.ca.shared.global [%0], [%1], %2;\n" :: "r" (s), "l" (gmem_src), "n" (BYTES));
 #else
-  memcpy (smem_dst, gmem_src, 16);
+  memcpy (smem_dst, gmem_src, BYTES);
 #endif
 }
 
@@ -107,21 +112,23 @@ load_tile (T *__restrict__ dst, const T *__restrict__ src)
 }
 
 /**
- * load_tile_async: as load_tile(), with cp.async when chunks are 16 bytes.
- * The caller commits, waits and syncs before reading dst.
+ * load_tile_async: as load_tile(), with cp.async when chunks are 4, 8 or 16
+ * bytes.  The caller commits, waits and syncs before reading dst.
  */
 template <int NT, int VEC, typename S, long long G0, long long G1, long long G2, typename T>
 PRISM_DEVICE void
 load_tile_async (T *__restrict__ dst, const T *__restrict__ src)
 {
-  if constexpr (VEC * sizeof (T) == 16)
+  constexpr int bytes = VEC * (int) sizeof (T);
+
+  if constexpr (bytes == 4 || bytes == 8 || bytes == 16)
     {
       constexpr int nvec = S::size / VEC;
       for (int v = thread_id (); v < nvec; v += Team<NT>::size)
         {
           int si;
           long long gi = tile_global_offset<S, VEC, G0, G1, G2> (v, si);
-          cp_async16 (dst + si, src + gi);
+          cp_async<bytes> (dst + si, src + gi);
         }
     }
   else
@@ -153,58 +160,6 @@ store_tile (TG *__restrict__ dst, const TS *__restrict__ src)
         tmp[e] = from_float<TG> (to_float (src[si + e]));
       copy_vec<TG, VEC> (dst + gi, tmp);
     }
-}
-
-/**
- * store_tile_add: dst[box] += src[S] with atomic adds (f32), for outputs whose
- * omap sums the blocks along a grid axis.
- */
-template <int NT, typename S, long long G0, long long G1, long long G2, typename TS>
-PRISM_DEVICE void
-store_tile_add (float *__restrict__ dst, const TS *__restrict__ src)
-{
-  for (int v = thread_id (); v < S::size; v += Team<NT>::size)
-    {
-      int si;
-      long long gi = tile_global_offset<S, 1, G0, G1, G2> (v, si);
-#if PRISM_CUDA
-      atomicAdd (dst + gi, to_float (src[si]));
-#else
-      dst[gi] += to_float (src[si]);
-#endif
-    }
-}
-
-/* Grid-stride helpers for the small auxiliary kernels (zeroing a workspace
- * region, converting an f32 partial sum into the output's dtype). */
-template <int NT>
-PRISM_DEVICE long long
-grid_first ()
-{
-  return (long long) blockIdx.x * Team<NT>::size + thread_id ();
-}
-
-template <int NT>
-PRISM_DEVICE long long
-grid_stride ()
-{
-  return (long long) gridDim.x * Team<NT>::size;
-}
-
-template <int NT, long long N>
-PRISM_DEVICE void
-zero_elements (float *__restrict__ p)
-{
-  for (long long i = grid_first<NT> (); i < N; i += grid_stride<NT> ())
-    p[i] = 0.0f;
-}
-
-template <int NT, long long N, typename TD, typename TS>
-PRISM_DEVICE void
-convert_elements (TD *__restrict__ dst, const TS *__restrict__ src)
-{
-  for (long long i = grid_first<NT> (); i < N; i += grid_stride<NT> ())
-    dst[i] = from_float<TD> (to_float (src[i]));
 }
 
 } /* namespace prism */

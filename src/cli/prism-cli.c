@@ -8,6 +8,7 @@
 
 #include "prism-cli.h"
 #include "prism-error.h"
+#include "prism-gpu-target.h"
 #include "prism-graph-json.h"
 #include "prism-workload.h"
 
@@ -39,6 +40,30 @@ prism_cli_open_reference (const char *arg, GError **error)
       return NULL;
     }
   return prism_workload_build_reference (parts[0], parts[1], error);
+}
+
+const char *
+prism_cli_baseline_label (const char *kind, gboolean short_form)
+{
+  if (g_strcmp0 (kind, "vendor") == 0)
+    return short_form ? _("the vendor baseline")
+                      : _("the vendor baseline (the unfused program, its matmuls through cuBLASLt)");
+  if (g_strcmp0 (kind, "prism-lowered") == 0)
+    return short_form ? _("the prism-lowered baseline")
+                      : _("the prism-lowered baseline (the unfused program, every op as Prism lowers it)");
+  return _("the unfused program");
+}
+
+char *
+prism_cli_target_names (void)
+{
+  guint n = 0;
+  const PrismGpuTarget * const *list = prism_gpu_target_list (&n);
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (s, "%s%s", i ? ", " : "", list[i]->name);
+  return g_string_free (s, FALSE);
 }
 
 int

@@ -42,6 +42,16 @@ gboolean    prism_cli_parse        (const char   *command,
                                     int          *argc,
                                     char       ***argv);
 
+/* What a speedup is against, for people: "the vendor baseline (the
+ * unfused program, matmuls through cuBLASLt)"; @short_form: "the vendor
+ * baseline".  @kind is "vendor", "prism-lowered" or anything else (the
+ * unfused program). (static, translated) */
+const char *prism_cli_baseline_label (const char *kind,
+                                      gboolean    short_form);
+
+/* "h100, h200, a100" — the GPUs --target takes (transfer full). */
+char       *prism_cli_target_names   (void);
+
 /* prism-results files (prism-cmd-export.c): TRUE if @path is one. */
 gboolean    prism_cli_is_results_file (const char *path);
 

@@ -26,7 +26,8 @@ typedef struct
 {
   char *label;
   PrismGraph *graph;
-  gboolean baseline;
+  gboolean baseline;        /* a row of the unfused program */
+  PrismBaselineKind kind;   /* baseline rows: how its matmuls run */
 } Entry;
 
 static void
@@ -47,7 +48,23 @@ add_entry (GPtrArray *entries, char *label, PrismGraph *graph, gboolean baseline
   e->label = label;
   e->graph = graph;
   e->baseline = baseline;
+  e->kind = PRISM_BASELINE_LOWERED;
   g_ptr_array_add (entries, e);
+}
+
+/* The unfused program twice: as the vendor baseline runs it (matmuls
+ * through cuBLASLt) and as Prism lowers it. */
+static void
+add_baselines (GPtrArray *entries, const char *name, PrismGraph *graph)
+{
+  Entry *e;
+
+  /* TRANSLATORS: a row of `prism bench`: the program's name */
+  add_entry (entries, g_strdup_printf (_("%s (unfused, vendor)"), name), prism_graph_ref (graph), TRUE);
+  e = g_ptr_array_index (entries, entries->len - 1);
+  e->kind = PRISM_BASELINE_VENDOR;
+  /* TRANSLATORS: a row of `prism bench`: the program's name */
+  add_entry (entries, g_strdup_printf (_("%s (unfused, prism-lowered)"), name), graph, TRUE);
 }
 
 /* What to time: the unfused program first (the baseline), then the fused
@@ -67,7 +84,7 @@ collect (const char *arg, guint n_candidates, GError **error)
 
       if (graphs == NULL)
         return NULL;
-      add_entry (entries, g_strdup (_("unfused program")), program, TRUE);
+      add_baselines (entries, _("program"), program);
       for (guint i = 0; i < graphs->len; i++)
         add_entry (entries, g_strdup_printf (_("candidate %s"), (const char *) g_ptr_array_index (ids, i)),
                    prism_graph_ref (g_ptr_array_index (graphs, i)), FALSE);
@@ -78,7 +95,7 @@ collect (const char *arg, guint n_candidates, GError **error)
 
       if (g == NULL)
         return NULL;
-      add_entry (entries, g_strdup_printf (_("%s (unfused)"), info->name), g, TRUE);
+      add_baselines (entries, info->name, g);
       if (info->has_reference)
         {
           g = prism_cli_open_reference (arg, error);
@@ -90,43 +107,78 @@ collect (const char *arg, guint n_candidates, GError **error)
   else
     {
       PrismGraph *g = prism_cli_open_program (arg, error);
+      g_autofree char *base = g_path_get_basename (arg);
 
       if (g == NULL)
         return NULL;
-      add_entry (entries, g_path_get_basename (arg), g, TRUE);
+      add_baselines (entries, base, g);
     }
   return g_steal_pointer (&entries);
 }
 
+/* The row speedups are against: the unfused program as @kind runs it. */
 static const Entry *
-find_baseline (GPtrArray *entries)
+find_baseline (GPtrArray *entries, PrismBaselineKind kind)
 {
   for (guint i = 0; i < entries->len; i++)
-    if (((const Entry *) g_ptr_array_index (entries, i))->baseline)
-      return g_ptr_array_index (entries, i);
+    {
+      const Entry *e = g_ptr_array_index (entries, i);
+      if (e->baseline && e->kind == kind)
+        return e;
+    }
   return NULL;
 }
 
 typedef enum { FORMAT_TEXT, FORMAT_MARKDOWN, FORMAT_JSON } Format;
 
+/* One launch's account and its predicted cost, for --explain. */
+static void
+print_launch (guint index, const PrismOpCost *c)
+{
+  const PrismLaunch *l = &c->launch;
+
+  if (l->role == PRISM_LAUNCH_VENDOR_GEMM)
+    /* TRANSLATORS: --explain: a matmul run by cuBLASLt (batch, M, N, K) */
+    printf (_("    launch %u: cuBLASLt GEMM %" G_GINT64_FORMAT "×%" G_GINT64_FORMAT "×%" G_GINT64_FORMAT
+              "×%" G_GINT64_FORMAT ", %.2f MB from DRAM, %.2f GFLOP\n"),
+            index, l->gemm_batch, l->gemm_m, l->gemm_n, l->gemm_k, l->dram_bytes / 1e6,
+            (l->tensor_flops + l->fma_flops) / 1e9);
+  else
+    /* TRANSLATORS: --explain: one launch's plan */
+    printf (_("    launch %u: grid %u×%u×%u, %u threads, loop %" G_GINT64_FORMAT ", %u stages, %.1f KiB in "
+              "flight per SM (%u blocks/SM), %u of %u warps on %s, %.2f MB from DRAM, %.2f MB through L2, "
+              "%.3f GFLOP%s\n"),
+            index, l->grid[0], l->grid[1], l->grid[2], l->block_threads, l->loop_iterations, l->stages,
+            (double) l->bytes_in_flight_per_sm / 1024.0, l->blocks_per_sm, l->work_warps, l->warps,
+            prism_mma_path_to_string (l->mma), l->dram_bytes / 1e6, l->l2_bytes / 1e6,
+            (l->tensor_flops + l->fma_flops + l->other_flops) / 1e9,
+            l->split_outputs > 0 ? _(", partial sums added by the last block") : "");
+  /* TRANSLATORS: --explain: the terms of the cost model, in µs */
+  printf (_("      %.2f µs = launch %.2f + max (DRAM %.2f, L2 %.2f, compute %.2f, latency %.2f)\n"),
+          c->us, c->launch_us, c->memory_us, c->l2_us, c->compute_us, c->latency_us);
+}
+
 static int
-print_predicted (GPtrArray *entries, const char *target_name, const char *why, Format format)
+print_predicted (GPtrArray *entries, const char *target_name, const char *why, Format format,
+                 PrismBaselineKind against, gboolean explain)
 {
   const PrismGpuTarget *target = target_name ? prism_gpu_target_lookup (target_name)
                                              : prism_gpu_target_default ();
   double base_us = NAN;
-  const Entry *base = find_baseline (entries);
+  const Entry *base = find_baseline (entries, against);
   g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(GArray) costs = g_array_new (FALSE, TRUE, sizeof (PrismOpCost));
 
   if (target == NULL)
     {
-      g_autofree char *msg = g_strdup_printf (_("unknown --target “%s” (try h100, h200 or a100)"), target_name);
+      g_autofree char *names = prism_cli_target_names ();
+      g_autofree char *msg = g_strdup_printf (_("unknown --target “%s” (one of %s)"), target_name, names);
       return prism_cli_fail ("bench", msg);
     }
   if (base != NULL)
     {
       PrismCostEstimate est;
-      if (prism_cost_model_predict (target, base->graph, NULL, 0, &est, NULL))
+      if (prism_cost_model_predict_baseline (target, base->graph, base->kind, &est, NULL))
         base_us = est.total_us;
     }
 
@@ -139,48 +191,65 @@ print_predicted (GPtrArray *entries, const char *target_name, const char *why, F
       json_builder_add_string_value (b, why);
       json_builder_set_member_name (b, "predicted_for");
       json_builder_add_string_value (b, target->name);
+      json_builder_set_member_name (b, "calibration");
+      json_builder_add_string_value (b, target->calibration_source);
+      json_builder_set_member_name (b, "speedup_against");
+      json_builder_add_string_value (b, prism_baseline_kind_to_string (against));
       json_builder_set_member_name (b, "programs");
       json_builder_begin_array (b);
     }
   else
     {
       printf (_("Not measured: %s\n"), why);
-      printf (_("Predicted times (cost model for %s; not measured):\n\n"), target->display_name);
+      printf (_("Predicted times (cost model for %s, %s; not measured); speedups against %s:\n\n"),
+              target->display_name, target->measured ? _("calibrated on the GPU") : _("uncalibrated estimates"),
+              prism_cli_baseline_label (prism_baseline_kind_to_string (against), FALSE));
       if (format == FORMAT_MARKDOWN)
-        printf ("| %s | %s | %s | %s |\n|---|---:|---:|---:|\n", _("program"), _("kernels"),
+        printf ("| %s | %s | %s | %s |\n|---|---:|---:|---:|\n", _("program"), _("launches"),
                 _("predicted (µs)"), _("predicted speedup"));
       else
-        printf ("%-36s %8s %16s %18s\n", _("program"), _("kernels"), _("predicted µs"), _("predicted speedup"));
+        printf ("%-44s %8s %16s %18s\n", _("program"), _("launches"), _("predicted µs"), _("predicted speedup"));
     }
   for (guint i = 0; i < entries->len; i++)
     {
       const Entry *e = g_ptr_array_index (entries, i);
       g_autoptr(GError) error = NULL;
       PrismCostEstimate est;
-      guint n = prism_graph_count_kernels (e->graph);
-      gboolean ok = prism_cost_model_predict (target, e->graph, NULL, 0, &est, &error);
+      gboolean ok = prism_cost_model_predict_launches (target, e->graph, NULL, 0, e->kind, costs, &est, &error);
       double speedup = ok && !isnan (base_us) ? base_us / est.total_us : NAN;
+      guint n = ok ? est.n_launches : prism_cost_model_count_launches (e->graph);
 
       if (format == FORMAT_JSON)
         {
           json_builder_begin_object (b);
           json_builder_set_member_name (b, "program");
           json_builder_add_string_value (b, e->label);
+          json_builder_set_member_name (b, "baseline");
+          if (e->baseline)
+            json_builder_add_string_value (b, prism_baseline_kind_to_string (e->kind));
+          else
+            json_builder_add_null_value (b);
           json_builder_set_member_name (b, "kernels");
           json_builder_add_int_value (b, n);
           json_builder_set_member_name (b, "predicted_us");
           json_builder_add_double_value (b, ok ? est.total_us : -1);
+          json_builder_set_member_name (b, "physics_us");
+          json_builder_add_double_value (b, ok ? est.physics_us : -1);
           json_builder_set_member_name (b, "predicted_speedup");
           json_builder_add_double_value (b, isnan (speedup) ? -1 : speedup);
           json_builder_end_object (b);
+          continue;
         }
       else if (!ok)
-        printf (format == FORMAT_MARKDOWN ? "| %s | %u | %s | |\n" : "%-36s %8u %s\n", e->label, n,
+        printf (format == FORMAT_MARKDOWN ? "| %s | %u | %s | |\n" : "%-44s %8u %s\n", e->label, n,
                 error->message);
       else if (format == FORMAT_MARKDOWN)
         printf ("| %s | %u | %.1f | %.2f× |\n", e->label, n, est.total_us, speedup);
       else
-        printf ("%-36s %8u %16.1f %17.2f×\n", e->label, n, est.total_us, speedup);
+        printf ("%-44s %8u %16.1f %17.2f×\n", e->label, n, est.total_us, speedup);
+      if (explain && ok)
+        for (guint j = 0; j < costs->len; j++)
+          print_launch (j, &g_array_index (costs, PrismOpCost, j));
     }
   if (format == FORMAT_JSON)
     {
@@ -208,7 +277,9 @@ prism_cmd_bench (int argc, char **argv)
   double min_time = 100;
   g_autofree char *format_name = NULL;
   g_autofree char *target = NULL;
-  gboolean keep = FALSE;
+  g_autofree char *baseline = NULL;
+  gboolean keep = FALSE, explain = FALSE;
+  PrismBaselineKind against = PRISM_BASELINE_VENDOR;
   GOptionEntry entries[] = {
     { "candidates", 'n', 0, G_OPTION_ARG_INT, &n_candidates,
       N_("With a prism-results file: how many verified candidates to time, best first (default 3)"), N_("N") },
@@ -221,6 +292,11 @@ prism_cmd_bench (int argc, char **argv)
       N_("Output: text (default), markdown or json"), N_("FORMAT") },
     { "target", 0, 0, G_OPTION_ARG_STRING, &target,
       N_("GPU whose cost model predicts times when there is no GPU (h100, h200, a100)"), N_("NAME") },
+    { "baseline", 'b', 0, G_OPTION_ARG_STRING, &baseline,
+      N_("What speedups are against: vendor (default: the unfused program with its matmuls through "
+         "cuBLASLt) or prism-lowered"), N_("KIND") },
+    { "explain", 'e', 0, G_OPTION_ARG_NONE, &explain,
+      N_("Without a GPU: print every launch's plan and the terms of its predicted time"), NULL },
     { "keep", 0, 0, G_OPTION_ARG_NONE, &keep, N_("Keep the job folders of the GPU worker"), NULL },
     G_OPTION_ENTRY_NULL
   };
@@ -230,6 +306,7 @@ prism_cmd_bench (int argc, char **argv)
   g_autofree char *device_text = NULL;
   PrismGpuBenchOptions options;
   Format format = FORMAT_TEXT;
+  const char *against_label = NULL;
   double base_us = NAN;
   int status = PRISM_EXIT_OK;
 
@@ -255,10 +332,20 @@ prism_cmd_bench (int argc, char **argv)
     return prism_cli_fail ("bench", _("--format must be text, markdown or json"));
   if (n_candidates < 1 || timeout < 1 || device < 0 || !(min_time > 0))
     return prism_cli_fail ("bench", _("--candidates, --timeout and --min-time must be positive"));
+  if (baseline != NULL && !prism_baseline_kind_from_string (baseline, &against))
+    return prism_cli_fail ("bench", _("--baseline must be vendor or prism-lowered"));
 
   programs = collect (argv[1], (guint) n_candidates, &error);
   if (programs == NULL)
     return prism_cli_fail ("bench", error->message);
+  /* The baseline speedups are against comes first. */
+  if (programs->len >= 2 && against == PRISM_BASELINE_LOWERED)
+    {
+      gpointer first = programs->pdata[0];
+      programs->pdata[0] = programs->pdata[1];
+      programs->pdata[1] = first;
+    }
+  against_label = prism_cli_baseline_label (prism_baseline_kind_to_string (against), TRUE);
   if (programs->len == 0)
     return prism_cli_fail ("bench", _("nothing to time"));
 
@@ -273,7 +360,7 @@ prism_cmd_bench (int argc, char **argv)
           if (results != NULL && prism_gpu_target_lookup (prism_results_get_target (results)) != NULL)
             target = g_strdup (prism_results_get_target (results));
         }
-      return print_predicted (programs, target, error->message, format);
+      return print_predicted (programs, target, error->message, format, against, explain);
     }
   g_clear_error (&error);
 
@@ -282,8 +369,8 @@ prism_cmd_bench (int argc, char **argv)
   options.device = device;
   options.min_time_ms = min_time;
   options.keep_dir = keep;
-  if (find_baseline (programs) != NULL)
-    options.work_graph = find_baseline (programs)->graph;
+  if (find_baseline (programs, PRISM_BASELINE_LOWERED) != NULL)
+    options.work_graph = find_baseline (programs, PRISM_BASELINE_LOWERED)->graph;
 
   if (format == FORMAT_JSON)
     {
@@ -316,8 +403,16 @@ prism_cmd_bench (int argc, char **argv)
       g_autoptr(GError) err = NULL;
       double speedup = NAN;
 
+      options.vendor_matmul = e->baseline && e->kind == PRISM_BASELINE_VENDOR;
       if (!prism_gpu_bench_run (e->graph, &options, &r, &err))
         {
+          /* The vendor baseline needs cuBLASLt; without it, speedups are
+           * against the prism-lowered row, and the output says so. */
+          if (e->baseline && isnan (base_us))
+            against_label = prism_cli_baseline_label (prism_baseline_kind_to_string (e->kind == PRISM_BASELINE_VENDOR
+                                                                                      ? PRISM_BASELINE_LOWERED
+                                                                                      : PRISM_BASELINE_VENDOR),
+                                                      TRUE);
           status = PRISM_EXIT_FAILED;
           if (format == FORMAT_JSON)
             {
@@ -338,7 +433,7 @@ prism_cmd_bench (int argc, char **argv)
           prism_gpu_bench_result_clear (&r);
           continue;
         }
-      if (e->baseline)
+      if (e->baseline && isnan (base_us))
         base_us = r.median_us;
       if (!isnan (base_us))
         speedup = base_us / r.median_us;
@@ -349,7 +444,10 @@ prism_cmd_bench (int argc, char **argv)
           json_builder_set_member_name (jb, "program");
           json_builder_add_string_value (jb, e->label);
           json_builder_set_member_name (jb, "baseline");
-          json_builder_add_boolean_value (jb, e->baseline);
+          if (e->baseline)
+            json_builder_add_string_value (jb, prism_baseline_kind_to_string (e->kind));
+          else
+            json_builder_add_null_value (jb);
           json_builder_set_member_name (jb, "kernels");
           json_builder_add_int_value (jb, r.n_kernels);
           json_builder_set_member_name (jb, "samples");
@@ -400,6 +498,8 @@ prism_cmd_bench (int argc, char **argv)
       g_autofree char *text = NULL;
 
       json_builder_end_array (jb);
+      json_builder_set_member_name (jb, "speedup_against");
+      json_builder_add_string_value (jb, against_label);
       json_builder_end_object (jb);
       root = json_builder_get_root (jb);
       json_generator_set_pretty (gen, TRUE);
@@ -407,5 +507,8 @@ prism_cmd_bench (int argc, char **argv)
       text = json_generator_to_data (gen, NULL);
       printf ("%s\n", text);
     }
+  else
+    /* TRANSLATORS: after the table of `prism bench`: "the vendor baseline" */
+    printf (_("\nSpeedups are against %s.\n"), against_label);
   return status;
 }

@@ -36,6 +36,7 @@ typedef struct
   /* The unfused program timed on the GPU, if it was. */
   double baseline_measured_us;
   char *gpu;
+  const char *baseline;   /* "vendor", "prism-lowered" */
 } Run;
 
 static void
@@ -104,11 +105,13 @@ print_candidate (Run *run, const PrismCandidate *c, guint id)
   g_autofree char *params = prism_candidate_params_to_string (c);
 
   end_line (run);
-  /* TRANSLATORS: one line per verified candidate of `prism search` */
-  fprintf (stderr, ngettext ("verified candidate %u: %u kernel launch, predicted %.2f µs (%.2f× the unfused program) with %s\n",
-                             "verified candidate %u: %u kernel launches, predicted %.2f µs (%.2f× the unfused program) with %s\n",
+  /* TRANSLATORS: one line per verified candidate of `prism search`; the
+   * second %s is what the speedup is against ("the vendor baseline") */
+  fprintf (stderr, ngettext ("verified candidate %u: %u kernel launch, predicted %.2f µs (%.2f× %s) with %s\n",
+                             "verified candidate %u: %u kernel launches, predicted %.2f µs (%.2f× %s) with %s\n",
                              c->n_kernels),
-           id != 0 ? id : c->id, c->n_kernels, c->predicted_us, c->speedup, *params ? params : "-");
+           id != 0 ? id : c->id, c->n_kernels, c->predicted_us, c->speedup,
+           prism_cli_baseline_label (run->baseline, TRUE), *params ? params : "-");
 }
 
 /* The lines above give the ids candidates were verified with; say when
@@ -305,6 +308,7 @@ prism_cmd_search (int argc, char **argv)
 {
   g_autofree char *mode = NULL;
   g_autofree char *target = NULL;
+  g_autofree char *baseline = NULL;
   g_autofree char *out = NULL;
   double time_limit = -1;
   int threads = 0, max_kernels = 0, max_block_ops = 0, max_kernel_ops = 0, max_variants = 0;
@@ -323,6 +327,9 @@ prism_cmd_search (int argc, char **argv)
       N_("Seed of the randomized checks (default 1)"), N_("N") },
     { "target", 'g', 0, G_OPTION_ARG_STRING, &target,
       N_("GPU the cost model predicts for: h100 (default), h200 or a100"), N_("GPU") },
+    { "baseline", 'b', 0, G_OPTION_ARG_STRING, &baseline,
+      N_("What speedups are against: vendor (default: the unfused program with its matmuls through "
+         "cuBLASLt) or prism-lowered (every op through Prism's own lowering)"), N_("KIND") },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
       N_("Folder for results.json (default prism-results/NAME)"), N_("DIR") },
     { "resume", 'r', 0, G_OPTION_ARG_NONE, &resume,
@@ -373,7 +380,13 @@ prism_cmd_search (int argc, char **argv)
   if (mode != NULL && !prism_search_mode_from_string (mode, &options.search.mode))
     return prism_cli_fail ("search", _("--mode must be symbolic or enumerative"));
   if (target != NULL && prism_gpu_target_lookup (target) == NULL)
-    return prism_cli_fail ("search", _("--target must be h100, h200 or a100"));
+    {
+      g_autofree char *names = prism_cli_target_names ();
+      g_autofree char *msg = g_strdup_printf (_("--target must be one of %s"), names);
+      return prism_cli_fail ("search", msg);
+    }
+  if (baseline != NULL && !prism_baseline_kind_from_string (baseline, &options.baseline))
+    return prism_cli_fail ("search", _("--baseline must be vendor or prism-lowered"));
   if (time_limit != -1 && !(time_limit >= 0 && time_limit <= 1e7))
     return prism_cli_fail ("search", _("--time-limit must be a number of seconds ≥ 0"));
   if (threads < 0 || threads > 1024)
@@ -425,6 +438,7 @@ prism_cmd_search (int argc, char **argv)
   run.json = json;
   run.tty = isatty (fileno (stderr));
   run.name = program->name ? program->name : argv[1];
+  run.baseline = prism_baseline_kind_to_string (options.baseline);
   g_signal_connect (session, "events", G_CALLBACK (on_events), &run);
   g_signal_connect (session, "finished", G_CALLBACK (on_finished), &run);
   sigint = g_unix_signal_add (SIGINT, on_signal, &run);
@@ -459,9 +473,12 @@ prism_cmd_search (int argc, char **argv)
                u64 (n[0], stats.search.states), u64 (n[1], stats.search.sgraphs),
                u64 (n[2], stats.map_candidates), u64 (n[3], stats.verified));
       if (best != NULL)
-        fprintf (stderr, _("best: candidate %u, predicted %.2f µs vs %.2f µs unfused (%.2f×) on %s\n"),
+        /* TRANSLATORS: id, predicted µs, the baseline's predicted µs, what the
+         * baseline is ("the vendor baseline (…)"), speedup, the GPU */
+        fprintf (stderr, _("best: candidate %u, predicted %.2f µs vs %.2f µs for %s (%.2f×) on %s\n"),
                  best->id, best->predicted_us, prism_session_get_baseline_us (session),
-                 best->speedup, prism_gpu_target_lookup (target ? target : "h100")->display_name);
+                 prism_cli_baseline_label (run.baseline, FALSE), best->speedup,
+                 prism_gpu_target_lookup (target ? target : "h100")->display_name);
       if (best_measured != NULL)
         {
           const PrismMeasurement *m = prism_candidate_get_measurement (best_measured);

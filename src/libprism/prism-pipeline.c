@@ -221,6 +221,7 @@ prism_pipeline_options_init (PrismPipelineOptions *options)
   options->tune_top = 5;
   options->tune_timeout_s = 60;
   options->tune_min_time_ms = 100;
+  options->baseline = PRISM_BASELINE_VENDOR;
 }
 
 const char *
@@ -571,7 +572,7 @@ accept (PrismPipeline *p, Entry *entry, const PrismMapCandidate *mc, GPtrArray *
 
   c->digest = key_digest (entry->key);
   c->graph = prism_graph_ref (mc->graph);
-  c->n_kernels = prism_graph_count_kernels (mc->graph);
+  c->n_kernels = prism_cost_model_count_launches (mc->graph);
   c->verdict = g_strdup ("equivalent");
   c->verification = evidence;
   c->n_values = best->n_values;
@@ -1101,6 +1102,8 @@ options_to_json (const PrismPipelineOptions *o)
   json_builder_add_boolean_value (b, o->verify_func == NULL);
   json_builder_set_member_name (b, "full_random");
   json_builder_add_boolean_value (b, o->full_random);
+  json_builder_set_member_name (b, "baseline");
+  json_builder_add_string_value (b, prism_baseline_kind_to_string (o->baseline));
   json_builder_end_object (b);
 #undef INT_MEMBER
   return json_builder_get_root (b);
@@ -1448,12 +1451,29 @@ tune (PrismPipeline *p)
 
   if (base == NULL || base->error != NULL)
     {
+      const char *kind = prism_baseline_kind_to_string (p->opts.baseline);
+      g_autofree char *note = NULL;
+
       g_clear_pointer (&base, prism_measurement_free);
+      /* The vendor baseline runs the matmuls through cuBLASLt; without it
+       * (or when it fails) the program is timed as we lower it, and the
+       * results say so. */
+      o.vendor_matmul = p->opts.baseline == PRISM_BASELINE_VENDOR;
       base = measure (p->program, &o, device, 0);
+      if (o.vendor_matmul && base->error != NULL)
+        {
+          note = g_strdup_printf (_("The vendor baseline could not be timed (%s); it was timed as "
+                                    "prism-lowered"), base->error);
+          kind = prism_baseline_kind_to_string (PRISM_BASELINE_LOWERED);
+          o.vendor_matmul = FALSE;
+          prism_measurement_free (base);
+          base = measure (p->program, &o, device, 0);
+        }
+      o.vendor_matmul = FALSE;
       if (base->error == NULL)
         base->speedup = 1;
       g_mutex_lock (&p->lock);
-      prism_results_set_baseline_measurement (p->results, base);
+      prism_results_set_baseline_measurement (p->results, base, kind, note);
       save_locked (p);
       g_mutex_unlock (&p->lock);
     }
@@ -1586,11 +1606,22 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
   p->screen = prism_screen_new (p->program, p->opts.random_seeds, p->opts.seed, 0, &local);
   if (p->screen == NULL)
     goto fail;
-  if (!prism_cost_model_predict (p->target, p->program, NULL, 0, &base, &local))
-    goto fail;
-  p->baseline_us = base.total_us;
-  p->baseline_launches = base.n_launches;
-  prism_results_set_baseline (p->results, base.total_us, base.n_launches);
+  /* Both baselines are predicted; speedups are against the chosen one. */
+  {
+    PrismBaselineKind other = p->opts.baseline == PRISM_BASELINE_VENDOR ? PRISM_BASELINE_LOWERED
+                                                                          : PRISM_BASELINE_VENDOR;
+    PrismCostEstimate alt;
+
+    if (!prism_cost_model_predict_baseline (p->target, p->program, p->opts.baseline, &base, &local) ||
+        !prism_cost_model_predict_baseline (p->target, p->program, other, &alt, &local))
+      goto fail;
+    p->baseline_us = base.total_us;
+    p->baseline_launches = base.n_launches;
+    prism_results_set_baseline (p->results, prism_baseline_kind_to_string (p->opts.baseline), base.total_us,
+                                base.n_launches);
+    prism_results_set_baseline_alternative (p->results, prism_baseline_kind_to_string (other), alt.total_us,
+                                            alt.n_launches);
+  }
 
   p->search = prism_search_new (p->program, &sopts, &local);
   if (p->search == NULL)

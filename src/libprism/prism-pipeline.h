@@ -6,6 +6,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "prism-cost-model.h"
 #include "prism-gpu-target.h"
 #include "prism-graph.h"
 #include "prism-results.h"
@@ -136,6 +137,7 @@ typedef struct
                                    * program, then $PATH */
   guint tune_timeout_s;           /* per program on the GPU (default 60) */
   double tune_min_time_ms;        /* samples per program (default 100 ms) */
+  PrismBaselineKind baseline;     /* what speedups are against (default vendor) */
 } PrismPipelineOptions;
 
 void prism_pipeline_options_init (PrismPipelineOptions *options);

@@ -649,9 +649,15 @@ struct _PrismResults
   char *target;
   char *fingerprint;
   JsonNode *options;
+  char *baseline_kind;
   double baseline_us;
   guint baseline_launches;
+  char *baseline_alt_kind;
+  double baseline_alt_us;
+  guint baseline_alt_launches;
   PrismMeasurement *baseline_measured;
+  char *baseline_measured_kind;
+  char *baseline_measured_note;
   char *tuning_gpu;        /* the device that timed the candidates */
   char *tuning_message;    /* why nothing was timed */
   guint tuning_top;
@@ -692,6 +698,10 @@ prism_results_free (PrismResults *r)
   g_free (r->fingerprint);
   g_clear_pointer (&r->options, json_node_unref);
   prism_measurement_free (r->baseline_measured);
+  g_free (r->baseline_kind);
+  g_free (r->baseline_alt_kind);
+  g_free (r->baseline_measured_kind);
+  g_free (r->baseline_measured_note);
   g_free (r->tuning_gpu);
   g_free (r->tuning_message);
   g_ptr_array_unref (r->candidates);
@@ -708,17 +718,52 @@ prism_results_set_options (PrismResults *r, JsonNode *options)
 }
 
 void
-prism_results_set_baseline (PrismResults *r, double predicted_us, guint launches)
+prism_results_set_baseline (PrismResults *r, const char *kind, double predicted_us, guint launches)
 {
+  g_free (r->baseline_kind);
+  r->baseline_kind = g_strdup (kind);
   r->baseline_us = predicted_us;
   r->baseline_launches = launches;
 }
 
 void
-prism_results_set_baseline_measurement (PrismResults *r, const PrismMeasurement *m)
+prism_results_set_baseline_alternative (PrismResults *r, const char *kind, double predicted_us,
+                                        guint launches)
+{
+  g_free (r->baseline_alt_kind);
+  r->baseline_alt_kind = g_strdup (kind);
+  r->baseline_alt_us = predicted_us;
+  r->baseline_alt_launches = launches;
+}
+
+const char *
+prism_results_get_baseline_kind (PrismResults *r)
+{
+  return r->baseline_kind != NULL ? r->baseline_kind : "unknown";
+}
+
+void
+prism_results_set_baseline_measurement (PrismResults *r, const PrismMeasurement *m, const char *kind,
+                                        const char *note)
 {
   g_clear_pointer (&r->baseline_measured, prism_measurement_free);
   r->baseline_measured = prism_measurement_copy (m);
+  g_free (r->baseline_measured_kind);
+  r->baseline_measured_kind = m != NULL ? g_strdup (kind) : NULL;
+  g_free (r->baseline_measured_note);
+  r->baseline_measured_note = m != NULL ? g_strdup (note) : NULL;
+}
+
+const char *
+prism_results_get_baseline_measured_kind (PrismResults *r)
+{
+  return r->baseline_measured_kind;
+}
+
+const char *
+prism_results_get_baseline_measured_note (PrismResults *r)
+{
+  return r->baseline_measured_note;
 }
 
 const PrismMeasurement *
@@ -862,10 +907,39 @@ results_to_json (PrismResults *r, gboolean with_candidates)
   json_builder_add_value (b, prism_run_stats_to_json (&r->stats));
   json_builder_set_member_name (b, "baseline");
   json_builder_begin_object (b);
+  if (r->baseline_kind != NULL)
+    {
+      json_builder_set_member_name (b, "kind");
+      json_builder_add_string_value (b, r->baseline_kind);
+    }
   json_builder_set_member_name (b, "predicted_us");
   json_builder_add_double_value (b, r->baseline_us);
   json_builder_set_member_name (b, "launches");
   json_builder_add_int_value (b, r->baseline_launches);
+  if (r->baseline_alt_kind != NULL)
+    {
+      json_builder_set_member_name (b, "alternatives");
+      json_builder_begin_array (b);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "kind");
+      json_builder_add_string_value (b, r->baseline_alt_kind);
+      json_builder_set_member_name (b, "predicted_us");
+      json_builder_add_double_value (b, r->baseline_alt_us);
+      json_builder_set_member_name (b, "launches");
+      json_builder_add_int_value (b, r->baseline_alt_launches);
+      json_builder_end_object (b);
+      json_builder_end_array (b);
+    }
+  if (r->baseline_measured_kind != NULL)
+    {
+      json_builder_set_member_name (b, "measured_kind");
+      json_builder_add_string_value (b, r->baseline_measured_kind);
+    }
+  if (r->baseline_measured_note != NULL)
+    {
+      json_builder_set_member_name (b, "measured_note");
+      json_builder_add_string_value (b, r->baseline_measured_note);
+    }
   if (r->baseline_measured != NULL && r->baseline_measured->error == NULL)
     {
       json_builder_set_member_name (b, "measured_us");
@@ -1081,8 +1155,21 @@ prism_results_load (const char *path, GError **error)
     {
       JsonObject *base = json_node_get_object (n);
 
+      JsonNode *alts;
+
+      r->baseline_kind = g_strdup (get_string (base, "kind"));
       r->baseline_us = get_double (base, "predicted_us", 0);
       r->baseline_launches = (guint) get_int (base, "launches", 0);
+      if ((alts = json_object_get_member (base, "alternatives")) != NULL && JSON_NODE_HOLDS_ARRAY (alts) &&
+          json_array_get_length (json_node_get_array (alts)) > 0 &&
+          JSON_NODE_HOLDS_OBJECT (json_array_get_element (json_node_get_array (alts), 0)))
+        {
+          JsonObject *alt = json_array_get_object_element (json_node_get_array (alts), 0);
+          prism_results_set_baseline_alternative (r, get_string (alt, "kind"), get_double (alt, "predicted_us", 0),
+                                                  (guint) get_int (alt, "launches", 0));
+        }
+      r->baseline_measured_kind = g_strdup (get_string (base, "measured_kind"));
+      r->baseline_measured_note = g_strdup (get_string (base, "measured_note"));
       if (get_double (base, "measured_us", 0) > 0 || get_string (base, "measure_error") != NULL)
         {
           r->baseline_measured = prism_measurement_new (get_string (base, "measured_gpu"),

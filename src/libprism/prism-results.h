@@ -156,13 +156,40 @@ void            prism_results_free          (PrismResults         *results);
 /* Stored as-is under "options" (a reference is taken). */
 void            prism_results_set_options   (PrismResults         *results,
                                              JsonNode             *options);
+/**
+ * prism_results_set_baseline:
+ * @kind: what speedups are against: "vendor" (the unfused program with its
+ *   matmuls through cuBLASLt) or "prism-lowered" (every op through our own
+ *   lowering)
+ *
+ * The predicted time and launches of the unfused program as @kind runs it.
+ */
 void            prism_results_set_baseline  (PrismResults         *results,
+                                             const char           *kind,
                                              double                predicted_us,
                                              guint                 launches);
-/* Takes a reference. */
-/* The unfused program timed on the GPU (copied; %NULL forgets it). */
+/* The other baseline's prediction, kept beside it for reference. */
+void            prism_results_set_baseline_alternative (PrismResults *results,
+                                                        const char   *kind,
+                                                        double        predicted_us,
+                                                        guint         launches);
+/* "vendor", "prism-lowered", or "unknown" for files that predate the field. */
+const char     *prism_results_get_baseline_kind (PrismResults     *results);
+/**
+ * prism_results_set_baseline_measurement:
+ * @m: (nullable): the unfused program timed on the GPU (copied; %NULL forgets it)
+ * @kind: (nullable): how it ran: the baseline's kind, or "prism-lowered"
+ *   when the vendor library was missing (@m->error then says nothing; the
+ *   reason is @note)
+ * @note: (nullable): why the measured kind differs from the baseline's
+ */
 void            prism_results_set_baseline_measurement (PrismResults           *results,
-                                                        const PrismMeasurement *m);
+                                                        const PrismMeasurement *m,
+                                                        const char             *kind,
+                                                        const char             *note);
+/* (nullable) the measured baseline's kind and note, as set or read back */
+const char     *prism_results_get_baseline_measured_kind (PrismResults *results);
+const char     *prism_results_get_baseline_measured_note (PrismResults *results);
 /* (transfer none) (nullable) */
 const PrismMeasurement *prism_results_get_baseline_measurement (PrismResults *results);
 /**

@@ -184,15 +184,18 @@ test_cli_bench_no_gpu (void)
   g_assert_nonnull (strstr (out, "Not measured: no GPU"));
   g_assert_nonnull (strstr (out, "/nonexistent/libcuda.so.1"));
   g_assert_nonnull (strstr (out, "Predicted"));
-  g_assert_nonnull (strstr (out, "rms_norm (unfused)"));
+  g_assert_nonnull (strstr (out, "rms_norm (unfused, vendor)"));
+  g_assert_nonnull (strstr (out, "rms_norm (unfused, prism-lowered)"));
   g_assert_nonnull (strstr (out, "rms_norm (reference fused)"));
+  g_assert_nonnull (strstr (out, "speedups against the vendor baseline"));
 
   g_assert_cmpint (run (json_argv, "PRISM_CUDA_LIBRARY=/nonexistent/libcuda.so.1", &jout, NULL), ==, 0);
   json_parser_load_from_data (parser, jout, -1, &error);
   g_assert_no_error (error);
   o = json_node_get_object (json_parser_get_root (parser));
   g_assert_false (json_object_get_boolean_member (o, "gpu"));
-  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (o, "programs")), ==, 2);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (o, "programs")), ==, 3);
+  g_assert_cmpstr (json_object_get_string_member (o, "speedup_against"), ==, "vendor");
   g_assert_cmpfloat (json_object_get_double_member (json_array_get_object_element (
                        json_object_get_array_member (o, "programs"), 0), "predicted_us"), >, 0);
 
@@ -268,7 +271,9 @@ test_cli_export (void)
   g_assert_nonnull (strstr (out, "candidate 7"));
   g_assert_null (strstr (out, "candidate 3"));
 
-  /* A graph file; its summed outputs add clearing and converting kernels. */
+  /* A graph file whose two outputs are summed over blocks: still one
+   * launch (the last block to arrive sums the partials), with both outputs'
+   * partials and counters among its arguments and counted in its report. */
   {
     const char *src = g_getenv ("PRISM_SOURCE_DIR") ? g_getenv ("PRISM_SOURCE_DIR") : PRISM_SOURCE_DIR;
     g_autofree char *file = g_build_filename (src, "tests", "codegen", "graphs", "split-k-matmul.json", NULL);
@@ -276,19 +281,27 @@ test_cli_export (void)
     g_autofree char *man4 = g_build_filename (out4, "manifest.json", NULL);
     const char *a4[] = { prism_path, "export", file, "--out", out4, "--prefix", "splitk", NULL };
     g_autoptr(JsonParser) parser = json_parser_new ();
-    JsonArray *kernels;
-    const char *roles[] = { "zero", "zero", "block_graph", "convert", "convert" };
+    JsonObject *root, *k, *report;
+    JsonArray *kernels, *args;
+    guint n_counters = 0;
 
     g_assert_cmpint (run (a4, NULL, NULL, NULL), ==, 0);
     json_parser_load_from_file (parser, man4, &error);
     g_assert_no_error (error);
-    kernels = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "kernels");
-    g_assert_cmpuint (json_array_get_length (kernels), ==, G_N_ELEMENTS (roles));
-    for (guint i = 0; i < G_N_ELEMENTS (roles); i++)
-      g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (kernels, i), "role"), ==,
-                       roles[i]);
-    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (kernels, 2), "name"), ==,
-                     "splitk_k2");
+    root = json_node_get_object (json_parser_get_root (parser));
+    kernels = json_object_get_array_member (root, "kernels");
+    g_assert_cmpuint (json_array_get_length (kernels), ==, 1);
+    k = json_array_get_object_element (kernels, 0);
+    g_assert_cmpstr (json_object_get_string_member (k, "role"), ==, "block_graph");
+    g_assert_cmpstr (json_object_get_string_member (k, "name"), ==, "splitk_k2");
+    report = json_object_get_object_member (k, "report");
+    g_assert_cmpint (json_object_get_int_member (report, "split_outputs"), ==, 2);
+    args = json_object_get_array_member (k, "args");
+    for (guint i = 0; i < json_array_get_length (args); i++)
+      if (g_str_equal (json_object_get_string_member (json_array_get_object_element (args, i), "dtype"), "u32"))
+        n_counters++;
+    g_assert_cmpuint (n_counters, ==, 2);
+    g_assert_cmpint (json_object_get_int_member (root, "workspace_zeroed_bytes"), >, 0);
   }
 
   g_assert_cmpint (run (missing, NULL, NULL, NULL), ==, 2);

@@ -458,20 +458,20 @@ static void
 test_targets (void)
 {
   guint n = 0;
-  const PrismGpuTarget *list = prism_gpu_target_list (&n);
+  const PrismGpuTarget * const *list = prism_gpu_target_list (&n);
 
   g_assert_cmpuint (n, ==, 3);
-  g_assert_cmpstr (list[0].name, ==, "h100");
-  g_assert_true (prism_gpu_target_lookup ("H200") == &list[1]);
-  g_assert_true (prism_gpu_target_lookup ("a100") == &list[2]);
+  g_assert_cmpstr (list[0]->name, ==, "h100");
+  g_assert_true (prism_gpu_target_lookup ("H200") == list[1]);
+  g_assert_true (prism_gpu_target_lookup ("a100") == list[2]);
   g_assert_null (prism_gpu_target_lookup ("v100"));
-  g_assert_true (prism_gpu_target_default () == &list[0]);
+  g_assert_true (prism_gpu_target_default () == list[0]);
   for (guint i = 0; i < n; i++)
     {
-      g_assert_cmpuint (list[i].sm_count, >, 0);
-      g_assert_cmpfloat (list[i].dram_gbs, >, 0);
-      g_assert_cmpfloat (list[i].tensor_tflops, >, list[i].fp32_tflops);
-      g_assert_cmpuint (list[i].smem_per_block_kb, >=, 96);
+      g_assert_cmpuint (list[i]->sm_count, >, 0);
+      g_assert_cmpfloat (list[i]->dram_gbs, >, 0);
+      g_assert_cmpfloat (list[i]->tensor_tflops, >, list[i]->fp32_tflops);
+      g_assert_cmpuint (list[i]->smem_per_block_kb, >=, 96);
     }
 }
 

@@ -6,7 +6,9 @@
 
 #include <json-glib/json-glib.h>
 
+#include "prism-gpu-target.h"
 #include "prism-graph.h"
+#include "prism-launch.h"
 
 G_BEGIN_DECLS
 
@@ -15,9 +17,14 @@ G_BEGIN_DECLS
  * @sm: target compute capability × 10 (80 = A100, 90 = H100/H200); 0 means 90
  * @smem_limit: dynamic shared memory one block may use, in bytes; 0 means the
  *   target's opt-in maximum
- * @no_pipeline: never double-buffer loop tiles with cp.async
+ * @no_pipeline: never stream loop tiles through a cp.async ring
  * @prefix: (nullable): C identifier that starts every generated symbol;
  *   %NULL derives one from the graph name ("prism_" + name)
+ * @target: (nullable): the GPU the ring depths, occupancy and split-K are
+ *   planned for; %NULL: the first built-in target of compute capability @sm
+ * @vendor_matmul: leave predefined matmuls to cuBLASLt (launches of role
+ *   %PRISM_LAUNCH_VENDOR_GEMM, run by prism-gpu-worker): the "vendor"
+ *   baseline.  The generated launcher then runs on the CPU build only.
  */
 typedef struct
 {
@@ -25,6 +32,8 @@ typedef struct
   gsize smem_limit;
   gboolean no_pipeline;
   const char *prefix;
+  const PrismGpuTarget *target;
+  gboolean vendor_matmul;
 } PrismCudaOptions;
 
 typedef enum
@@ -42,36 +51,37 @@ typedef struct
   gsize offset;        /* WORKSPACE: byte offset (GPU layout) */
   PrismDtype dtype;    /* element type pointed to */
   gboolean writable;   /* FALSE: the kernel only reads it (const) */
+  gboolean counters;   /* per-tile arrival counters (unsigned int), not @dtype */
 } PrismCudaArg;
 
-typedef enum
-{
-  PRISM_CUDA_KERNEL_BLOCK_GRAPH,  /* the body of a custom kernel */
-  PRISM_CUDA_KERNEL_ZERO,         /* clears an f32 partial-sum region */
-  PRISM_CUDA_KERNEL_CONVERT,      /* converts a partial sum into the output dtype */
-} PrismCudaKernelRole;
-
-#define PRISM_CUDA_MAX_ARGS (PRISM_MAX_OP_INPUTS + PRISM_MAX_OP_OUTPUTS)
+/* An output summed over blocks takes three arguments: the output, its f32
+ * partials and its counters. */
+#define PRISM_CUDA_MAX_ARGS (PRISM_MAX_OP_INPUTS + 3 * PRISM_MAX_OP_OUTPUTS)
 
 /**
  * PrismCudaKernel:
  * @source: the kernel's definition in the .cu (its comment, signature and
  *   body, with the blank line after it), owned by the emitter
  *
+ * @launch: the launch's static account (prism-launch.h): ring, occupancy,
+ *   paths, work — what the manifest reports and the cost model prices
+ *
  * One launch of the generated program, in launch order.  Every argument is a
- * device pointer.
+ * device pointer.  A %PRISM_LAUNCH_VENDOR_GEMM launch has no source: its
+ * arguments are A, B and C of the matmul in @launch.
  */
 typedef struct
 {
   char *name;
   char *source;
-  PrismCudaKernelRole role;
+  PrismLaunchRole role;
   guint grid[3];
   guint block[3];
   gsize smem_bytes;          /* dynamic shared memory (GPU layout) */
   guint n_args;
   PrismCudaArg args[PRISM_CUDA_MAX_ARGS];
   int op_index;              /* the kernel op in the lowered graph */
+  PrismLaunch launch;
 } PrismCudaKernel;
 
 typedef struct _PrismCudaEmitter PrismCudaEmitter;
@@ -127,9 +137,25 @@ const char       *prism_cuda_emitter_get_cpu_run (const PrismCudaEmitter *self);
 const char       *prism_cuda_cpu_harness_helpers (void);
 /* Bytes of workspace the launcher needs on the GPU. */
 gsize             prism_cuda_emitter_get_workspace_size (const PrismCudaEmitter *self);
+/* The leading bytes of the workspace (the arrival counters of outputs summed
+ * over blocks) that must be zero before the first launch; every launch
+ * leaves them zero again, so one cudaMemset after allocating is enough. */
+gsize             prism_cuda_emitter_get_workspace_zeroed_bytes (const PrismCudaEmitter *self);
 guint             prism_cuda_emitter_get_n_kernels (const PrismCudaEmitter *self);
 const PrismCudaKernel *prism_cuda_emitter_get_kernel (const PrismCudaEmitter *self,
                                                   guint                    index);
+/**
+ * prism_cuda_emitter_set_resource_usage:
+ * @kernel: a kernel's name
+ *
+ * Records what ptxas reported for @kernel (registers per thread, spill
+ * bytes), so that the manifest and the occupancy in its report are facts.
+ * Returns: %FALSE if no kernel has that name
+ */
+gboolean          prism_cuda_emitter_set_resource_usage (PrismCudaEmitter *self,
+                                                         const char       *kernel,
+                                                         guint             registers,
+                                                         gint64           spill_bytes);
 /* The graph the code was generated from, predefined ops lowered (owned). */
 const PrismGraph *prism_cuda_emitter_get_lowered_graph (const PrismCudaEmitter *self);
 /* "sm_90" */

@@ -23,6 +23,7 @@ static const char * const headers[] = {
   "prism-elementwise.cuh",
   "prism-reduce.cuh",
   "prism-mma.cuh",
+  "prism-split.cuh",
   "prism-host.cuh",
   NULL,
 };

@@ -3,9 +3,13 @@
  * Each predefined op becomes one custom kernel: the grid partitions the
  * output, the loop (when there is one) walks the reduced dim, and a for-loop
  * accumulator carries the result to the block output.  The tile sizes aim at
- * a few thousand elements per block (elementwise, reductions) or 64 × 128
- * output tiles with a depth of 64 (matmul), so the kernels are reasonable
- * baselines rather than tuned ones.
+ * a few thousand elements per block (elementwise, reductions) or up to
+ * 64 × 128 output tiles (matmul).  A matmul with fewer output tiles than
+ * twice the GPU's SMs — the decoding shapes of the workloads, where M is a
+ * handful of rows — also splits K over a grid axis whose blocks add into one
+ * tile (omap −1; the last block to arrive sums the partials), so that the
+ * weights stream through every SM instead of a few; the K tile is sized so
+ * that one loop stage moves up to 24 KiB.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -27,8 +31,11 @@
 #define MAX_GRID_X      ((gint64) G_MAXINT32)
 #define MAX_GRID_YZ     ((gint64) 65535)
 #define BLOCK_THREADS   128
-/* Aim for at least two blocks per SM of a large GPU when choosing matmul tiles. */
-#define MIN_MATMUL_BLOCKS MIN_BLOCKS
+#define DEFAULT_SM_COUNT 132
+/* Split K no finer than this many elements per block. */
+#define MIN_SPLIT_K      64
+/* Bytes of A and B tiles one loop iteration of a matmul block loads. */
+#define MAX_STAGE_BYTES  (24 * 1024)
 
 static gint64
 largest_divisor_at_most (gint64 n, gint64 limit)
@@ -211,13 +218,52 @@ pick_tile (gint64 n, const gint64 *choices, guint n_choices, gint64 fallback_lim
   return largest_divisor_at_most (n, fallback_limit);
 }
 
-/* Batched matmul: the grid splits N (x), M (y) and the innermost batch dim
- * (z); the loop walks K; dims further out stay whole inside the block. */
+/* How far to split K: the fewest parts that give 2 × SMs blocks, no part
+ * shorter than MIN_SPLIT_K, each a multiple of 16 (the fragment depth) when
+ * K is one. */
+static gint64
+pick_split_k (gint64 k, gint64 tiles, gint64 want_blocks)
+{
+  gint64 best = 1;
+
+  for (gint64 parts = 2; parts <= k / MIN_SPLIT_K && tiles * best < want_blocks; parts++)
+    {
+      if (k % parts != 0 || (k % 16 == 0 && (k / parts) % 16 != 0))
+        continue;
+      if (k / parts < MIN_SPLIT_K)
+        break;
+      best = parts;
+    }
+  return best;
+}
+
+/* The loop's K tile: the deepest of 128, 64, 32, 16 that divides the block's
+ * K, keeps a stage within MAX_STAGE_BYTES and leaves two iterations (for the
+ * ring) when the block's K allows. */
+static gint64
+pick_k_tile (gint64 kblk, gint64 bm, gint64 bn, gsize esize)
+{
+  static const gint64 choices[] = { 128, 64, 32, 16 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (choices); i++)
+    {
+      gint64 bk = choices[i];
+      if (kblk % bk != 0 || (gsize) (bm + bn) * bk * esize > MAX_STAGE_BYTES)
+        continue;
+      if (kblk / bk < 2 && bk > 16 && kblk % (bk / 2) == 0 && kblk > 64)
+        continue;
+      return bk;
+    }
+  return largest_divisor_at_most (kblk, 64);
+}
+
+/* Batched matmul: the grid splits N (x), M (y), the innermost batch dim (z)
+ * and, when that leaves too few blocks, K; the loop walks the block's K;
+ * dims further out stay whole inside the block. */
 static int
-lower_matmul (PrismGraph *g, const guint *in, GError **error)
+lower_matmul (PrismGraph *g, const guint *in, guint sm_count, GError **error)
 {
   static const gint64 m_choices[] = { 64, 32, 16, 8 };
-  static const gint64 k_choices[] = { 64, 32, 16 };
   static const gint64 n_choices[] = { 128, 64, 32, 16 };
   const PrismTensor *a = prism_graph_tensor (g, in[0]);
   const PrismTensor *b = prism_graph_tensor (g, in[1]);
@@ -227,8 +273,8 @@ lower_matmul (PrismGraph *g, const guint *in, GError **error)
   gint64 n = prism_dim_get_const (b->dims[r - 1]);
   gint64 batch = r >= 3 ? prism_dim_get_const (a->dims[r - 3]) : 1;
   gint64 bm = pick_tile (m, m_choices, G_N_ELEMENTS (m_choices), 64);
-  gint64 bk = pick_tile (k, k_choices, G_N_ELEMENTS (k_choices), 64);
-  gint64 bn = -1, outer;
+  gint64 want_blocks = 2 * (gint64) (sm_count ? sm_count : DEFAULT_SM_COUNT);
+  gint64 bn = -1, outer, tiles, ks = 1, bk;
   gint64 grid[PRISM_MAX_GRID_DIMS] = { 1, 1, 1 };
   int amap[PRISM_MAX_GRID_DIMS] = { -1, -1, -1 };
   int bmap[PRISM_MAX_GRID_DIMS] = { -1, -1, -1 };
@@ -240,14 +286,20 @@ lower_matmul (PrismGraph *g, const guint *in, GError **error)
   guint tin[2];
 
   outer = (m / bm) * (split_batch ? batch : 1);
+  /* The widest column tile that still gives enough blocks; failing that, 64
+   * wide (or the widest that fits) and K splits to make up the blocks. */
   for (guint i = 0; i < G_N_ELEMENTS (n_choices); i++)
     /* With 8-row tiles only the 8×32×16 tensor-core fragment fits: keep
      * the column tile a multiple of 32. */
     if (n % n_choices[i] == 0 && (bm % 16 == 0 || n_choices[i] % 32 == 0))
       {
-        bn = n_choices[i];
-        if (outer * (n / bn) >= MIN_MATMUL_BLOCKS)
-          break;
+        if (bn < 0 || n_choices[i] >= 64)
+          bn = n_choices[i];
+        if (outer * (n / n_choices[i]) >= want_blocks)
+          {
+            bn = n_choices[i];
+            break;
+          }
       }
   if (bn < 0)
     bn = largest_divisor_at_most (n, 128);
@@ -272,8 +324,22 @@ lower_matmul (PrismGraph *g, const guint *in, GError **error)
       amap[n_axes] = bmap[n_axes] = omap[n_axes] = (int) r - 3;
       n_axes++;
     }
+  tiles = (n / bn) * (m / bm) * (split_batch ? batch : 1);
+  if (n_axes < PRISM_MAX_GRID_DIMS && tiles < want_blocks)
+    ks = pick_split_k (k, tiles, want_blocks);
+  if (ks > 1)
+    {
+      /* Blocks along this axis each take a slice of K and add into the
+       * same output tile (omap −1). */
+      grid[n_axes] = ks;
+      amap[n_axes] = (int) r - 1;
+      bmap[n_axes] = (int) r - 2;
+      omap[n_axes] = PRISM_MAP_REPLICATE;
+      n_axes++;
+    }
+  bk = pick_k_tile (k / ks, bm, bn, prism_dtype_size (a->dtype));
 
-  body = prism_block_graph_new_const (MAX (n_axes, 1), grid, BLOCK_THREADS, k / bk);
+  body = prism_block_graph_new_const (MAX (n_axes, 1), grid, BLOCK_THREADS, k / ks / bk);
   at = prism_block_graph_add_input (body, 0, r, a->dims, a->dtype, amap, (int) r - 1, error);
   if (at < 0)
     return -1;
@@ -291,15 +357,52 @@ lower_matmul (PrismGraph *g, const guint *in, GError **error)
                      prism_block_graph_add_output (body, (guint) acc, omap, error) >= 0, error);
 }
 
+/* Lowers op @op of @graph into @g, whose tensors @in stand for its inputs;
+ * returns the tensor of @g that holds its output, or -1. */
+static int
+lower_one (PrismGraph *g, const PrismGraph *graph, guint i, const PrismOp *op, const guint *in,
+           const PrismLowerOptions *options, GError **error)
+{
+  const PrismTensor *out = prism_graph_tensor (graph, op->outputs[0]);
+  gint64 shape[PRISM_MAX_DIMS];
+
+  if (op->kind == PRISM_OP_MATMUL)
+    return lower_matmul (g, in, options->sm_count, error);
+  if (!prism_op_kind_is_unary (op->kind) && !prism_op_kind_is_binary (op->kind) &&
+      op->kind != PRISM_OP_SUM && op->kind != PRISM_OP_RMS_NORM)
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
+                   "op %u (%s) cannot appear in a kernel graph", i, prism_op_kind_to_string (op->kind));
+      return -1;
+    }
+  if (!prism_tensor_get_shape (out, shape))
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
+                   "op %u (%s): its output has symbolic dims", i, prism_op_kind_to_string (op->kind));
+      return -1;
+    }
+  return lower_simple (g, op, shape, out->ndims, in, error);
+}
+
 PrismGraph *
 prism_lower_predefined_ops (const PrismGraph *graph, GError **error)
 {
+  return prism_lower_predefined_ops_full (graph, NULL, error);
+}
+
+PrismGraph *
+prism_lower_predefined_ops_full (const PrismGraph *graph, const PrismLowerOptions *options,
+                                 GError **error)
+{
+  PrismLowerOptions defaults = { 0, };
   g_autoptr(PrismGraph) g = NULL;
   g_autofree guint *map = NULL;
   g_autofree gboolean *is_input = NULL;
   g_autofree gboolean *is_output = NULL;
 
   g_return_val_if_fail (graph != NULL, NULL);
+  if (options == NULL)
+    options = &defaults;
 
   if (graph->level != PRISM_LEVEL_KERNEL)
     {
@@ -382,24 +485,14 @@ prism_lower_predefined_ops (const PrismGraph *graph, GError **error)
           break;
 
         case PRISM_OP_MATMUL:
-          t = lower_matmul (g, in, error);
+          if (options->keep_matmul)
+            t = prism_graph_add (g, PRISM_OP_MATMUL, in, 2, NULL, error);
+          else
+            t = lower_one (g, graph, i, op, in, options, error);
           break;
 
         default:
-          {
-            const PrismTensor *out = prism_graph_tensor (graph, op->outputs[0]);
-
-            if (!prism_op_kind_is_unary (op->kind) && !prism_op_kind_is_binary (op->kind) &&
-                op->kind != PRISM_OP_SUM && op->kind != PRISM_OP_RMS_NORM)
-              {
-                g_set_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
-                             "op %u (%s) cannot appear in a kernel graph", i,
-                             prism_op_kind_to_string (op->kind));
-                return NULL;
-              }
-            prism_tensor_get_shape (out, shape);
-            t = lower_simple (g, op, shape, out->ndims, in, error);
-          }
+          t = lower_one (g, graph, i, op, in, options, error);
           break;
         }
 
@@ -413,4 +506,41 @@ prism_lower_predefined_ops (const PrismGraph *graph, GError **error)
     }
 
   return g_steal_pointer (&g);
+}
+
+PrismGraph *
+prism_lower_op (const PrismGraph *graph, guint op_index, const PrismLowerOptions *options,
+                GError **error)
+{
+  PrismLowerOptions defaults = { 0, };
+  const PrismOp *op;
+  g_autoptr(PrismGraph) g = prism_graph_new ();
+  guint in[PRISM_MAX_OP_INPUTS];
+  int t;
+
+  g_return_val_if_fail (graph != NULL && op_index < graph->ops->len, NULL);
+  if (options == NULL)
+    options = &defaults;
+  op = prism_graph_op (graph, op_index);
+  for (guint k = 0; k < op->n_inputs; k++)
+    {
+      const PrismTensor *src = prism_graph_tensor (graph, op->inputs[k]);
+      gint64 shape[PRISM_MAX_DIMS];
+      int id;
+
+      if (!prism_tensor_get_shape (src, shape))
+        {
+          g_set_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
+                       "op %u (%s): input %u has symbolic dims", op_index,
+                       prism_op_kind_to_string (op->kind), k);
+          return NULL;
+        }
+      if ((id = prism_graph_add_input (g, NULL, src->ndims, shape, src->dtype, error)) < 0)
+        return NULL;
+      in[k] = (guint) id;
+    }
+  t = lower_one (g, graph, op_index, op, in, options, error);
+  if (t < 0)
+    return NULL;
+  return prism_graph_ref (prism_graph_op (g, (guint) prism_graph_tensor (g, (guint) t)->producer)->body);
 }

@@ -30,4 +30,40 @@ G_BEGIN_DECLS
 PrismGraph *prism_lower_predefined_ops (const PrismGraph *graph,
                                         GError          **error);
 
+/**
+ * PrismLowerOptions:
+ * @sm_count: SMs of the target: a matmul whose output has fewer tiles than
+ *   twice this many splits K over a grid axis whose blocks add into one tile
+ *   (0 means 132, an H100/H200)
+ * @keep_matmul: leave predefined matmuls as they are (the vendor baseline
+ *   runs them through cuBLASLt)
+ */
+typedef struct
+{
+  guint sm_count;
+  gboolean keep_matmul;
+} PrismLowerOptions;
+
+/* prism_lower_predefined_ops() with options (%NULL: the defaults). */
+PrismGraph *prism_lower_predefined_ops_full (const PrismGraph        *graph,
+                                             const PrismLowerOptions *options,
+                                             GError                 **error);
+
+/**
+ * prism_lower_op:
+ * @graph: a kernel graph
+ * @op_index: one of its predefined ops (matmul, elementwise, sum, rms_norm)
+ *   whose tensors have concrete shapes (the rest of @graph may be symbolic)
+ *
+ * The block graph the op is lowered to, exactly as
+ * prism_lower_predefined_ops() would lower it: what the cost model plans
+ * to price a predefined op as it will run.
+ *
+ * Returns: (transfer full) (nullable): the body of the op's kernel
+ */
+PrismGraph *prism_lower_op             (const PrismGraph        *graph,
+                                        guint                    op_index,
+                                        const PrismLowerOptions *options,
+                                        GError                 **error);
+
 G_END_DECLS

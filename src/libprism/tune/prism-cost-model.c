@@ -1,20 +1,30 @@
-/* prism-cost-model.c — a roofline model of kernel graphs on a target GPU
+/* prism-cost-model.c — predicted times of kernel graphs, from their launch plans
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Each launch costs its launch overhead plus the largest of three times:
- *   memory  — bytes that must cross DRAM (each input once, each output
- *             once) at the achievable HBM bandwidth, plus re-reads of
- *             replicated tiles at L2 bandwidth;
- *   compute — tensor-core flops (matmul tiles rounded up to the m16n8k16
- *             MMA shape, so tiny tiles pay for idle lanes) and CUDA-core
- *             flops at their achievable rates;
- *   latency — per wave of blocks, a fixed prologue/epilogue plus a small
- *             cost per loop iteration, so over-splitting the loop or
- *             launching many waves is not free.
- * Memory and compute scale with the fraction of SMs a grid keeps busy.  The
- * constants below are round figures: the model ranks candidates and
- * estimates speedups; measured times come from the GPU benchmark.
+ * The model prices what the code generator emits, nothing else: every
+ * launch is planned by prism-kernel-plan.c (the same planner the emitter
+ * writes the code from) and its account (prism-launch.h) priced here.  Per
+ * launch (docs/cost-model.md):
+ *
+ *   time = launch gap + max (DRAM, L2, compute, latency)
+ *
+ *   DRAM    — the bytes that must cross DRAM, at the bandwidth the launch's
+ *             bytes in flight per SM can draw (the target's measured curve,
+ *             Little's law), scaled by the share of SMs its grid occupies;
+ *   L2      — re-reads of replicated tiles and partial sums, at L2 bandwidth;
+ *   compute — tensor-core FLOPs at the rate of the path emitted (WMMA) for
+ *             the warps that do the work, CUDA-core FLOPs at theirs;
+ *   latency — per wave of resident blocks, one DRAM latency for the first
+ *             loads, then per loop iteration one latency over the ring's
+ *             depth (S − 1 stages in flight) or a whole one for synchronous
+ *             loads, plus the iteration's barriers.
+ *
+ * The constants come from the target's "prism-gpu" file (datasheet and
+ * calibration), never from this file.  No prediction beats physics: the
+ * DRAM term never exceeds the datasheet bandwidth and no rate exceeds its
+ * peak, so a graph's prediction is at least its inputs and outputs once over
+ * the bandwidth and its FLOPs over the peak.
  */
 #include "config.h"
 
@@ -23,290 +33,332 @@
 
 #include "prism-cost-model.h"
 #include "prism-error.h"
-#include "prism-sgraph.h"
+#include "prism-kernel-plan.h"
+#include "prism-lower.h"
 
-#define MEM_EFFICIENCY 0.85
-#define L2_EFFICIENCY 0.7
-#define TENSOR_EFFICIENCY 0.7
-#define FP32_EFFICIENCY 0.5
-#define MIN_KERNEL_US 1.0     /* a predefined kernel never finishes faster */
-#define BLOCK_US 1.0          /* first load and final store of one block */
-#define ITER_US 0.05          /* synchronisation and issue cost of one loop iteration */
+/* Tensor-core units per SM: a warp issues to one, so an SM needs four
+ * working warps to keep them all busy. */
+#define MMA_UNITS_PER_SM 4
 
-static gboolean
-eval (const PrismDim *d, const gint64 *values, guint n_values, gint64 *out)
+const char *
+prism_baseline_kind_to_string (PrismBaselineKind kind)
 {
-  return prism_dim_eval (d, values, n_values, out) && *out > 0;
+  return kind == PRISM_BASELINE_LOWERED ? "prism-lowered" : "vendor";
 }
 
-static gboolean
-tensor_numel (const PrismTensor *t, const gint64 *values, guint n_values, guint64 *out)
+gboolean
+prism_baseline_kind_from_string (const char *name, PrismBaselineKind *kind)
 {
-  guint64 n = 1;
-
-  for (guint d = 0; d < t->ndims; d++)
-    {
-      gint64 v;
-      if (!eval (t->dims[d], values, n_values, &v))
-        return FALSE;
-      n *= (guint64) v;
-    }
-  *out = n;
-  return TRUE;
-}
-
-static gboolean
-data_numel (const PrismOp *op, const gint64 *values, guint n_values, guint64 *out)
-{
-  guint64 n = 1;
-
-  for (guint d = 0; d < op->data_ndims; d++)
-    {
-      gint64 v;
-      if (!eval (op->data_dims[d], values, n_values, &v))
-        return FALSE;
-      n *= (guint64) v;
-    }
-  *out = n;
-  return TRUE;
-}
-
-static double
-unary_weight (PrismOpKind kind)
-{
-  switch ((int) kind)
-    {
-    case PRISM_OP_EXP:
-    case PRISM_OP_SQRT:
-    case PRISM_OP_SILU:
-    case PRISM_OP_GELU:
-      return 4;
-    case PRISM_OP_POW:
-      return 8;
-    default:
-      return 1;
-    }
-}
-
-static guint64
-round_up (guint64 v, guint64 m)
-{
-  return (v + m - 1) / m * m;
-}
-
-/* Flops of @op on tensors of @g; @tensor_flops receives the matmul part. */
-static gboolean
-op_flops (const PrismGraph *g, const PrismOp *op, const gint64 *values, guint n_values,
-          double *tensor_flops, double *other_flops)
-{
-  const PrismTensor *out;
-  guint64 n_out, n_in;
-
-  *tensor_flops = *other_flops = 0;
-  if (op->n_outputs == 0 || op->n_inputs == 0)
-    return TRUE;
-  out = prism_graph_tensor (g, op->outputs[0]);
-  if (!tensor_numel (out, values, n_values, &n_out) ||
-      !tensor_numel (prism_graph_tensor (g, op->inputs[0]), values, n_values, &n_in))
-    return FALSE;
-  if (op->kind == PRISM_OP_MATMUL)
-    {
-      const PrismTensor *a = prism_graph_tensor (g, op->inputs[0]);
-      gint64 m, n, k;
-      guint nd = out->ndims;
-      guint64 batch = 1;
-
-      if (!eval (out->dims[nd - 2], values, n_values, &m) ||
-          !eval (out->dims[nd - 1], values, n_values, &n) ||
-          !eval (a->dims[a->ndims - 1], values, n_values, &k))
-        return FALSE;
-      batch = n_out / ((guint64) m * (guint64) n);
-      if (out->dtype == PRISM_DTYPE_F32)
-        *other_flops = 2.0 * batch * m * n * k;
-      else
-        *tensor_flops = 2.0 * batch * round_up ((guint64) m, 16) * round_up ((guint64) n, 8) *
-                        round_up ((guint64) k, 16);
-      return TRUE;
-    }
-  if (prism_op_kind_is_unary (op->kind) || prism_op_kind_is_binary (op->kind))
-    *other_flops = (double) n_out * unary_weight (op->kind);
-  else if (op->kind == PRISM_OP_RMS_NORM)
-    *other_flops = 3.0 * n_in;
+  if (g_strcmp0 (name, "vendor") == 0)
+    *kind = PRISM_BASELINE_VENDOR;
+  else if (g_strcmp0 (name, "prism-lowered") == 0)
+    *kind = PRISM_BASELINE_LOWERED;
   else
-    *other_flops = (double) n_in;
+    return FALSE;
   return TRUE;
 }
 
 static double
-bytes_us (double bytes, double gbs, double efficiency)
+bytes_us (double bytes, double gbs)
 {
   /* GB/s = 1e3 bytes/µs */
-  return bytes / (gbs * 1e3 * efficiency);
+  return gbs > 0 ? bytes / (gbs * 1e3) : 0;
 }
 
 static double
-flops_us (double flops, double tflops, double efficiency)
+flops_us (double flops, double tflops)
 {
   /* TFLOP/s = 1e6 flop/µs */
-  return flops / (tflops * 1e6 * efficiency);
+  return tflops > 0 ? flops / (tflops * 1e6) : 0;
+}
+
+static void
+vendor_gemm_cost (const PrismGpuTarget *t, const PrismLaunch *l, PrismOpCost *out)
+{
+  double rate = l->tensor_flops > 0 ? t->tensor_tflops : t->fp32_tflops;
+
+  out->launch_us = t->launch_us;
+  out->memory_us = bytes_us (l->dram_bytes, t->dram_gbs * t->vendor_gemm_bandwidth_efficiency);
+  out->compute_us = flops_us (l->tensor_flops + l->fma_flops, rate * t->vendor_gemm_efficiency);
+  out->us = MAX (t->vendor_gemm_min_us, out->launch_us + MAX (out->memory_us, out->compute_us));
+}
+
+void
+prism_cost_model_launch (const PrismGpuTarget *t, const PrismLaunch *l, PrismOpCost *out)
+{
+  double blocks, active, sm_share, bw, per_sm_warps, iter_wait, waves, util;
+  double resident_capacity;
+
+  memset (out, 0, sizeof *out);
+  out->launch = *l;
+  if (l->role == PRISM_LAUNCH_VENDOR_GEMM)
+    {
+      vendor_gemm_cost (t, l, out);
+      return;
+    }
+
+  blocks = MAX (1.0, (double) l->grid[0] * l->grid[1] * l->grid[2]);
+  active = MIN (blocks, (double) t->sm_count);
+  sm_share = active / t->sm_count;
+
+  /* DRAM: the curve is for every SM drawing; a grid on fewer SMs draws
+   * their share. */
+  bw = prism_gpu_target_dram_gbs (t, (double) l->bytes_in_flight_per_sm / 1024.0) * sm_share;
+  out->memory_us = bytes_us (l->dram_bytes, MAX (bw, 1e-3));
+  out->l2_us = bytes_us (l->l2_bytes, t->l2_gbs * sm_share);
+
+  /* Compute: tensor cores need MMA_UNITS_PER_SM working warps per SM. */
+  per_sm_warps = (double) MAX (l->blocks_per_sm, 1) * MAX (l->work_warps, 1);
+  util = sm_share * MIN (1.0, per_sm_warps / MMA_UNITS_PER_SM);
+  out->compute_us = flops_us (l->tensor_flops, t->tensor_tflops * t->tensor_efficiency * util) +
+                    flops_us (l->fma_flops + l->other_flops, t->fp32_tflops * t->fp32_efficiency * util);
+
+  /* Latency: waves of resident blocks, each waiting for its loads. */
+  resident_capacity = (double) t->sm_count * MAX (l->occupancy, 1);
+  waves = ceil (blocks / resident_capacity);
+  if (l->sync_bytes > 0)
+    iter_wait = t->dram_latency_us;
+  else if (l->stage_bytes > 0)
+    iter_wait = t->dram_latency_us / MAX (l->stages - 1, 1);
+  else
+    iter_wait = 0;
+  out->latency_us = waves * (t->dram_latency_us * (l->split_outputs > 0 ? 2 : 1) +
+                             (double) l->loop_iterations * (iter_wait + t->iteration_us));
+
+  out->launch_us = t->launch_us;
+  out->us = out->launch_us + MAX (MAX (out->memory_us, out->l2_us), MAX (out->compute_us, out->latency_us));
 }
 
 static gboolean
-predefined_cost (const PrismGpuTarget *target, const PrismGraph *g, const PrismOp *op,
-                 const gint64 *values, guint n_values, PrismOpCost *out)
+price_body (const PrismGpuTarget *target, const PrismGraph *body, const gint64 *values,
+            guint n_values, PrismOpCost *out)
 {
-  double bytes = 0, tf, of;
+  PrismKernelPlanOptions po = { target, target->compute_capability, 0, FALSE, 0 };
+  g_autoptr(PrismKernelPlan) plan = prism_kernel_plan_new (body, values, n_values, &po, NULL);
+  PrismLaunch l;
 
-  for (guint i = 0; i < op->n_inputs + op->n_outputs; i++)
-    {
-      guint id = i < op->n_inputs ? op->inputs[i] : op->outputs[i - op->n_inputs];
-      const PrismTensor *t = prism_graph_tensor (g, id);
-      guint64 n;
-      if (!tensor_numel (t, values, n_values, &n))
-        return FALSE;
-      bytes += (double) n * prism_dtype_size (t->dtype);
-    }
-  if (!op_flops (g, op, values, n_values, &tf, &of))
+  if (plan == NULL)
     return FALSE;
-  out->dram_bytes = (guint64) bytes;
-  out->flops = tf + of;
-  out->memory_us = bytes_us (bytes, target->dram_gbs, MEM_EFFICIENCY);
-  out->compute_us = flops_us (tf, target->tensor_tflops, TENSOR_EFFICIENCY) +
-                    flops_us (of, target->fp32_tflops, FP32_EFFICIENCY);
-  out->latency_us = MIN_KERNEL_US;
+  prism_kernel_plan_describe (plan, &l);
+  prism_cost_model_launch (target, &l, out);
   return TRUE;
 }
 
+/* A predefined matmul as cuBLASLt runs it. */
 static gboolean
-kernel_cost (const PrismGpuTarget *target, const PrismGraph *kg, const PrismOp *kop,
-             const gint64 *values, guint n_values, PrismOpCost *out)
+price_vendor_matmul (const PrismGpuTarget *target, const PrismGraph *graph, const PrismOp *op,
+                     PrismOpCost *out)
 {
-  const PrismGraph *b = kop->body;
-  gint64 grid[PRISM_MAX_GRID_DIMS], forloop;
-  guint64 blocks = 1, occupancy, waves;
-  double tile_in = 0, unique_in = 0, out_bytes = 0, combine_bytes = 0;
-  double tensor = 0, other = 0, loaded, extra, util;
+  const PrismTensor *a = prism_graph_tensor (graph, op->inputs[0]);
+  const PrismTensor *b = prism_graph_tensor (graph, op->inputs[1]);
+  const PrismTensor *c = prism_graph_tensor (graph, op->outputs[0]);
+  PrismLaunch l = { 0, };
+  guint r = a->ndims;
+  gint64 na, nb, nc, shape[PRISM_MAX_DIMS];
+  double f;
 
-  for (guint p = 0; p < b->grid_ndims; p++)
-    {
-      if (!eval (b->grid[p], values, n_values, &grid[p]))
-        return FALSE;
-      blocks *= (guint64) grid[p];
-    }
-  if (!eval (b->forloop, values, n_values, &forloop))
+  if (!prism_tensor_get_shape (a, shape) || !prism_tensor_get_shape (b, shape) ||
+      !prism_tensor_get_shape (c, shape))
     return FALSE;
-  if (!prism_block_graph_smem_bytes (b, values, n_values, &out->smem_bytes))
-    return FALSE;
-
-  for (guint i = 0; i < b->ops->len; i++)
-    {
-      const PrismOp *op = prism_graph_op (b, i);
-      guint64 n;
-
-      if (op->kind == PRISM_OP_INPUT)
-        {
-          if (!tensor_numel (prism_graph_tensor (b, op->outputs[0]), values, n_values, &n))
-            return FALSE;
-          tile_in += (double) n * prism_dtype_size (op->data_dtype);
-          if (!data_numel (op, values, n_values, &n))
-            return FALSE;
-          unique_in += (double) n * prism_dtype_size (op->data_dtype);
-        }
-      else if (op->kind == PRISM_OP_OUTPUT)
-        {
-          gboolean summed = FALSE;
-          guint64 tile;
-
-          if (!data_numel (op, values, n_values, &n) ||
-              !tensor_numel (prism_graph_tensor (b, op->inputs[0]), values, n_values, &tile))
-            return FALSE;
-          out_bytes += (double) n * prism_dtype_size (op->data_dtype);
-          for (guint p = 0; p < b->grid_ndims; p++)
-            summed |= op->attrs.omap[p] < 0 && grid[p] > 1;
-          /* Blocks that sum into one tile add their partials through L2. */
-          if (summed)
-            combine_bytes += (double) tile * blocks * prism_dtype_size (op->data_dtype);
-        }
-      else
-        {
-          double tf, of;
-          double reps = prism_graph_tensor (b, op->outputs[0])->after_accum &&
-                        !prism_op_kind_is_accum (op->kind) ? 1.0 : (double) forloop;
-          if (!op_flops (b, op, values, n_values, &tf, &of))
-            return FALSE;
-          tensor += tf * reps;
-          other += of * reps;
-        }
-    }
-
-  loaded = tile_in * (double) forloop * (double) blocks;
-  unique_in = MIN (unique_in, loaded);
-  extra = loaded - unique_in + combine_bytes;
-  util = MIN (1.0, (double) blocks / target->sm_count);
-  occupancy = MIN (target->max_blocks_per_sm, target->max_threads_per_sm / MAX (b->block_threads, 1));
-  if (out->smem_bytes > 0)
-    occupancy = MIN (occupancy, (guint64) target->smem_per_sm_kb * 1024 / out->smem_bytes);
-  occupancy = MAX (occupancy, 1);
-  waves = (blocks + target->sm_count * occupancy - 1) / (target->sm_count * occupancy);
-
-  out->blocks = blocks;
-  out->dram_bytes = (guint64) (unique_in + out_bytes);
-  out->l2_bytes = (guint64) extra;
-  out->flops = (tensor + other) * (double) blocks;
-  out->memory_us = (bytes_us (unique_in + out_bytes, target->dram_gbs, MEM_EFFICIENCY) +
-                    bytes_us (extra, target->l2_gbs, L2_EFFICIENCY)) / util;
-  out->compute_us = (flops_us (tensor * blocks, target->tensor_tflops, TENSOR_EFFICIENCY) +
-                     flops_us (other * blocks, target->fp32_tflops, FP32_EFFICIENCY)) / util;
-  out->latency_us = (double) waves * (BLOCK_US + (double) forloop * ITER_US);
+  na = prism_tensor_numel (a);
+  nb = prism_tensor_numel (b);
+  nc = prism_tensor_numel (c);
+  l.role = PRISM_LAUNCH_VENDOR_GEMM;
+  l.mma = PRISM_MMA_VENDOR;
+  l.gemm_m = prism_dim_get_const (a->dims[r - 2]);
+  l.gemm_k = prism_dim_get_const (a->dims[r - 1]);
+  l.gemm_n = prism_dim_get_const (b->dims[r - 1]);
+  l.gemm_batch = nc / MAX (l.gemm_m * l.gemm_n, 1);
+  l.gemm_dtype = a->dtype;
+  l.stages = 1;
+  l.spill_bytes = -1;
+  l.dram_bytes = (double) na * prism_dtype_size (a->dtype) + (double) nb * prism_dtype_size (b->dtype) +
+                 (double) nc * prism_dtype_size (c->dtype);
+  f = 2.0 * (double) l.gemm_batch * l.gemm_m * l.gemm_n * l.gemm_k;
+  if (a->dtype == PRISM_DTYPE_F32)
+    l.fma_flops = f;
+  else
+    l.tensor_flops = f;
+  prism_cost_model_launch (target, &l, out);
   return TRUE;
+}
+
+gboolean
+prism_cost_model_op_full (const PrismGpuTarget *target, const PrismGraph *graph, guint op_index,
+                          const gint64 *values, guint n_values, PrismBaselineKind kind, PrismOpCost *out)
+{
+  const PrismOp *op = prism_graph_op (graph, op_index);
+  PrismLowerOptions lo = { target->sm_count, FALSE };
+  g_autoptr(PrismGraph) body = NULL;
+
+  memset (out, 0, sizeof *out);
+  if (op->kind == PRISM_OP_INPUT || op->kind == PRISM_OP_OUTPUT)
+    return TRUE;
+  if (op->kind == PRISM_OP_KERNEL)
+    return price_body (target, op->body, values, n_values, out);
+  if (op->kind == PRISM_OP_MATMUL && kind == PRISM_BASELINE_VENDOR)
+    return price_vendor_matmul (target, graph, op, out);
+  body = prism_lower_op (graph, op_index, &lo, NULL);
+  return body != NULL && price_body (target, body, NULL, 0, out);
 }
 
 gboolean
 prism_cost_model_op (const PrismGpuTarget *target, const PrismGraph *graph, guint op_index,
                      const gint64 *values, guint n_values, PrismOpCost *out)
 {
-  const PrismOp *op = prism_graph_op (graph, op_index);
-  gboolean ok;
-
-  memset (out, 0, sizeof *out);
-  if (op->kind == PRISM_OP_INPUT || op->kind == PRISM_OP_OUTPUT)
-    return TRUE;
-  if (op->kind == PRISM_OP_KERNEL)
-    ok = kernel_cost (target, graph, op, values, n_values, out);
-  else
-    ok = predefined_cost (target, graph, op, values, n_values, out);
-  if (!ok)
-    return FALSE;
-  out->us = target->launch_us + MAX (out->memory_us, MAX (out->compute_us, out->latency_us));
-  return TRUE;
+  return prism_cost_model_op_full (target, graph, op_index, values, n_values, PRISM_BASELINE_LOWERED, out);
 }
 
-gboolean
-prism_cost_model_predict (const PrismGpuTarget *target, const PrismGraph *graph,
-                          const gint64 *values, guint n_values, PrismCostEstimate *out,
-                          GError **error)
+/* Outputs the lowering gives a copy kernel: a graph input, or a tensor
+ * already output. */
+static gboolean
+output_needs_copy (const PrismGraph *graph, guint op_index)
+{
+  const PrismOp *op = prism_graph_op (graph, op_index);
+  guint src = op->inputs[0];
+
+  if (prism_graph_op (graph, prism_graph_tensor (graph, src)->producer)->kind == PRISM_OP_INPUT)
+    return TRUE;
+  for (guint j = 0; j < op_index; j++)
+    {
+      const PrismOp *o = prism_graph_op (graph, j);
+      if (o->kind == PRISM_OP_OUTPUT && o->inputs[0] == src)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+guint
+prism_cost_model_count_launches (const PrismGraph *graph)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (graph, i);
+      if (op->kind == PRISM_OP_INPUT)
+        continue;
+      if (op->kind != PRISM_OP_OUTPUT || output_needs_copy (graph, i))
+        n++;
+    }
+  return n;
+}
+
+/* A copy kernel of @tensor, as the lowering makes it. */
+static gboolean
+price_copy (const PrismGpuTarget *target, const PrismGraph *graph, guint tensor, PrismOpCost *out)
+{
+  const PrismTensor *t = prism_graph_tensor (graph, tensor);
+  g_autoptr(PrismGraph) g = prism_graph_new ();
+  g_autoptr(PrismGraph) lowered = NULL;
+  gint64 shape[PRISM_MAX_DIMS];
+  int in;
+
+  if (!prism_tensor_get_shape (t, shape) ||
+      (in = prism_graph_add_input (g, NULL, t->ndims, shape, t->dtype, NULL)) < 0 ||
+      prism_graph_add_output (g, (guint) in, NULL, NULL) < 0)
+    return FALSE;
+  lowered = prism_lower_predefined_ops (g, NULL);
+  for (guint i = 0; lowered != NULL && i < lowered->ops->len; i++)
+    if (prism_graph_op (lowered, i)->kind == PRISM_OP_KERNEL)
+      return price_body (target, prism_graph_op (lowered, i)->body, NULL, 0, out);
+  return FALSE;
+}
+
+static gboolean
+predict (const PrismGpuTarget *target, const PrismGraph *graph, const gint64 *values, guint n_values,
+         PrismBaselineKind kind, GArray *costs, PrismCostEstimate *out, GError **error)
 {
   memset (out, 0, sizeof *out);
+  if (costs != NULL)
+    g_array_set_size (costs, 0);
   for (guint i = 0; i < graph->ops->len; i++)
     {
       const PrismOp *op = prism_graph_op (graph, i);
       PrismOpCost c;
+      gboolean ok;
 
-      if (op->kind == PRISM_OP_INPUT || op->kind == PRISM_OP_OUTPUT)
+      if (op->kind == PRISM_OP_INPUT)
         continue;
-      if (!prism_cost_model_op (target, graph, i, values, n_values, &c))
+      if (op->kind == PRISM_OP_OUTPUT)
+        {
+          if (!output_needs_copy (graph, i))
+            continue;
+          ok = price_copy (target, graph, op->inputs[0], &c);
+        }
+      else
+        ok = prism_cost_model_op_full (target, graph, i, values, n_values, kind, &c);
+      if (!ok)
         {
           g_set_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
-                       "op %u (%s): sizes are not concrete integers under the assignment", i,
-                       prism_op_kind_to_string (op->kind));
+                       "op %u (%s): sizes are not concrete integers under the assignment, or the kernel "
+                       "does not fit %s", i, prism_op_kind_to_string (op->kind), target->display_name);
           return FALSE;
         }
+      if (costs != NULL)
+        g_array_append_val (costs, c);
       out->total_us += c.us;
       out->n_launches++;
-      out->memory_us += c.memory_us;
+      out->memory_us += MAX (c.memory_us, c.l2_us);
       out->compute_us += c.compute_us;
       out->latency_us += c.latency_us;
-      out->launch_us += target->launch_us;
+      out->launch_us += c.launch_us;
     }
+  out->physics_us = prism_cost_model_physics_us (target, graph);
   return TRUE;
+}
+
+gboolean
+prism_cost_model_predict (const PrismGpuTarget *target, const PrismGraph *graph, const gint64 *values,
+                          guint n_values, PrismCostEstimate *out, GError **error)
+{
+  return predict (target, graph, values, n_values, PRISM_BASELINE_LOWERED, NULL, out, error);
+}
+
+gboolean
+prism_cost_model_predict_launches (const PrismGpuTarget *target, const PrismGraph *graph,
+                                   const gint64 *values, guint n_values, PrismBaselineKind kind,
+                                   GArray *costs, PrismCostEstimate *out, GError **error)
+{
+  return predict (target, graph, values, n_values, kind, costs, out, error);
+}
+
+gboolean
+prism_cost_model_predict_baseline (const PrismGpuTarget *target, const PrismGraph *program,
+                                   PrismBaselineKind kind, PrismCostEstimate *out, GError **error)
+{
+  return predict (target, program, NULL, 0, kind, NULL, out, error);
+}
+
+double
+prism_cost_model_physics_us (const PrismGpuTarget *target, const PrismGraph *graph)
+{
+  double bytes = 0, tensor = 0, fp32 = 0;
+
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (graph, i);
+      const PrismTensor *t;
+
+      if (op->kind == PRISM_OP_INPUT || op->kind == PRISM_OP_OUTPUT)
+        {
+          gint64 shape[PRISM_MAX_DIMS];
+          t = prism_graph_tensor (graph, op->kind == PRISM_OP_INPUT ? op->outputs[0] : op->inputs[0]);
+          if (!prism_tensor_get_shape (t, shape))
+            return -1;
+          bytes += (double) prism_tensor_numel (t) * prism_dtype_size (t->dtype);
+        }
+      else if (op->kind == PRISM_OP_MATMUL)
+        {
+          const PrismTensor *a = prism_graph_tensor (graph, op->inputs[0]);
+          const PrismTensor *c = prism_graph_tensor (graph, op->outputs[0]);
+          double f = 2.0 * (double) prism_tensor_numel (c) * (double) prism_dim_get_const (a->dims[a->ndims - 1]);
+          if (a->dtype == PRISM_DTYPE_F32)
+            fp32 += f;
+          else
+            tensor += f;
+        }
+    }
+  return MAX (bytes_us (bytes, target->dram_gbs), flops_us (tensor, target->tensor_tflops) +
+                                                  flops_us (fp32, target->fp32_tflops));
 }

@@ -512,6 +512,8 @@ prism_gpu_bench_run (const PrismGraph *graph, const PrismGpuBenchOptions *option
 
   cuda.sm = (guint) MAX (info->compute_capability, 80);
   cuda.prefix = "prism_bench";
+  cuda.vendor_matmul = options.vendor_matmul;
+  cuda.target = prism_gpu_target_for_device (info->name, (guint) info->compute_capability);
   if (info->smem_per_block_optin > 0)
     cuda.smem_limit = (gsize) info->smem_per_block_optin;
   emitter = prism_cuda_emitter_new (graph, &cuda, error);
@@ -831,6 +833,12 @@ worker_run (const char *dir, JsonBuilder *res)
     }
   if (!prism_cuda_runtime_check (w.rt, w.cu->MemAlloc (&w.ws, MAX ((gsize) json_object_get_int_member (man, "workspace_bytes"), 256)),
                                  "cuMemAlloc", &error))
+    goto out;
+  /* Once, before the first launch: the arrival counters of outputs summed
+   * over blocks start at zero and every launch leaves them so. */
+  if (!prism_cuda_runtime_check (w.rt, w.cu->MemsetD8Async (w.ws, 0,
+                                                            MAX ((gsize) json_object_get_int_member (man, "workspace_bytes"), 256),
+                                                            w.stream), "zeroing the workspace", &error))
     goto out;
   /* Twice the L2 size, at least 64 MiB. */
   w.flush_bytes = MAX ((gsize) info->l2_bytes * 2, (gsize) 64 << 20);

@@ -31,6 +31,8 @@ G_BEGIN_DECLS
  * @work_graph: (nullable): count FLOPs and bytes on this graph (the unfused
  *   program) instead of the timed one, so candidates and baseline share them
  * @keep_dir: keep the job folder (for debugging) and log its path
+ * @vendor_matmul: run the program's predefined matmuls through cuBLASLt
+ *   (the vendor baseline) instead of our lowering
  */
 typedef struct
 {
@@ -46,6 +48,7 @@ typedef struct
   const char *worker;
   const PrismGraph *work_graph;
   gboolean keep_dir;
+  gboolean vendor_matmul;
 } PrismGpuBenchOptions;
 
 /**

@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "prism-error.h"
+#include "prism-kernel-plan.h"
 #include "prism-param-instantiate.h"
 #include "prism-search.h"
 #include "prism-sgraph.h"
@@ -170,7 +172,11 @@ try_assignment (KernelEnum *e)
 {
   const PrismOp *op = prism_graph_op (e->graph, e->op_index);
   const PrismGraph *b = op->body;
-  guint64 blocks = 1, smem;
+  guint64 blocks = 1;
+  PrismKernelPlanOptions po = { 0, };
+  g_autoptr(PrismKernelPlan) plan = NULL;
+  g_autoptr(GError) error = NULL;
+  PrismLaunch launch;
   PrismOpCost cost;
   PrismParamAssignment *a;
 
@@ -201,16 +207,22 @@ try_assignment (KernelEnum *e)
       e->stats->threads++;
       return;
     }
-  if (!prism_block_graph_smem_bytes (b, e->values, e->n_values, &smem) || smem > e->smem_limit)
+  /* The kernel as the emitter will generate it: its shared memory (ring
+   * included) decides whether it fits, its launch account what it costs. */
+  po.target = e->target;
+  po.sm = e->target->compute_capability;
+  po.smem_limit = e->smem_limit;
+  plan = prism_kernel_plan_new (b, e->values, e->n_values, &po, &error);
+  if (plan == NULL)
     {
-      e->stats->smem++;
+      if (g_error_matches (error, PRISM_ERROR, PRISM_ERROR_LIMIT))
+        e->stats->smem++;
+      else
+        e->stats->indivisible++;
       return;
     }
-  if (!prism_cost_model_op (e->target, e->graph, e->op_index, e->values, e->n_values, &cost))
-    {
-      e->stats->indivisible++;
-      return;
-    }
+  prism_kernel_plan_describe (plan, &launch);
+  prism_cost_model_launch (e->target, &launch, &cost);
   e->stats->valid++;
   a = g_new0 (PrismParamAssignment, 1);
   a->n_values = e->n_values;

@@ -1,0 +1,238 @@
+/* prism-cuda-host.c — the host side of a generated program
+ *
+ * The launcher (the extern "C" function that enqueues every launch), the C
+ * header declaring it, and the CPU harness that runs the launcher of the CPU
+ * build on files: the parts of the generated text that are not kernels.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "prism-cuda-emitter-private.h"
+#include "prism-kernel-emit.h"
+
+#define SMEM_NO_OPT_IN 49152
+
+void
+prism_cuda_emitter_emit_launcher (PrismCudaEmitter *self, GString *s)
+{
+  g_string_append (s, "#if !defined(__CUDACC_RTC__)\n\n");
+  g_string_append_printf (s,
+                          "/* Bytes of workspace %s_launch() needs (GPU layout; the CPU build stores\n"
+                          " * every dtype as f32 and needs the second figure). */\n"
+                          "extern \"C\" size_t\n%s_workspace_size (void)\n{\n"
+                          "  return PRISM_PICK (%" G_GSIZE_FORMAT "u, %" G_GSIZE_FORMAT "u);\n}\n\n",
+                          self->prefix, self->prefix, self->ws_size[PRISM_LAYOUT_GPU], self->ws_size[PRISM_LAYOUT_CPU]);
+  g_string_append_printf (s,
+                          "/* The leading bytes of the workspace that must be zero before the first\n"
+                          " * launch (the arrival counters of outputs summed over blocks); every\n"
+                          " * launch leaves them zero again. */\n"
+                          "extern \"C\" size_t\n%s_workspace_zeroed_bytes (void)\n{\n"
+                          "  return %" G_GSIZE_FORMAT "u;\n}\n\n",
+                          self->prefix, self->ws_zeroed);
+  g_string_append_printf (s,
+                          "/* Runs the program on @stream.  Returns 0, -1 when the workspace is missing,\n"
+                          " * or the first CUDA error. */\n"
+                          "extern \"C\" int\n%s_launch (const void *const *inputs, void *const *outputs,\n"
+                          "%*s void *workspace, cudaStream_t stream)\n{\n"
+                          "  unsigned char *const ws = (unsigned char *) workspace;\n\n"
+                          "  (void) ws;\n  (void) stream;\n  (void) inputs;\n"
+                          "  if (%s_workspace_size () > 0 && ws == nullptr)\n    return -1;\n",
+                          self->prefix, (int) strlen (self->prefix) + 8, "", self->prefix);
+  for (guint i = 0; i < self->kernels->len; i++)
+    {
+      const PrismCudaKernel *k = g_ptr_array_index (self->kernels, i);
+      if (k->role == PRISM_LAUNCH_BLOCK_GRAPH && k->smem_bytes > SMEM_NO_OPT_IN)
+        g_string_append_printf (s, "  if (int err = PRISM_SET_MAX_SMEM (%s, %" G_GSIZE_FORMAT "u))\n"
+                                "    return err;\n", k->name, k->smem_bytes);
+    }
+  for (guint i = 0; i < self->kernels->len; i++)
+    {
+      const PrismCudaKernel *k = g_ptr_array_index (self->kernels, i);
+      gsize cpu_smem = g_array_index (self->cpu_smem, gsize, i);
+
+      if (k->role == PRISM_LAUNCH_VENDOR_GEMM)
+        {
+          const PrismLaunch *l = &k->launch;
+          /* A, B, C: batched row-major, strides in elements (0: broadcast). */
+          g_string_append_printf (s, "  if (int err = PRISM_VENDOR_GEMM (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                                  ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %s, stream",
+                                  l->gemm_batch, l->gemm_m, l->gemm_n, l->gemm_k, prism_cuda_ctype (l->gemm_dtype));
+        }
+      else
+        g_string_append_printf (s, "  PRISM_LAUNCH (%s, dim3 (%u, %u, %u), dim3 (%u, %u, %u),\n"
+                                "                PRISM_PICK (%" G_GSIZE_FORMAT "u, %" G_GSIZE_FORMAT "u), stream",
+                                k->name, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
+                                k->block[2], k->smem_bytes, cpu_smem);
+      for (guint j = 0; j < k->n_args; j++)
+        {
+          g_autofree char *full = prism_cuda_emitter_arg_type (&k->args[j]);
+          g_autofree char *e = prism_cuda_emitter_arg_expr (self, &k->args[j], full);
+          g_string_append_printf (s, ",\n                %s", e);
+        }
+      g_string_append (s, k->role == PRISM_LAUNCH_VENDOR_GEMM ? "))\n    return err;\n" : ");\n");
+    }
+  g_string_append (s, "  return PRISM_LAST_ERROR ();\n}\n\n#endif /* !__CUDACC_RTC__ */\n");
+}
+
+static void
+describe_tensor (GString *s, const PrismCudaEmitter *self, guint t, const char *label, guint index)
+{
+  const PrismTensor *tensor = prism_graph_tensor (self->lowered, t);
+  const PrismOp *op = prism_graph_op (self->lowered, tensor->producer);
+  g_autofree char *shape = prism_tensor_shape_to_string (self->lowered, tensor);
+
+  g_string_append_printf (s, " *   %s[%u]: %s %s %s\n", label, index,
+                          op->kind == PRISM_OP_INPUT && op->name ? op->name : "",
+                          prism_dtype_to_string (tensor->dtype), shape);
+}
+
+void
+prism_cuda_emitter_emit_header (PrismCudaEmitter *self)
+{
+  GString *s = g_string_new (NULL);
+  g_autofree char *guard = g_ascii_strup (self->prefix, -1);
+
+  g_string_append_printf (s, "/* %s.h — generated by Prism Explorer %s; do not edit.\n *\n",
+                          self->prefix, PACKAGE_VERSION);
+  g_string_append_printf (s, " * Program: %s (target %s)\n *\n",
+                          self->lowered->name ? self->lowered->name : "(unnamed)", self->arch);
+  g_string_append (s, " * Device pointers, row-major, 16-byte aligned:\n");
+  for (guint i = 0; i < self->inputs->len; i++)
+    describe_tensor (s, self, g_array_index (self->inputs, guint, i), "inputs", i);
+  for (guint i = 0; i < self->outputs->len; i++)
+    {
+      const PrismTensor *tensor = prism_graph_tensor (self->lowered, g_array_index (self->outputs, guint, i));
+      g_autofree char *shape = prism_tensor_shape_to_string (self->lowered, tensor);
+      const char *name = NULL;
+      for (guint j = 0, n = 0; j < self->lowered->ops->len; j++)
+        {
+          const PrismOp *op = prism_graph_op (self->lowered, j);
+          if (op->kind == PRISM_OP_OUTPUT && n++ == i)
+            name = op->name;
+        }
+      g_string_append_printf (s, " *   outputs[%u]: %s %s %s\n", i, name ? name : "",
+                              prism_dtype_to_string (tensor->dtype), shape);
+    }
+  g_string_append_printf (s,
+                          " */\n#ifndef %s_H\n#define %s_H\n\n#include <stddef.h>\n\n"
+                          "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+                          "struct CUstream_st; /* cudaStream_t */\n\n"
+                          "#define %s_NUM_INPUTS %u\n#define %s_NUM_OUTPUTS %u\n\n"
+                          "/* Bytes of device memory to pass as @workspace (may be 0).  Zero its first\n"
+                          " * %s_workspace_zeroed_bytes () bytes once after allocating it (e.g.\n"
+                          " * cudaMemset); launches leave them zero. */\n"
+                          "size_t %s_workspace_size (void);\n"
+                          "size_t %s_workspace_zeroed_bytes (void);\n\n"
+                          "/* Enqueues the program on @stream; returns 0 or a cudaError_t value (-1:\n"
+                          " * the workspace is missing). */\n"
+                          "int %s_launch (const void *const *inputs, void *const *outputs,\n"
+                          "%*s void *workspace, struct CUstream_st *stream);\n\n"
+                          "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s_H */\n",
+                          guard, guard, guard, self->inputs->len, guard, self->outputs->len,
+                          self->prefix, self->prefix, self->prefix, self->prefix,
+                          (int) strlen (self->prefix) + 12, "", guard);
+  self->header = g_string_free (s, FALSE);
+}
+
+/* Shared by every run function, so that many programs' runs fit one
+ * translation unit (static: one copy per harness). */
+static const char harness_helpers[] =
+  "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n\n"
+  "static float *\nprism_harness_load (const char *dir, const char *name, size_t n)\n{\n"
+  "  char path[4096];\n  float *p = (float *) malloc (n * sizeof (float) + 1);\n"
+  "  snprintf (path, sizeof path, \"%s/%s\", dir, name);\n"
+  "  FILE *f = fopen (path, \"rb\");\n"
+  "  if (f == NULL || p == NULL || fread (p, sizeof (float), n, f) != n)\n"
+  "    {\n      fprintf (stderr, \"cannot read %zu floats from %s\\n\", n, path);\n"
+  "      if (f != NULL)\n        fclose (f);\n      free (p);\n      return NULL;\n    }\n"
+  "  fclose (f);\n  return p;\n}\n\n"
+  "static bool\nprism_harness_save (const char *dir, const char *name, const float *p, size_t n)\n{\n"
+  "  char path[4096];\n  snprintf (path, sizeof path, \"%s/%s\", dir, name);\n"
+  "  FILE *f = fopen (path, \"wb\");\n"
+  "  bool ok = f != NULL && fwrite (p, sizeof (float), n, f) == n;\n"
+  "  if (f != NULL && fclose (f) != 0)\n    ok = false;\n"
+  "  if (!ok)\n    fprintf (stderr, \"cannot write %s\\n\", path);\n"
+  "  return ok;\n}\n\n";
+
+const char *
+prism_cuda_cpu_harness_helpers (void)
+{
+  return harness_helpers;
+}
+
+void
+prism_cuda_emitter_emit_cpu_run (PrismCudaEmitter *self)
+{
+  GString *s = g_string_new (NULL);
+  guint n_in = self->inputs->len, n_out = self->outputs->len;
+
+  g_string_append_printf (s,
+                          "/* Runs the CPU build of %s_launch() on in_dir/inK.f32 and writes\n"
+                          " * out_dir/outK.f32 (raw little-endian f32); 0 on success. */\n"
+                          "int\n%s_cpu_run (const char *in_dir, const char *out_dir)\n{\n"
+                          "  float *in[%u + 1] = { NULL, };\n  float *out[%u + 1] = { NULL, };\n"
+                          "  void *ws = NULL;\n  int rc = 1;\n\n",
+                          self->prefix, self->prefix, n_in, n_out);
+  for (guint i = 0; i < n_in; i++)
+    g_string_append_printf (s, "  if ((in[%u] = prism_harness_load (in_dir, \"in%u.f32\", %" G_GINT64_FORMAT
+                            ")) == NULL)\n    goto out;\n", i, i,
+                            prism_tensor_numel (prism_graph_tensor (self->lowered,
+                                                                    g_array_index (self->inputs, guint, i))));
+  /* Outputs and the workspace start as NaN (0xff bytes) so that an element
+   * nobody writes shows up. */
+  for (guint i = 0; i < n_out; i++)
+    {
+      gint64 n = prism_tensor_numel (prism_graph_tensor (self->lowered, g_array_index (self->outputs, guint, i)));
+      g_string_append_printf (s, "  out[%u] = (float *) malloc (%" G_GINT64_FORMAT " * sizeof (float));\n"
+                              "  if (out[%u] == NULL)\n    goto out;\n"
+                              "  memset (out[%u], 0xff, %" G_GINT64_FORMAT " * sizeof (float));\n",
+                              i, n, i, i, n);
+    }
+  g_string_append_printf (s, "  {\n    size_t ws_size = %s_workspace_size ();\n"
+                          "    ws = ws_size > 0 ? malloc (ws_size) : NULL;\n"
+                          "    if (ws != NULL)\n      {\n        memset (ws, 0xff, ws_size);\n"
+                          "        memset (ws, 0, %s_workspace_zeroed_bytes ());\n      }\n"
+                          "    const void *inputs[] = { ", self->prefix, self->prefix);
+  for (guint i = 0; i < n_in; i++)
+    g_string_append_printf (s, "in[%u], ", i);
+  g_string_append (s, "NULL };\n    void *outputs[] = { ");
+  for (guint i = 0; i < n_out; i++)
+    g_string_append_printf (s, "out[%u], ", i);
+  g_string_append_printf (s, "NULL };\n    int err = %s_launch (inputs, outputs, ws, NULL);\n"
+                          "    if (err != 0)\n      {\n        fprintf (stderr, \"%s: launch failed: %%d\\n\", err);\n"
+                          "        goto out;\n      }\n  }\n", self->prefix, self->prefix);
+  for (guint i = 0; i < n_out; i++)
+    g_string_append_printf (s, "  if (!prism_harness_save (out_dir, \"out%u.f32\", out[%u], %" G_GINT64_FORMAT "))\n"
+                            "    goto out;\n", i, i,
+                            prism_tensor_numel (prism_graph_tensor (self->lowered,
+                                                                    g_array_index (self->outputs, guint, i))));
+  g_string_append_printf (s, "  rc = 0;\n\nout:\n"
+                          "  for (unsigned i = 0; i < %u; i++)\n    free (in[i]);\n"
+                          "  for (unsigned i = 0; i < %u; i++)\n    free (out[i]);\n"
+                          "  free (ws);\n  return rc;\n}\n", n_in, n_out);
+  self->cpu_run = g_string_free (s, FALSE);
+}
+
+void
+prism_cuda_emitter_emit_harness (PrismCudaEmitter *self)
+{
+  GString *s = g_string_new (NULL);
+
+  g_string_append_printf (s,
+                          "/* CPU test harness of %s (generated): reads DIR/inK.f32, runs the CPU\n"
+                          " * build of the launcher, writes DIR/outK.f32 (raw little-endian f32). */\n",
+                          self->prefix);
+  g_string_append (s, harness_helpers);
+  g_string_append_printf (s, "#include \"%s.h\"\n\n", self->prefix);
+  g_string_append (s, self->cpu_run);
+  g_string_append_printf (s,
+                          "\nint\nmain (int argc, char **argv)\n{\n"
+                          "  if (argc != 2)\n    {\n      fprintf (stderr, \"usage: %%s DIR\\n\", argv[0]);\n"
+                          "      return 2;\n    }\n"
+                          "  return %s_cpu_run (argv[1], argv[1]);\n}\n", self->prefix);
+  self->harness = g_string_free (s, FALSE);
+}
+
