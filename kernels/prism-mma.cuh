@@ -260,6 +260,71 @@ PRISM_UNROLL
   PRISM_DEVICE void add_to (float *__restrict__ out) { write<true> (out); }
 };
 
+/* Threads that share one output of a CUDA-core matmul: when the outputs
+ * are fewer than the block's threads, a power of two up to a warp, so that
+ * every warp works; each sums every G-th product and a shuffle adds them. */
+template <int OUT, int NT>
+struct ScalarGroup
+{
+  static constexpr int fit = PRISM_CUDA && OUT < NT ? NT / OUT : 1;
+  static constexpr int size = fit >= 32 ? 32 : fit >= 16 ? 16 : fit >= 8 ? 8 : fit >= 4 ? 4 : fit >= 2 ? 2 : 1;
+};
+
+/* Sum over the G lanes of a group (G a power of two, groups aligned in
+ * the warp); every lane of the block must call it. */
+template <int G>
+PRISM_DEVICE float
+group_sum (float v)
+{
+#if PRISM_CUDA
+PRISM_UNROLL
+  for (int o = G / 2; o > 0; o >>= 1)
+    v += __shfl_xor_sync (0xffffffffu, v, o);
+#endif
+  return v;
+}
+
+/* c (=|+=) a · b on CUDA cores, f32 accumulation. */
+template <int NT, int BATCH, int M, int N, int K, bool ADD, typename TA, typename TB>
+PRISM_DEVICE void
+scalar_matmul (float *__restrict__ c, const TA *__restrict__ a, const TB *__restrict__ b)
+{
+  constexpr int out = BATCH * M * N;
+  constexpr int G = ScalarGroup<out, NT>::size;
+
+  if constexpr (G == 1)
+    {
+      for (int i = thread_id (); i < out; i += Team<NT>::size)
+        {
+          int bi = i / (M * N), r = i % (M * N), row = r / N, col = r % N;
+          const TA *ap = a + (long long) bi * M * K + (long long) row * K;
+          const TB *bp = b + (long long) bi * K * N + col;
+          float s = 0.0f;
+          for (int k = 0; k < K; k++)
+            s += to_float (ap[k]) * to_float (bp[(long long) k * N]);
+          c[i] = ADD ? c[i] + s : s;
+        }
+    }
+  else
+    {
+      /* One pass: out · G ≤ NT.  Idle threads add zeros to the shuffle. */
+      int i = thread_id () / G, part = thread_id () % G;
+      float s = 0.0f;
+
+      if (i < out)
+        {
+          int bi = i / (M * N), r = i % (M * N), row = r / N, col = r % N;
+          const TA *ap = a + (long long) bi * M * K + (long long) row * K;
+          const TB *bp = b + (long long) bi * K * N + col;
+          for (int k = part; k < K; k += G)
+            s += to_float (ap[k]) * to_float (bp[(long long) k * N]);
+        }
+      s = group_sum<G> (s);
+      if (i < out && part == 0)
+        c[i] = ADD ? c[i] + s : s;
+    }
+}
+
 /**
  * matmul: c[BATCH, M, N] (f32, shared) = a[BATCH, M, K] · b[BATCH, K, N];
  * KS > 1 splits K over the warps (tensor-core paths only).
@@ -269,18 +334,7 @@ PRISM_DEVICE void
 matmul (float *__restrict__ c, const TA *__restrict__ a, const TB *__restrict__ b)
 {
   if constexpr (KIND == MMA_SCALAR)
-    {
-      for (int i = thread_id (); i < BATCH * M * N; i += Team<NT>::size)
-        {
-          int bi = i / (M * N), r = i % (M * N), row = r / N, col = r % N;
-          const TA *ap = a + (long long) bi * M * K + (long long) row * K;
-          const TB *bp = b + (long long) bi * K * N + col;
-          float s = 0.0f;
-          for (int k = 0; k < K; k++)
-            s += to_float (ap[k]) * to_float (bp[(long long) k * N]);
-          c[i] = s;
-        }
-    }
+    scalar_matmul<NT, BATCH, M, N, K, false> (c, a, b);
   else if constexpr (KS > 1)
     {
       static_assert (sizeof (TA) == sizeof (TB), "tensor-core operands share a type");
@@ -316,18 +370,7 @@ PRISM_DEVICE void
 matmul_acc (float *__restrict__ c, const TA *__restrict__ a, const TB *__restrict__ b)
 {
   if constexpr (KIND == MMA_SCALAR)
-    {
-      for (int i = thread_id (); i < BATCH * M * N; i += Team<NT>::size)
-        {
-          int bi = i / (M * N), r = i % (M * N), row = r / N, col = r % N;
-          const TA *ap = a + (long long) bi * M * K + (long long) row * K;
-          const TB *bp = b + (long long) bi * K * N + col;
-          float s = 0.0f;
-          for (int k = 0; k < K; k++)
-            s += to_float (ap[k]) * to_float (bp[(long long) k * N]);
-          c[i] += s;
-        }
-    }
+    scalar_matmul<NT, BATCH, M, N, K, true> (c, a, b);
   else
     {
       static_assert (sizeof (TA) == sizeof (TB), "tensor-core operands share a type");

@@ -24,21 +24,67 @@ struct WithDim
 struct FIdent  { static PRISM_DEVICE float apply (float x) { return x; } };
 struct FSquare { static PRISM_DEVICE float apply (float x) { return x * x; } };
 
+/* Warps that share one row of a row reduction: when a tile has fewer rows
+ * than the block has warps, each row is split over warps / rows of them
+ * (up to 32), so that every warp works. */
+template <int NT, int ROWS>
+struct RowSplit
+{
+  static constexpr int warps = Team<NT>::warps;
+  static constexpr int per_row = ROWS >= warps ? 1 : (warps / ROWS > 32 ? 32 : warps / ROWS);
+};
+
 /* Σ_j Fn (x[row, j]) for the rows of a tile whose rows have length L; calls
- * done (row, sum) on lane 0 of the warp that owns the row. */
+ * done (row, sum) on lane 0 of one warp of the row.  Block-collective (every
+ * thread calls it) when the rows are split over warps. */
 template <int NT, int ROWS, int L, typename Fn, typename T, typename Done>
 PRISM_DEVICE void
 for_each_row_sum (const T *__restrict__ x, Done done)
 {
-  for (int row = warp_id (); row < ROWS; row += Team<NT>::warps)
+  constexpr int WPR = RowSplit<NT, ROWS>::per_row;
+
+  if constexpr (WPR == 1)
     {
-      const T *xr = x + (long long) row * L;
+      for (int row = warp_id (); row < ROWS; row += Team<NT>::warps)
+        {
+          const T *xr = x + (long long) row * L;
+          float s = 0.0f;
+          for (int j = lane_id (); j < L; j += kWarp)
+            s += Fn::apply (to_float (xr[j]));
+          s = warp_sum (s);
+          if (lane_id () == 0)
+            done (row, s);
+        }
+    }
+  else
+    {
+#if PRISM_CUDA
+      __shared__ float prism_row_partial[32];
+#else
+      static float prism_row_partial[32];
+#endif
+      int w = warp_id (), row = w / WPR, seg = w % WPR;
       float s = 0.0f;
-      for (int j = lane_id (); j < L; j += kWarp)
-        s += Fn::apply (to_float (xr[j]));
+
+      if (row < ROWS)
+        {
+          const T *xr = x + (long long) row * L;
+          for (int j = seg * kWarp + lane_id (); j < L; j += WPR * kWarp)
+            s += Fn::apply (to_float (xr[j]));
+        }
       s = warp_sum (s);
-      if (lane_id () == 0)
-        done (row, s);
+      if (lane_id () == 0 && row < ROWS)
+        prism_row_partial[w] = s;
+      sync ();
+      if (row < ROWS && seg == 0 && lane_id () == 0)
+        {
+          float t = 0.0f;
+          for (int q = 0; q < WPR; q++)
+            t += prism_row_partial[row * WPR + q];
+          done (row, t);
+        }
+      /* The partials are reused by the next reduction. */
+      sync ();
     }
 }
 
@@ -71,27 +117,64 @@ reduce_sum (TO *__restrict__ out, const TI *__restrict__ in)
     }
 }
 
-/* out = x / sqrt (mean (x²)) over rows of length L (the trailing norm dims). */
+/* out = x / sqrt (mean (x²)) over rows of length L (the trailing norm dims);
+ * rows are split over warps as in for_each_row_sum(). */
 template <int NT, typename S, int L, typename TO, typename TI>
 PRISM_DEVICE void
 rms_norm (TO *out, const TI *in)
 {
   constexpr int rows = S::size / L;
+  constexpr int WPR = RowSplit<NT, rows>::per_row;
 
-  for (int row = warp_id (); row < rows; row += Team<NT>::warps)
+  if constexpr (WPR == 1)
     {
-      const TI *xr = in + (long long) row * L;
-      TO *yr = out + (long long) row * L;
-      float s = 0.0f;
-      for (int j = lane_id (); j < L; j += kWarp)
+      for (int row = warp_id (); row < rows; row += Team<NT>::warps)
         {
-          float v = to_float (xr[j]);
-          s += v * v;
+          const TI *xr = in + (long long) row * L;
+          TO *yr = out + (long long) row * L;
+          float s = 0.0f;
+          for (int j = lane_id (); j < L; j += kWarp)
+            {
+              float v = to_float (xr[j]);
+              s += v * v;
+            }
+          /* Every lane holds the row's sum after the xor-shuffle reduction. */
+          float d = sqrtf (warp_sum (s) / (float) L);
+          for (int j = lane_id (); j < L; j += kWarp)
+            yr[j] = from_float<TO> (to_float (xr[j]) / d);
         }
-      /* Every lane holds the row's sum after the xor-shuffle reduction. */
-      float d = sqrtf (warp_sum (s) / (float) L);
-      for (int j = lane_id (); j < L; j += kWarp)
-        yr[j] = from_float<TO> (to_float (xr[j]) / d);
+    }
+  else
+    {
+#if PRISM_CUDA
+      __shared__ float prism_norm_partial[32];
+#else
+      static float prism_norm_partial[32];
+#endif
+      int w = warp_id (), row = w / WPR, seg = w % WPR;
+      float s = 0.0f;
+
+      if (row < rows)
+        for (int j = seg * kWarp + lane_id (); j < L; j += WPR * kWarp)
+          {
+            float v = to_float (in[(long long) row * L + j]);
+            s += v * v;
+          }
+      s = warp_sum (s);
+      if (lane_id () == 0 && row < rows)
+        prism_norm_partial[w] = s;
+      sync ();
+      if (row < rows)
+        {
+          float t = 0.0f, d;
+          for (int q = 0; q < WPR; q++)
+            t += prism_norm_partial[row * WPR + q];
+          d = sqrtf (t / (float) L);
+          /* Each warp normalises the elements it summed (out may be in). */
+          for (int j = seg * kWarp + lane_id (); j < L; j += WPR * kWarp)
+            out[(long long) row * L + j] = from_float<TO> (to_float (in[(long long) row * L + j]) / d);
+        }
+      sync ();
     }
 }
 

@@ -14,6 +14,7 @@
 #include "prism-cli.h"
 #include "prism-error.h"
 #include "prism-export.h"
+#include "prism-gpu-target.h"
 #include "prism-graph-json.h"
 #include "prism-results.h"
 #include "prism-workload.h"
@@ -115,6 +116,8 @@ prism_cmd_export (int argc, char **argv)
   g_autofree char *prefix = NULL;
   gboolean reference = FALSE;
   gboolean no_pipeline = FALSE;
+  gboolean no_usage = FALSE;
+  g_autofree char *target = NULL;
   GOptionEntry entries[] = {
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
       N_("Folder to write the bundle to (created if missing)"), N_("DIR") },
@@ -129,13 +132,19 @@ prism_cmd_export (int argc, char **argv)
       N_("C identifier that starts every generated symbol (default: prism_ and the program name)"),
       N_("NAME") },
     { "no-pipeline", 0, 0, G_OPTION_ARG_NONE, &no_pipeline,
-      N_("Do not double-buffer loop tiles with cp.async"), NULL },
+      N_("Do not stream loop tiles through a cp.async ring"), NULL },
+    { "target", 'g', 0, G_OPTION_ARG_STRING, &target,
+      N_("GPU the ring depths and split-K are planned for (default: the results file's, else h100 "
+         "for sm_90 and a100 for sm_80)"), N_("GPU") },
+    { "no-resource-usage", 0, 0, G_OPTION_ARG_NONE, &no_usage,
+      N_("Do not compile the bundle with nvcc to report each kernel's registers and spills"), NULL },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr(GError) error = NULL;
   g_autoptr(PrismGraph) graph = NULL;
   g_autoptr(JsonNode) provenance = NULL;
   g_auto(GStrv) files = NULL;
+  g_autofree char *usage_message = NULL;
   PrismCudaOptions options = { 0, };
 
   if (!prism_cli_parse ("export", _("RESULTS.json|FILE|WORKLOAD"),
@@ -158,6 +167,16 @@ prism_cmd_export (int argc, char **argv)
     return prism_cli_fail ("export", _("--arch must be sm_80 or sm_90"));
   options.prefix = prefix;
   options.no_pipeline = no_pipeline;
+  if (target != NULL && (options.target = prism_gpu_target_lookup (target)) == NULL)
+    {
+      g_autofree char *names = prism_cli_target_names ();
+      g_autofree char *msg = g_strdup_printf (_("--target must be one of %s"), names);
+      return prism_cli_fail ("export", msg);
+    }
+  if (options.target != NULL && options.target->compute_capability != options.sm && arch != NULL)
+    return prism_cli_fail ("export", _("--target and --arch name GPUs of different architectures"));
+  if (options.target != NULL)
+    options.sm = options.target->compute_capability;
 
   if (prism_cli_is_results_file (argv[1]))
     {
@@ -170,6 +189,15 @@ prism_cmd_export (int argc, char **argv)
         return prism_cli_fail ("export", _("the results file has no candidate"));
       graph = prism_graph_ref (g_ptr_array_index (graphs, 0));
       printf (_("candidate %s\n"), (const char *) g_ptr_array_index (ids, 0));
+      /* Planned for the GPU the search ranked it for. */
+      if (options.target == NULL && arch == NULL)
+        {
+          g_autoptr(PrismResults) results = prism_results_load (argv[1], NULL);
+          if (results != NULL)
+            options.target = prism_gpu_target_lookup (prism_results_get_target (results));
+          if (options.target != NULL)
+            options.sm = options.target->compute_capability;
+        }
     }
   else
     {
@@ -187,7 +215,9 @@ prism_cmd_export (int argc, char **argv)
         return prism_cli_fail ("export", error->message);
     }
 
-  if (!prism_export_bundle (graph, provenance, &options, out, &files, &error))
+  if (!prism_export_bundle (graph, provenance, &options,
+                            no_usage ? PRISM_EXPORT_DEFAULT : PRISM_EXPORT_RESOURCE_USAGE, out, &files,
+                            &usage_message, &error))
     {
       g_printerr ("prism export: %s\n", error->message);
       return g_error_matches (error, PRISM_ERROR, PRISM_ERROR_LIMIT) ||
@@ -196,5 +226,8 @@ prism_cmd_export (int argc, char **argv)
     }
   for (guint i = 0; files[i] != NULL; i++)
     printf ("%s\n", files[i]);
+  if (usage_message != NULL)
+    /* TRANSLATORS: %s is the compiler command, or why there is none */
+    g_printerr (_("registers and spills in manifest.json: %s\n"), usage_message);
   return PRISM_EXIT_OK;
 }

@@ -1561,9 +1561,12 @@ prism_window_export_kernel (PrismWindow  *self,
   if (gpu == NULL)
     gpu = prism_gpu_target_default ();
   options.sm = gpu->compute_capability;
+  options.target = gpu;
 
   provenance = prism_candidate_to_json (prism_candidate_row_get_candidate (row));
-  return prism_export_bundle (graph, provenance, &options, dir, NULL, error);
+  /* No nvcc run here: the window stays responsive; `prism export` adds
+   * registers and spills. */
+  return prism_export_bundle (graph, provenance, &options, PRISM_EXPORT_DEFAULT, dir, NULL, NULL, error);
 }
 
 /**

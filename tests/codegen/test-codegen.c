@@ -270,7 +270,7 @@ test_export_bundle (void)
   const char *prefix;
 
   g_assert_no_error (error);
-  g_assert_true (prism_export_bundle (g, NULL, NULL, dir, &files, &error));
+  g_assert_true (prism_export_bundle (g, NULL, NULL, PRISM_EXPORT_DEFAULT, dir, &files, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (g_strv_length (files), >=, 5);
   for (guint i = 0; files[i]; i++)

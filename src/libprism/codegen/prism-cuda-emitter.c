@@ -567,9 +567,8 @@ prism_cuda_emitter_set_resource_usage (PrismCudaEmitter *self, const char *kerne
 
       if (g_strcmp0 (k->name, kernel) != 0)
         continue;
-      l->registers = registers;
-      l->registers_measured = TRUE;
-      l->spill_bytes = spill_bytes;
+      prism_launch_set_registers (l, registers, spill_bytes, self->target->registers_per_sm,
+                                  self->target->sm_count);
       return TRUE;
     }
   return FALSE;

@@ -8,6 +8,7 @@
 #include "prism-export.h"
 #include "prism-graph-json.h"
 #include "prism-kernel-headers.h"
+#include "prism-ptxas.h"
 
 static gboolean
 write_file (GPtrArray *written, const char *dir, const char *name, const char *text, GError **error)
@@ -20,10 +21,34 @@ write_file (GPtrArray *written, const char *dir, const char *name, const char *t
   return TRUE;
 }
 
+/* Each kernel's registers and spills from ptxas; the manifest says where
+ * they came from, or why they are not known. */
+static JsonNode *
+resource_usage (PrismCudaEmitter *emitter, const char *dir, const char *cu, const char *kernels_dir,
+                char **message)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(GError) local = NULL;
+  g_autofree char *path = g_build_filename (dir, cu, NULL);
+  g_autofree char *tool = NULL;
+  gboolean ok = prism_ptxas_resource_usage (emitter, path, kernels_dir, &tool, &local);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "measured");
+  json_builder_add_boolean_value (b, ok);
+  json_builder_set_member_name (b, ok ? "tool" : "error");
+  json_builder_add_string_value (b, ok ? tool : local->message);
+  json_builder_end_object (b);
+  if (message != NULL)
+    *message = g_strdup (ok ? tool : local->message);
+  return json_builder_get_root (b);
+}
+
 gboolean
 prism_export_bundle (const PrismGraph *graph, JsonNode *provenance, const PrismCudaOptions *options,
-                     const char *dir, GStrv *files, GError **error)
+                     PrismExportFlags flags, const char *dir, GStrv *files, char **message, GError **error)
 {
+  g_autoptr(JsonNode) usage = NULL;
   g_autoptr(PrismCudaEmitter) emitter = NULL;
   g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(JsonNode) manifest = NULL;
@@ -54,7 +79,19 @@ prism_export_bundle (const PrismGraph *graph, JsonNode *provenance, const PrismC
       !write_file (written, dir, h, prism_cuda_emitter_get_header (emitter), error))
     return FALSE;
 
+  kernels_dir = g_build_filename (dir, PRISM_EXPORT_KERNELS_DIR, NULL);
+  if (!prism_kernel_headers_write (kernels_dir, error))
+    return FALSE;
+  for (const char * const *n = prism_kernel_headers_list (); *n; n++)
+    g_ptr_array_add (written, g_build_filename (kernels_dir, *n, NULL));
+
+  if (message != NULL)
+    *message = NULL;
+  if (flags & PRISM_EXPORT_RESOURCE_USAGE)
+    usage = resource_usage (emitter, dir, cu, kernels_dir, message);
   manifest = prism_cuda_emitter_build_manifest (emitter, cu, h);
+  if (usage != NULL)
+    json_object_set_member (json_node_get_object (manifest), "resource_usage", g_steal_pointer (&usage));
   gen = json_generator_new ();
   json_generator_set_pretty (gen, TRUE);
   json_generator_set_root (gen, manifest);
@@ -76,11 +113,6 @@ prism_export_bundle (const PrismGraph *graph, JsonNode *provenance, const PrismC
   if (!write_file (written, dir, "Makefile", makefile, error))
     return FALSE;
 
-  kernels_dir = g_build_filename (dir, PRISM_EXPORT_KERNELS_DIR, NULL);
-  if (!prism_kernel_headers_write (kernels_dir, error))
-    return FALSE;
-  for (const char * const *n = prism_kernel_headers_list (); *n; n++)
-    g_ptr_array_add (written, g_build_filename (kernels_dir, *n, NULL));
 
   if (files != NULL)
     {

@@ -43,6 +43,9 @@
 #define MAX_FUSED_FRAGS_PER_WARP 8
 /* Shared memory the CUDA runtime reserves per resident block (sm_80+). */
 #define SMEM_RESERVED_PER_BLOCK 1024
+/* Static shared memory the runtime headers may declare (row-split and
+ * arrival flags, a few hundred bytes), kept free of the dynamic plan. */
+#define STATIC_SMEM_RESERVE 1024
 /* Replicated tiles of tensors larger than this share of L2 are re-read from DRAM. */
 #define L2_RESIDENT_SHARE 0.5
 /* A ring deeper than two stages stays within this much shared memory, so
@@ -551,17 +554,23 @@ estimate_registers (const PrismKernelPlan *kp)
   return MIN (regs + (mma ? 8 : 0), 255);
 }
 
+/* Blocks one SM holds by its threads and shared memory. */
 static guint
-occupancy (const PrismKernelPlan *kp, gsize smem)
+occupancy_without_registers (const PrismKernelPlan *kp, gsize smem)
 {
   const PrismGpuTarget *t = kp->target;
   guint by_threads = t->max_threads_per_sm / MAX (kp->threads, 1);
-  guint by_smem = smem > 0 ? (guint) ((gsize) t->smem_per_sm_kb * 1024 / (smem + SMEM_RESERVED_PER_BLOCK)) : G_MAXUINT;
-  /* Registers are allocated per warp in units of 256. */
-  guint per_warp = (guint) align_up ((gsize) kp->registers * 32, 256);
-  guint by_regs = t->registers_per_sm / MAX (per_warp * kp->warps, 1);
+  guint by_smem = (guint) ((gsize) t->smem_per_sm_kb * 1024 / (smem + SMEM_RESERVED_PER_BLOCK + STATIC_SMEM_RESERVE));
 
-  return MAX (1, MIN (MIN (t->max_blocks_per_sm, by_threads), MIN (by_smem, by_regs)));
+  return MAX (1, MIN (MIN (t->max_blocks_per_sm, by_threads), by_smem));
+}
+
+static guint
+occupancy (const PrismKernelPlan *kp, gsize smem)
+{
+  guint by_regs = prism_launch_blocks_by_registers (kp->registers, kp->warps, kp->target->registers_per_sm);
+
+  return MAX (1, MIN (occupancy_without_registers (kp, smem), by_regs));
 }
 
 static gsize
@@ -596,7 +605,8 @@ choose_stages (PrismKernelPlan *kp, guint max_stages)
 
       kp->stages = s;
       pack (kp);
-      if (kp->smem[PRISM_LAYOUT_GPU] > (s == 2 ? kp->smem_limit : MIN (kp->smem_limit, RING_SMEM_BUDGET)))
+      if (kp->smem[PRISM_LAYOUT_GPU] + STATIC_SMEM_RESERVE >
+          (s == 2 ? kp->smem_limit : MIN (kp->smem_limit, RING_SMEM_BUDGET)))
         {
           hit_limit = TRUE;
           break;
@@ -767,10 +777,11 @@ prism_kernel_plan_new (const PrismGraph *body, const gint64 *values, guint n_val
       pack (kp);
       update_residency (kp);
     }
-  if (kp->smem[PRISM_LAYOUT_GPU] > kp->smem_limit)
+  if (kp->smem[PRISM_LAYOUT_GPU] + STATIC_SMEM_RESERVE > kp->smem_limit)
     {
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT,
-                   "needs %" G_GSIZE_FORMAT " bytes of shared memory per block; sm_%u allows %" G_GSIZE_FORMAT,
+                   "needs %" G_GSIZE_FORMAT " bytes of shared memory per block (and 1024 for the runtime headers); "
+                   "sm_%u allows %" G_GSIZE_FORMAT,
                    kp->smem[PRISM_LAYOUT_GPU], kp->sm, kp->smem_limit);
       return NULL;
     }
@@ -899,14 +910,22 @@ describe_paths (const PrismKernelPlan *kp, PrismLaunch *out)
         continue;
       if (op->kind != PRISM_OP_MATMUL)
         {
-          elems = MAX (elems, numel4 (kp->tensors[op->outputs[0]].shape));
+          /* Elementwise ops stride over their outputs, reductions over
+           * their inputs (rows split over the warps when few). */
+          elems = MAX (elems, MAX (numel4 (kp->tensors[op->outputs[0]].shape),
+                                   numel4 (kp->tensors[op->inputs[0]].shape)));
           continue;
         }
       if (p->mma == PRISM_KMMA_SCALAR)
         {
+          /* kernels/prism-mma.cuh ScalarGroup: threads share an output
+           * when the outputs are fewer than the threads. */
+          gint64 outs = p->batch * p->m * p->n, g = 1;
+          while (outs < kp->threads && g < 32 && outs * g * 2 <= kp->threads)
+            g *= 2;
           if (out->mma == PRISM_MMA_NONE)
             out->mma = PRISM_MMA_FMA;
-          w = (p->batch * p->m * p->n + 31) / 32;
+          w = (MIN (outs * g, (gint64) kp->threads) + 31) / 32;
         }
       else
         {
@@ -935,10 +954,12 @@ prism_kernel_plan_describe (const PrismKernelPlan *kp, PrismLaunch *out)
   out->stage_bytes = kp->pipelined ? kp->stage_bytes : 0;
   out->sync_bytes = kp->sync_bytes + (kp->pipelined ? 0 : kp->stage_bytes);
   out->occupancy = kp->occupancy;
+  out->occupancy_without_registers = occupancy_without_registers (kp, kp->smem[PRISM_LAYOUT_GPU]);
   out->blocks_per_sm = kp->resident;
-  out->bytes_in_flight_per_sm = kp->resident * inflight_per_block (kp);
+  out->bytes_in_flight_per_block = inflight_per_block (kp);
+  out->bytes_in_flight_per_sm = kp->resident * out->bytes_in_flight_per_block;
   out->warps = kp->warps;
-  out->registers = kp->registers;
+  out->registers = out->registers_estimate = kp->registers;
   out->spill_bytes = -1;
   out->smem_limited = kp->smem_limited;
   describe_paths (kp, out);

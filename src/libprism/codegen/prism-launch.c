@@ -27,6 +27,32 @@ prism_mma_path_to_string (PrismMmaPath path)
     }
 }
 
+guint
+prism_launch_blocks_by_registers (guint registers, guint warps, guint registers_per_sm)
+{
+  guint per_warp = (registers * 32 + 255) / 256 * 256;
+
+  return registers_per_sm / MAX (per_warp * MAX (warps, 1), 1);
+}
+
+void
+prism_launch_set_registers (PrismLaunch *l, guint registers, gint64 spill_bytes, guint registers_per_sm,
+                            guint sm_count)
+{
+  guint64 blocks = (guint64) l->grid[0] * l->grid[1] * l->grid[2];
+  guint64 per_sm = (blocks + sm_count - 1) / MAX (sm_count, 1);
+
+  l->registers = registers;
+  l->registers_measured = TRUE;
+  l->spill_bytes = spill_bytes;
+  if (l->role != PRISM_LAUNCH_BLOCK_GRAPH)
+    return;
+  l->occupancy = MAX (1, MIN (l->occupancy_without_registers,
+                              prism_launch_blocks_by_registers (registers, l->warps, registers_per_sm)));
+  l->blocks_per_sm = (guint) MAX (1, MIN ((guint64) l->occupancy, per_sm));
+  l->bytes_in_flight_per_sm = l->blocks_per_sm * l->bytes_in_flight_per_block;
+}
+
 static void
 add_int (JsonBuilder *b, const char *name, gint64 v)
 {
@@ -57,7 +83,7 @@ prism_launch_add_report (const PrismLaunch *l, JsonBuilder *b)
     json_builder_add_int_value (b, l->registers);
   else
     json_builder_add_null_value (b);
-  add_int (b, "registers_estimated", l->registers);
+  add_int (b, "registers_estimated", l->registers_estimate);
   json_builder_set_member_name (b, "spill_bytes");
   if (l->spill_bytes >= 0)
     json_builder_add_int_value (b, l->spill_bytes);

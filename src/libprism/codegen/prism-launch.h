@@ -52,11 +52,14 @@ typedef struct
   gsize sync_bytes;              /* bytes one block loads per iteration without the ring */
   guint blocks_per_sm;           /* resident on the target: occupancy and grid size both */
   guint occupancy;               /* blocks an SM could hold (threads, shared memory, registers) */
+  guint occupancy_without_registers; /* the same from threads and shared memory alone */
+  gsize bytes_in_flight_per_block;
   gsize bytes_in_flight_per_sm;  /* blocks_per_sm × bytes one block keeps in flight */
   guint warps;                   /* per block */
   guint work_warps;              /* warps of a block that do its matmul (or elementwise) work */
   PrismMmaPath mma;
   guint registers;               /* per thread: estimated unless registers_measured */
+  guint registers_estimate;      /* the planner's estimate, kept when measured */
   gboolean registers_measured;
   gint64 spill_bytes;            /* -1 when not known (no ptxas run) */
   guint split_outputs;           /* outputs summed over blocks by the last block to arrive */
@@ -71,6 +74,27 @@ typedef struct
   gint64 gemm_batch, gemm_m, gemm_n, gemm_k;
   PrismDtype gemm_dtype;
 } PrismLaunch;
+
+/**
+ * prism_launch_set_registers:
+ * @registers: per thread, as ptxas reported them
+ * @spill_bytes: spill stores and loads ptxas reported
+ * @registers_per_sm: @sm_count: of the target the code was planned for
+ *
+ * Records the compiler's figures and recomputes the occupancy and the bytes
+ * in flight that depend on them.
+ */
+void        prism_launch_set_registers (PrismLaunch *launch,
+                                        guint        registers,
+                                        gint64       spill_bytes,
+                                        guint        registers_per_sm,
+                                        guint        sm_count);
+
+/* Blocks of @warps warps at @registers per thread one SM holds by its
+ * register file (allocated per warp in units of 256). */
+guint       prism_launch_blocks_by_registers (guint registers,
+                                              guint warps,
+                                              guint registers_per_sm);
 
 /* "wmma", "fma", … (static) */
 const char *prism_mma_path_to_string (PrismMmaPath path);
