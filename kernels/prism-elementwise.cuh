@@ -37,6 +37,7 @@ template <int NT, typename Op, typename S, typename TO, typename TI>
 PRISM_DEVICE void
 unary (TO *out, const TI *in)
 {
+  PRISM_DENSE (S);
   for (int i = thread_id (); i < S::size; i += Team<NT>::size)
     out[i] = from_float<TO> (Op::apply (to_float (in[i])));
 }
@@ -47,6 +48,9 @@ template <int NT, typename Op, typename SO, typename SA, typename SB,
 PRISM_DEVICE void
 binary (TO *out, const TA *a, const TB *b)
 {
+  PRISM_DENSE (SO);
+  PRISM_DENSE (SA);
+  PRISM_DENSE (SB);
   for (int i = thread_id (); i < SO::size; i += Team<NT>::size)
     {
       int i0, i1, i2, i3;
@@ -63,6 +67,9 @@ template <int NT, int DIM, typename SO, typename SA, typename SB,
 PRISM_DEVICE void
 concat (TO *__restrict__ out, const TA *__restrict__ a, const TB *__restrict__ b)
 {
+  PRISM_DENSE (SO);
+  PRISM_DENSE (SA);
+  PRISM_DENSE (SB);
   for (int i = thread_id (); i < SO::size; i += Team<NT>::size)
     {
       int c[4];
@@ -85,6 +92,7 @@ template <int NT, typename S, typename T>
 PRISM_DEVICE void
 fill (T *dst, float value)
 {
+  PRISM_DENSE (S);
   for (int i = thread_id (); i < S::size; i += Team<NT>::size)
     dst[i] = from_float<T> (value);
 }

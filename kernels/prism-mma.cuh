@@ -143,24 +143,25 @@ struct FragTiling
 };
 
 /* c += A · B over the K slice [k0, k0 + KLEN) for the fragment at (bi, row,
- * col) (fragment-level inner loop). */
-template <int KIND, int M, int N, int K, int KLEN, typename T>
+ * col) (fragment-level inner loop).  LDA and LDB are the operands' row
+ * pitches in shared memory (K and N, more when padded). */
+template <int KIND, int M, int N, int K, int KLEN, typename T, int LDA, int LDB>
 PRISM_DEVICE void
 mma_fragment (typename Frags<KIND, T>::C &c, const T *a, const T *b, int bi, int row, int col, int k0)
 {
   typedef Frags<KIND, T> F;
   typedef MmaShape<KIND> S;
   static_assert (KLEN % S::k == 0, "the fragment depth divides the K slice");
-  const T *ap = a + (long long) bi * M * K + (long long) row * K + k0;
-  const T *bp = b + (long long) bi * K * N + (long long) k0 * N + col;
+  const T *ap = a + (long long) bi * M * LDA + (long long) row * LDA + k0;
+  const T *bp = b + (long long) bi * K * LDB + (long long) k0 * LDB + col;
 
 PRISM_UNROLL_4
   for (int k = 0; k < KLEN; k += S::k)
     {
       typename F::A fa;
       typename F::B fb;
-      F::load_a (fa, ap + k, K);
-      F::load_b (fb, bp + (long long) k * N, N);
+      F::load_a (fa, ap + k, LDA);
+      F::load_b (fb, bp + (long long) k * LDB, LDB);
       F::mma (c, fa, fb);
     }
 }
@@ -188,7 +189,8 @@ struct MmaWork
  * it to what is there).  With KS > 1 each warp sums one slice of K and the
  * slices' partials are added when stored: one barrier per slice, once.
  */
-template <int NT, int BATCH, int M, int N, int K, int KIND, typename T, int KS = 1>
+template <int NT, int BATCH, int M, int N, int K, int KIND, typename T, int KS = 1, int LDA = K,
+          int LDB = N>
 struct MatmulAccum
 {
   typedef MmaWork<KIND, BATCH, M, N, KS> W;
@@ -218,7 +220,7 @@ PRISM_UNROLL
           {
             int bi, row, col;
             W::locate (u, bi, row, col);
-            mma_fragment<KIND, M, N, K, klen, T> (c[j], a, b, bi, row, col, W::slice (u) * klen);
+            mma_fragment<KIND, M, N, K, klen, T, LDA, LDB> (c[j], a, b, bi, row, col, W::slice (u) * klen);
           }
       }
   }
@@ -329,16 +331,20 @@ scalar_matmul (float *__restrict__ c, const TA *__restrict__ a, const TB *__rest
  * matmul: c[BATCH, M, N] (f32, shared) = a[BATCH, M, K] · b[BATCH, K, N];
  * KS > 1 splits K over the warps (tensor-core paths only).
  */
-template <int NT, int BATCH, int M, int N, int K, int KIND, int KS = 1, typename TA, typename TB>
+template <int NT, int BATCH, int M, int N, int K, int KIND, int KS = 1, int LDA = K, int LDB = N,
+          typename TA, typename TB>
 PRISM_DEVICE void
 matmul (float *__restrict__ c, const TA *__restrict__ a, const TB *__restrict__ b)
 {
   if constexpr (KIND == MMA_SCALAR)
-    scalar_matmul<NT, BATCH, M, N, K, false> (c, a, b);
+    {
+      static_assert (LDA == K && LDB == N, "CUDA-core matmuls read dense tiles");
+      scalar_matmul<NT, BATCH, M, N, K, false> (c, a, b);
+    }
   else if constexpr (KS > 1)
     {
       static_assert (sizeof (TA) == sizeof (TB), "tensor-core operands share a type");
-      MatmulAccum<NT, BATCH, M, N, K, KIND, TA, KS> acc;
+      MatmulAccum<NT, BATCH, M, N, K, KIND, TA, KS, LDA, LDB> acc;
       acc.zero ();
       acc.step (a, (const TA *) b);
       acc.store (c);
@@ -354,7 +360,7 @@ matmul (float *__restrict__ c, const TA *__restrict__ a, const TB *__restrict__ 
           typename F::C fc;
           Tl::locate (t, bi, row, col);
           F::zero (fc);
-          mma_fragment<KIND, M, N, K, K, TA> (fc, a, (const TA *) b, bi, row, col, 0);
+          mma_fragment<KIND, M, N, K, K, TA, LDA, LDB> (fc, a, (const TA *) b, bi, row, col, 0);
           F::store (c + (long long) bi * M * N + (long long) row * N + col, fc, N);
         }
     }
@@ -365,12 +371,16 @@ matmul (float *__restrict__ c, const TA *__restrict__ a, const TB *__restrict__ 
  * for a matmul whose only use is a for-loop accumulator too large to stay
  * in registers: the product goes straight into the accumulator's tile.
  */
-template <int NT, int BATCH, int M, int N, int K, int KIND, typename TA, typename TB>
+template <int NT, int BATCH, int M, int N, int K, int KIND, int LDA = K, int LDB = N, typename TA,
+          typename TB>
 PRISM_DEVICE void
 matmul_acc (float *__restrict__ c, const TA *__restrict__ a, const TB *__restrict__ b)
 {
   if constexpr (KIND == MMA_SCALAR)
-    scalar_matmul<NT, BATCH, M, N, K, true> (c, a, b);
+    {
+      static_assert (LDA == K && LDB == N, "CUDA-core matmuls read dense tiles");
+      scalar_matmul<NT, BATCH, M, N, K, true> (c, a, b);
+    }
   else
     {
       static_assert (sizeof (TA) == sizeof (TB), "tensor-core operands share a type");
@@ -383,7 +393,7 @@ matmul_acc (float *__restrict__ c, const TA *__restrict__ a, const TB *__restric
           Tl::locate (t, bi, row, col);
           float *cp = c + (long long) bi * M * N + (long long) row * N + col;
           F::load_c (fc, cp, N);
-          mma_fragment<KIND, M, N, K, K, TA> (fc, a, (const TA *) b, bi, row, col, 0);
+          mma_fragment<KIND, M, N, K, K, TA, LDA, LDB> (fc, a, (const TA *) b, bi, row, col, 0);
           F::store (cp, fc, N);
         }
     }

@@ -192,14 +192,24 @@ warp_max (float v)
   return v;
 }
 
-/* A tile shape, left-padded to four dims (rank-2 [M, N] is Shape<1, 1, M, N>). */
-template <int D0, int D1, int D2, int D3>
+/* A tile shape, left-padded to four dims (rank-2 [M, N] is Shape<1, 1, M, N>).
+ * P is the row pitch in shared memory, in elements: D3 for a dense tile,
+ * more for a tile read only by tensor-core matmuls, whose rows are padded
+ * so that ldmatrix's eight rows fall in different banks. */
+template <int D0, int D1, int D2, int D3, int P = D3>
 struct Shape
 {
+  static_assert (P >= D3, "the pitch holds a row");
   static constexpr int d0 = D0, d1 = D1, d2 = D2, d3 = D3;
   static constexpr int size = D0 * D1 * D2 * D3;
   static constexpr int rows = D0 * D1 * D2;   /* rows of the last dim */
+  static constexpr int pitch = P;
+  static constexpr int storage = rows * P;    /* elements in shared memory */
+  static constexpr bool dense = P == D3;
 };
+
+/* Primitives that index tiles densely refuse padded ones at compile time. */
+#define PRISM_DENSE(S) static_assert (S::dense, "this primitive needs a dense tile")
 
 /* Index into a tile of shape S read with broadcasting (dims of size 1 repeat). */
 template <typename S>

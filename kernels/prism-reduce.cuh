@@ -35,9 +35,10 @@ struct RowSplit
 };
 
 /* Σ_j Fn (x[row, j]) for the rows of a tile whose rows have length L; calls
- * done (row, sum) on lane 0 of one warp of the row.  Block-collective (every
- * thread calls it) when the rows are split over warps. */
-template <int NT, int ROWS, int L, typename Fn, typename T, typename Done>
+ * done (row, sum) on lane 0 of one warp of the row; rows are LD elements
+ * apart (the tile's pitch).  Block-collective (every thread calls it) when
+ * the rows are split over warps. */
+template <int NT, int ROWS, int L, typename Fn, int LD = L, typename T, typename Done>
 PRISM_DEVICE void
 for_each_row_sum (const T *__restrict__ x, Done done)
 {
@@ -47,7 +48,7 @@ for_each_row_sum (const T *__restrict__ x, Done done)
     {
       for (int row = warp_id (); row < ROWS; row += Team<NT>::warps)
         {
-          const T *xr = x + (long long) row * L;
+          const T *xr = x + (long long) row * LD;
           float s = 0.0f;
           for (int j = lane_id (); j < L; j += kWarp)
             s += Fn::apply (to_float (xr[j]));
@@ -68,7 +69,7 @@ for_each_row_sum (const T *__restrict__ x, Done done)
 
       if (row < ROWS)
         {
-          const T *xr = x + (long long) row * L;
+          const T *xr = x + (long long) row * LD;
           for (int j = seg * kWarp + lane_id (); j < L; j += WPR * kWarp)
             s += Fn::apply (to_float (xr[j]));
         }
@@ -95,12 +96,14 @@ reduce_sum (TO *__restrict__ out, const TI *__restrict__ in)
 {
   if constexpr (DIM == 3)
     {
-      for_each_row_sum<NT, SI::rows, SI::d3, FIdent> (in, [&] (int row, float s) {
+      /* Along the last dim the input may have padded rows. */
+      for_each_row_sum<NT, SI::rows, SI::d3, FIdent, SI::pitch> (in, [&] (int row, float s) {
         out[row] = from_float<TO> (s);
       });
     }
   else
     {
+      PRISM_DENSE (SI);
       typedef typename WithDim<SI, DIM, 1>::type SO;
       constexpr int n = DIM == 0 ? SI::d0 : DIM == 1 ? SI::d1 : SI::d2;
       constexpr int step = DIM == 0 ? SI::d1 * SI::d2 * SI::d3 : DIM == 1 ? SI::d2 * SI::d3 : SI::d3;
@@ -123,6 +126,7 @@ template <int NT, typename S, int L, typename TO, typename TI>
 PRISM_DEVICE void
 rms_norm (TO *out, const TI *in)
 {
+  PRISM_DENSE (S);
   constexpr int rows = S::size / L;
   constexpr int WPR = RowSplit<NT, rows>::per_row;
 
@@ -183,6 +187,7 @@ template <int NT, typename S, typename TX>
 PRISM_DEVICE void
 accum_add (float *__restrict__ acc, const TX *__restrict__ x)
 {
+  PRISM_DENSE (S);
   for (int i = thread_id (); i < S::size; i += Team<NT>::size)
     acc[i] += to_float (x[i]);
 }
@@ -193,7 +198,7 @@ template <int NT, typename SX, typename Fn, typename TX>
 PRISM_DEVICE void
 accum_rows (float *__restrict__ acc, const TX *__restrict__ x)
 {
-  for_each_row_sum<NT, SX::rows, SX::d3, Fn> (x, [&] (int row, float s) {
+  for_each_row_sum<NT, SX::rows, SX::d3, Fn, SX::pitch> (x, [&] (int row, float s) {
     acc[row] += s;
   });
 }
@@ -203,6 +208,7 @@ template <int NT, typename SX, int DIMX, typename TX>
 PRISM_DEVICE void
 accum_todimx (float *__restrict__ acc, const TX *__restrict__ x)
 {
+  PRISM_DENSE (SX);
   static_assert (SX::d3 % DIMX == 0, "dimx divides the last dim");
   for (int i = thread_id (); i < SX::rows * DIMX; i += Team<NT>::size)
     {
@@ -220,6 +226,7 @@ template <int NT, typename S, typename TX>
 PRISM_DEVICE void
 accum_max (float *__restrict__ acc, const TX *__restrict__ x)
 {
+  PRISM_DENSE (S);
   for (int i = thread_id (); i < S::size; i += Team<NT>::size)
     acc[i] = fmaxf (acc[i], to_float (x[i]));
 }
@@ -229,6 +236,8 @@ template <int NT, typename S, typename SS, typename TX, typename TS>
 PRISM_DEVICE void
 accum_rescale (float *__restrict__ acc, const TX *__restrict__ x, const TS *__restrict__ s)
 {
+  PRISM_DENSE (S);
+  PRISM_DENSE (SS);
   for (int i = thread_id (); i < S::size; i += Team<NT>::size)
     {
       int i0, i1, i2, i3;
@@ -243,6 +252,8 @@ template <int NT, typename SX, typename SS, typename TX, typename TS>
 PRISM_DEVICE void
 accum_sum_rescale (float *__restrict__ acc, const TX *__restrict__ x, const TS *__restrict__ s)
 {
+  PRISM_DENSE (SX);
+  PRISM_DENSE (SS);
   typedef typename WithDim<SX, 3, 1>::type SA;
   for_each_row_sum<NT, SX::rows, SX::d3, FIdent> (x, [&] (int row, float sum) {
     int i0, i1, i2, i3;
@@ -256,6 +267,7 @@ template <int NT, typename S>
 PRISM_DEVICE void
 accum_scale (float *acc, float factor)
 {
+  PRISM_DENSE (S);
   for (int i = thread_id (); i < S::size; i += Team<NT>::size)
     acc[i] *= factor;
 }
@@ -265,6 +277,7 @@ template <int NT, typename S>
 PRISM_DEVICE void
 accum_rms_finish (float *acc, float factor)
 {
+  PRISM_DENSE (S);
   for (int i = thread_id (); i < S::size; i += Team<NT>::size)
     acc[i] = sqrtf (acc[i] * factor);
 }

@@ -42,17 +42,13 @@ PRISM_DEVICE void
 store_partial (float *__restrict__ dst, const TS *__restrict__ src)
 {
   constexpr int vec = S::size % 4 == 0 ? 4 : 1;
+  PRISM_DENSE (S);
 
   for (int v = thread_id (); v < S::size / vec; v += Team<NT>::size)
     {
-#if PRISM_CUDA
-      alignas (16) float tmp[vec];
-#else
       float tmp[vec];
-#endif
-      for (int e = 0; e < vec; e++)
-        tmp[e] = to_float (src[v * vec + e]);
-      copy_vec<float, vec> (dst + (long long) v * vec, tmp);
+      load_floats<TS, vec> (src + v * vec, tmp);
+      store_converted<float, vec> (dst + (long long) v * vec, tmp);
     }
 }
 
@@ -106,25 +102,20 @@ reduce_partials (TG *__restrict__ dst, const float *__restrict__ part)
 {
   static_assert (S::d3 % VEC == 0, "VEC divides the tile's last dim");
   constexpr int nvec = S::size / VEC;
+  PRISM_DENSE (S);
 
   for (int v = thread_id (); v < nvec; v += Team<NT>::size)
     {
       int si;
       long long gi = tile_global_offset<S, VEC, G0, G1, G2> (v, si);
       float acc[VEC];
-#if PRISM_CUDA
-      alignas (16) TG tmp[VEC];
-#else
-      TG tmp[VEC];
-#endif
+
       for (int e = 0; e < VEC; e++)
         acc[e] = 0.0f;
       for (int s = 0; s < SPLITS; s++)
         for (int e = 0; e < VEC; e++)
           acc[e] += load_l2 (part + (long long) s * S::size + si + e);
-      for (int e = 0; e < VEC; e++)
-        tmp[e] = from_float<TG> (acc[e]);
-      copy_vec<TG, VEC> (dst + gi, tmp);
+      store_converted<TG, VEC> (dst + gi, acc);
     }
 }
 

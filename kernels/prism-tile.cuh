@@ -75,20 +75,21 @@ cp_async_wait ()
 #endif
 }
 
-/* Element offset in global memory of vector v of a tile of shape S. */
+/* Element offset in global memory of vector v of a tile of shape S; its
+ * place in shared memory (rows S::pitch apart) in @smem_index. */
 template <typename S, int VEC, long long G0, long long G1, long long G2>
 PRISM_DEVICE long long
 tile_global_offset (int v, int &smem_index)
 {
   constexpr int d3v = S::d3 / VEC;
   int i3 = v % d3v;
-  int r = v / d3v;
+  int row = v / d3v, r = row;
   int i2 = r % S::d2;
   r /= S::d2;
   int i1 = r % S::d1;
   int i0 = r / S::d1;
 
-  smem_index = v * VEC;
+  smem_index = row * S::pitch + i3 * VEC;
   return (long long) i0 * G0 + (long long) i1 * G1 + (long long) i2 * G2 + (long long) i3 * VEC;
 }
 
@@ -135,9 +136,80 @@ load_tile_async (T *__restrict__ dst, const T *__restrict__ src)
     load_tile<NT, VEC, S, G0, G1, G2> (dst, src);
 }
 
+/* VEC elements of a shared-memory tile as floats: 16-byte loads when they
+ * are f32 and VEC allows it. */
+template <typename TS, int VEC>
+PRISM_DEVICE void
+load_floats (const TS *__restrict__ src, float *v)
+{
+#if PRISM_CUDA
+  if constexpr (sizeof (TS) == 4 && VEC % 4 == 0)
+    {
+PRISM_UNROLL
+      for (int e = 0; e < VEC; e += 4)
+        {
+          float4 q = *reinterpret_cast<const float4 *> (src + e);
+          v[e] = q.x;
+          v[e + 1] = q.y;
+          v[e + 2] = q.z;
+          v[e + 3] = q.w;
+        }
+    }
+  else
+#endif
+    {
+      for (int e = 0; e < VEC; e++)
+        v[e] = to_float (src[e]);
+    }
+}
+
+#if PRISM_CUDA
+/* The bits of one element in its storage type. */
+PRISM_DEVICE unsigned int storage_bits (__half x) { return __half_as_ushort (x); }
+PRISM_DEVICE unsigned int storage_bits (__nv_bfloat16 x) { return __bfloat16_as_ushort (x); }
+#endif
+
+/* Stores VEC floats converted to TG into global memory with one 4-, 8- or
+ * 16-byte store (the halves packed into 32-bit words first). */
+template <typename TG, int VEC>
+PRISM_DEVICE void
+store_converted (TG *__restrict__ dst, const float *v)
+{
+#if PRISM_CUDA
+  constexpr int bytes = VEC * (int) sizeof (TG);
+  if constexpr (bytes == 4 || bytes == 8 || bytes == 16)
+    {
+      constexpr int words = bytes / 4;
+      unsigned int w[words];
+
+PRISM_UNROLL
+      for (int e = 0; e < words; e++)
+        if constexpr (sizeof (TG) == 2)
+          w[e] = storage_bits (from_float<TG> (v[2 * e])) | (storage_bits (from_float<TG> (v[2 * e + 1])) << 16);
+        else
+          w[e] = __float_as_uint (v[e]);
+      /* The vector store is written out: assigning a uint4 through a cast
+       * pointer lets NVVM split it into four 32-bit stores when the words
+       * come from separate conversions (seen with nvcc 13.0). */
+      if constexpr (words == 4)
+        asm volatile ("st.global.v4.u32 [%0], {%1, %2, %3, %4};\n"
+                      :: "l" (dst), "r" (w[0]), "r" (w[1]), "r" (w[2]), "r" (w[3]) : "memory");
+      else if constexpr (words == 2)
+        asm volatile ("st.global.v2.u32 [%0], {%1, %2};\n" :: "l" (dst), "r" (w[0]), "r" (w[1]) : "memory");
+      else
+        *reinterpret_cast<unsigned int *> (dst) = w[0];
+    }
+  else
+#endif
+    {
+      for (int e = 0; e < VEC; e++)
+        dst[e] = from_float<TG> (v[e]);
+    }
+}
+
 /**
  * store_tile: dst[box] (global, type TG) = src[S] (shared, any type),
- * converting each element.
+ * converting each element; VEC elements per (up to 16-byte) store.
  */
 template <int NT, int VEC, typename S, long long G0, long long G1, long long G2,
           typename TG, typename TS>
@@ -151,14 +223,10 @@ store_tile (TG *__restrict__ dst, const TS *__restrict__ src)
     {
       int si;
       long long gi = tile_global_offset<S, VEC, G0, G1, G2> (v, si);
-#if PRISM_CUDA
-      alignas (16) TG tmp[VEC];
-#else
-      TG tmp[VEC];
-#endif
-      for (int e = 0; e < VEC; e++)
-        tmp[e] = from_float<TG> (to_float (src[si + e]));
-      copy_vec<TG, VEC> (dst + gi, tmp);
+      float vals[VEC];
+
+      load_floats<TS, VEC> (src + si, vals);
+      store_converted<TG, VEC> (dst + gi, vals);
     }
 }
 

@@ -293,24 +293,65 @@ test_ring_depth (void)
   g_assert_cmpuint (l.work_warps, ==, 4);
 
   /* Room for two stages only: fewer stages, flagged. */
-  o.smem_limit = 2 * l.stage_bytes + 4096;
-  tight = prism_kernel_plan_new (body, NULL, 0, &o, &error);
-  g_assert_no_error (error);
-  prism_kernel_plan_describe (tight, &l);
-  g_assert_cmpuint (l.stages, ==, 2);
-  g_assert_true (l.smem_limited);
+  {
+    PrismKernelPlanOptions two = o;
+    g_autoptr(PrismKernelPlan) p2 = NULL;
+    gsize two_stages;
 
-  /* Not even two: synchronous loads, still flagged; less than that: refused. */
-  o.smem_limit = l.stage_bytes + 4096;
-  none = prism_kernel_plan_new (body, NULL, 0, &o, &error);
+    two.max_stages = 2;
+    p2 = prism_kernel_plan_new (body, NULL, 0, &two, NULL);
+    prism_kernel_plan_describe (p2, &l);
+    two_stages = l.smem_bytes;
+    o.smem_limit = two_stages + 1024;   /* the runtime headers' reserve */
+    tight = prism_kernel_plan_new (body, NULL, 0, &o, &error);
+    g_assert_no_error (error);
+    prism_kernel_plan_describe (tight, &l);
+    g_assert_cmpuint (l.stages, ==, 2);
+    g_assert_true (l.smem_limited);
+
+    /* Not even two: synchronous loads, still flagged; less than that: refused. */
+    o.smem_limit = two_stages + 1023;
+    none = prism_kernel_plan_new (body, NULL, 0, &o, &error);
+    g_assert_no_error (error);
+    prism_kernel_plan_describe (none, &l);
+    g_assert_cmpuint (l.stages, ==, 1);
+    g_assert_true (l.smem_limited);
+    g_assert_cmpuint (l.sync_bytes, >, 0);
+    o.smem_limit = 1024;
+    g_assert_null (prism_kernel_plan_new (body, NULL, 0, &o, &error));
+    g_assert_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT);
+  }
+}
+
+/* Tiles only tensor-core matmuls read get rows padded by 16 bytes (rows of
+ * 128 bytes would put ldmatrix's eight rows in one bank group); the CPU
+ * build of the padded layout still computes the right product. */
+static void
+test_padded_operands (void)
+{
+  g_autoptr(PrismGraph) body = matmul_body (8, 4096, 4096, 64, 64);
+  g_autoptr(PrismGraph) g = prism_graph_new ();
+  gint64 xd[2] = { 8, 4096 }, wd[2] = { 4096, 4096 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismCudaEmitter) e = NULL;
+  guint in[2];
+  int x, w, k;
+  const char *src;
+
+  x = prism_graph_add_input (g, "X", 2, xd, PRISM_DTYPE_F16, &error);
+  w = prism_graph_add_input (g, "W", 2, wd, PRISM_DTYPE_F16, &error);
+  in[0] = (guint) x;
+  in[1] = (guint) w;
+  k = prism_graph_add_kernel (g, in, 2, body, &error);
   g_assert_no_error (error);
-  prism_kernel_plan_describe (none, &l);
-  g_assert_cmpuint (l.stages, ==, 1);
-  g_assert_true (l.smem_limited);
-  g_assert_cmpuint (l.sync_bytes, >, 0);
-  o.smem_limit = 1024;
-  g_assert_null (prism_kernel_plan_new (body, NULL, 0, &o, &error));
-  g_assert_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT);
+  g_assert_cmpint (prism_graph_add_output (g, prism_graph_op (g, (guint) k)->outputs[0], "O", &error), >=, 0);
+  e = prism_cuda_emitter_new (g, NULL, &error);
+  g_assert_no_error (error);
+  src = prism_cuda_emitter_get_source (e);
+  /* A [8, 64] and B [64, 64] tiles: pitch 72; the accumulator stays dense. */
+  g_assert_nonnull (strstr (src, "prism::Shape<1, 1, 8, 64, 72>"));
+  g_assert_nonnull (strstr (src, "prism::Shape<1, 1, 64, 64, 72>"));
+  g_assert_nonnull (strstr (src, ", 72, 72> acc"));
 }
 
 /* Symbolic sizes are planned at the values given, and refused without. */
@@ -433,6 +474,7 @@ main (int argc, char **argv)
   g_test_add_func ("/launch-plan/lowered-matmul-blocks", test_lowered_matmul_blocks);
   g_test_add_func ("/launch-plan/ring-depth", test_ring_depth);
   g_test_add_func ("/launch-plan/symbolic", test_symbolic);
+  g_test_add_func ("/launch-plan/padded-operands", test_padded_operands);
   g_test_add_func ("/launch-plan/manifest-report", test_manifest_report);
   g_test_add_func ("/launch-plan/vendor-launches", test_vendor_launches);
   rc = g_test_run ();

@@ -78,12 +78,6 @@ row_major_strides (const gint64 *shape, gint64 *strides)
     strides[i] = strides[i + 1] * shape[i + 1];
 }
 
-static gint64
-numel4 (const gint64 *s)
-{
-  return s[0] * s[1] * s[2] * s[3];
-}
-
 /* A shared-memory pointer: "(T *) (smem + PRISM_PICK (gpu, cpu))". */
 static void
 append_smem_ptr (GString *s, const PrismKernelPlan *kp, int item, PrismDtype storage)
@@ -155,9 +149,25 @@ operand_name (const PrismOpPlan *p, guint k, guint tensor)
   return g_strdup_printf ("t%u", tensor);
 }
 
+/* ", S3::pitch, S4::pitch" when an operand's rows are padded, else "". */
+static char *
+pitch_args (const PrismKernelPlan *kp, guint i)
+{
+  const PrismOp *op = prism_graph_op (kp->body, i);
+  const PrismOpPlan *p = &kp->ops[i];
+  const PrismTensorPlan *a = &kp->tensors[op->inputs[0]], *b = &kp->tensors[op->inputs[1]];
+  gint64 lda = p->shadow[0] >= 0 ? a->shape[3] : a->pitch;
+  gint64 ldb = p->shadow[1] >= 0 ? b->shape[3] : b->pitch;
+
+  if (lda == a->shape[3] && ldb == b->shape[3])
+    return g_strdup ("");
+  return g_strdup_printf (", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT, lda, ldb);
+}
+
 static void
 emit_matmul (GString *s, const char *indent, const PrismKernelPlan *kp, guint i)
 {
+  g_autofree char *ld = pitch_args (kp, i);
   const PrismOp *op = prism_graph_op (kp->body, i);
   const PrismOpPlan *p = &kp->ops[i];
   guint o = op->outputs[0], a = op->inputs[0], b = op->inputs[1];
@@ -179,13 +189,13 @@ emit_matmul (GString *s, const char *indent, const PrismKernelPlan *kp, guint i)
                             prism_graph_op (kp->body, p->partner)->outputs[0], an, bn);
   else if (p->fused)
     g_string_append_printf (s, "%sprism::matmul_acc<NT, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
-                            ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %s> (t%u, %s, %s);\n",
-                            indent, p->batch, p->m, p->n, p->k, mma_names[p->mma],
+                            ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %s%s> (t%u, %s, %s);\n",
+                            indent, p->batch, p->m, p->n, p->k, mma_names[p->mma], ld,
                             prism_graph_op (kp->body, p->partner)->outputs[0], an, bn);
   else
     g_string_append_printf (s, "%sprism::matmul<NT, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
-                            ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %s, %u> (t%u, %s, %s);\n",
-                            indent, p->batch, p->m, p->n, p->k, mma_names[p->mma], p->ksplit, o, an, bn);
+                            ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %s, %u%s> (t%u, %s, %s);\n",
+                            indent, p->batch, p->m, p->n, p->k, mma_names[p->mma], p->ksplit, ld, o, an, bn);
 }
 
 static void
@@ -357,8 +367,12 @@ emit_declarations (GString *s, const PrismKernelPlan *kp)
       if (!tp->live)
         continue;
       g_string_append_printf (s, "  using S%u [[maybe_unused]] = prism::Shape<%" G_GINT64_FORMAT ", %"
-                              G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ">;\n",
-                              t, tp->shape[0], tp->shape[1], tp->shape[2], tp->shape[3]);
+                              G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT, t, tp->shape[0],
+                              tp->shape[1], tp->shape[2], tp->shape[3]);
+      /* Rows padded for the tensor cores' ldmatrix. */
+      if (tp->pitch > tp->shape[3])
+        g_string_append_printf (s, ", %" G_GINT64_FORMAT, tp->pitch);
+      g_string_append (s, ">;\n");
     }
   for (guint t = 0; t < kp->n_tensors; t++)
     {
@@ -378,7 +392,7 @@ emit_ring_load (GString *s, const char *indent, const PrismKernelPlan *kp, guint
 {
   guint t = prism_graph_op (kp->body, i)->outputs[0];
   g_autofree char *dst = g_strdup_printf ("t%u_ring + (%s) * %" G_GINT64_FORMAT, t, stage,
-                                          numel4 (kp->tensors[t].shape));
+                                          prism_tensor_plan_storage (&kp->tensors[t]));
 
   emit_load (s, indent, kp, i, "load_tile_async", dst, it);
 }
@@ -399,11 +413,12 @@ emit_prologue (GString *s, const PrismKernelPlan *kp)
       if (op->kind == PRISM_OP_MATMUL && p->fused && p->in_registers)
         {
           guint acc = prism_graph_op (kp->body, p->partner)->outputs[0];
+          g_autofree char *ld = pitch_args (kp, i);
           g_string_append_printf (s, "  prism::MatmulAccum<NT, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %"
-                                  G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %s, %s, %u> acc%u;\n  acc%u.zero ();\n",
+                                  G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %s, %s, %u%s> acc%u;\n  acc%u.zero ();\n",
                                   p->batch, p->m, p->n, p->k, mma_names[p->mma],
                                   prism_cuda_ctype (prism_graph_tensor (kp->body, op->inputs[0])->dtype),
-                                  p->ksplit, acc, acc);
+                                  p->ksplit, ld, acc, acc);
         }
       else if (prism_op_kind_is_accum (op->kind) && !(p->fused && p->in_registers) &&
                !(op->kind == PRISM_OP_ACCUM && kp->forloop == 1 && !p->fused))
@@ -457,7 +472,7 @@ emit_loop (GString *s, const PrismKernelPlan *kp)
           t = op->outputs[0];
           g_string_append_printf (s, "%s%s *const t%u = t%u_ring + (it %% STAGES) * %" G_GINT64_FORMAT ";\n",
                                   ind, prism_cuda_ctype (kp->tensors[t].storage), t, t,
-                                  numel4 (kp->tensors[t].shape));
+                                  prism_tensor_plan_storage (&kp->tensors[t]));
         }
       g_string_append_printf (s, "%sif (it + STAGES - 1 < F)\n%s  {\n", ind, ind);
       for (guint i = 0; i < kp->n_ops; i++)

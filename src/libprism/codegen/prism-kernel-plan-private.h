@@ -42,7 +42,9 @@ typedef struct
 {
   gboolean live;
   PrismDtype storage;
-  gint64 shape[PRISM_MAX_DIMS];  /* padded */
+  gint64 shape[PRISM_MAX_DIMS];  /* padded to four dims */
+  gint64 pitch;         /* row pitch in shared memory: shape[3], or more for
+                         * tiles only tensor-core matmuls read (bank padding) */
   int item;             /* shared-memory item, -1 for none */
   gboolean ring;        /* INPUT tile streamed through a cp.async ring of `stages` buffers */
   int last;             /* position of the last use */
@@ -85,6 +87,8 @@ struct _PrismKernelPlan
 /* Bytes of one element of @dtype in @layout. */
 gsize       prism_kernel_plan_elem_bytes (PrismDtype dtype,
                                           int        layout);
+/* Elements a tile takes in shared memory (rows × pitch). */
+gint64      prism_tensor_plan_storage    (const PrismTensorPlan *tp);
 /* Whether @op runs inside the loop (accumulators and what feeds them). */
 gboolean    prism_kernel_plan_in_loop    (const PrismKernelPlan *plan,
                                           const PrismOp         *op);

@@ -99,6 +99,12 @@ numel4 (const gint64 *s)
   return s[0] * s[1] * s[2] * s[3];
 }
 
+gint64
+prism_tensor_plan_storage (const PrismTensorPlan *tp)
+{
+  return tp->shape[0] * tp->shape[1] * tp->shape[2] * MAX (tp->pitch, tp->shape[3]);
+}
+
 /* Evaluates and pads @ndims dims; FALSE unless each is a positive integer. */
 static gboolean
 eval_shape (guint ndims, PrismDim * const *dims, const gint64 *values, guint n_values, gint64 *out)
@@ -311,6 +317,66 @@ plan_storage (PrismKernelPlan *kp)
     }
 }
 
+/* Whether op @i reads its operand @k through the tile's pitch: tensor-core
+ * matmuls (ldmatrix) and row reductions along the last dim. */
+static gboolean
+reads_pitched (const PrismKernelPlan *kp, guint i, guint k)
+{
+  const PrismOp *op = prism_graph_op (kp->body, i);
+  int last = (int) prism_graph_tensor (kp->body, op->inputs[0])->ndims - 1;
+
+  switch (op->kind)
+    {
+    case PRISM_OP_MATMUL:
+      return kp->ops[i].mma != PRISM_KMMA_SCALAR;
+    case PRISM_OP_ACCUM_SUM:
+    case PRISM_OP_ACCUM_MEAN:
+    case PRISM_OP_ACCUM_RMS:
+      return k == 0;
+    case PRISM_OP_SUM:
+      return k == 0 && op->attrs.dim == last;
+    default:
+      return FALSE;
+    }
+}
+
+/* Half-precision tiles loaded from global memory that a tensor-core matmul
+ * reads get their rows padded by 16 bytes when the row is an even number of
+ * 16-byte chunks: otherwise the eight rows one ldmatrix reads start in at
+ * most four distinct bank groups and conflict.  Only when every reader goes
+ * through the pitch (the matmuls, row reductions). */
+static void
+plan_pitches (PrismKernelPlan *kp)
+{
+  for (guint t = 0; t < kp->n_tensors; t++)
+    {
+      const PrismTensor *tensor = prism_graph_tensor (kp->body, t);
+      PrismTensorPlan *tp = &kp->tensors[t];
+      gboolean all_pitched = TRUE, any_mma = FALSE;
+      gint64 row_bytes = tp->shape[3] * 2;
+
+      tp->pitch = tp->shape[3];
+      if (!tp->live || prism_graph_op (kp->body, tensor->producer)->kind != PRISM_OP_INPUT ||
+          !is_half (tensor->dtype) || tp->shape[0] * tp->shape[1] * tp->shape[2] < 2 ||
+          row_bytes % 16 != 0 || (row_bytes / 16) % 2 != 0)
+        continue;
+      for (guint i = 0; i < kp->n_ops && all_pitched; i++)
+        {
+          const PrismOp *op = prism_graph_op (kp->body, i);
+          if (!kp->ops[i].live)
+            continue;
+          for (guint k = 0; k < op->n_inputs; k++)
+            if (op->inputs[k] == t)
+              {
+                all_pitched = all_pitched && reads_pitched (kp, i, k);
+                any_mma = any_mma || (op->kind == PRISM_OP_MATMUL && kp->ops[i].mma != PRISM_KMMA_SCALAR);
+              }
+        }
+      if (any_mma && all_pitched)
+        tp->pitch = tp->shape[3] + 8;
+    }
+}
+
 /* A matmul whose only use is an accum adds into it directly: in registers
  * when its fragments fit, else into the accumulator's tile. */
 static void
@@ -398,8 +464,8 @@ plan_input_item (PrismKernelPlan *kp, guint i, gboolean pipeline)
   PrismOpPlan *p = &kp->ops[i];
   PrismTensorPlan *tp = &kp->tensors[op->outputs[0]];
   const PrismTensor *tensor = prism_graph_tensor (kp->body, op->outputs[0]);
-  gint64 n = numel4 (tp->shape);
-  gsize chunk, bytes = (gsize) n * prism_dtype_size (tensor->dtype);
+  gint64 n = prism_tensor_plan_storage (tp);
+  gsize chunk, bytes = (gsize) numel4 (tp->shape) * prism_dtype_size (tensor->dtype);
 
   p->vec = prism_kernel_plan_pick_vec (tensor->dtype, tp->shape[3], p->data[3]);
   chunk = p->vec * prism_dtype_size (tensor->dtype);
@@ -758,6 +824,7 @@ prism_kernel_plan_new (const PrismGraph *body, const gint64 *values, guint n_val
   plan_liveness (kp);
   plan_matmuls (kp);
   plan_storage (kp);
+  plan_pitches (kp);
   plan_fusion (kp);
   plan_schedule (kp);
   plan_outputs (kp);
