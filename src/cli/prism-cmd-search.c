@@ -37,6 +37,7 @@ typedef struct
   double baseline_measured_us;
   char *gpu;
   const char *baseline;   /* "vendor", "prism-lowered" */
+  const char *measured_baseline;  /* how the unfused program ran on the GPU (interned) */
 } Run;
 
 static void
@@ -185,17 +186,27 @@ print_measured (Run *run, const PrismEvent *e)
   else if (c == NULL)
     {
       run->baseline_measured_us = m->median_us;
-      /* TRANSLATORS: median, p20 and p80 of the samples in microseconds */
-      fprintf (stderr, _("measured the unfused program: %.2f µs (p20–p80 %.2f–%.2f µs)\n"),
+      if (e->message != NULL)
+        run->measured_baseline = g_intern_string (e->message);
+      /* TRANSLATORS: what the baseline is ("the vendor baseline"), then the
+       * median, p20 and p80 of the samples in microseconds */
+      fprintf (stderr, _("measured %s: %.2f µs (p20–p80 %.2f–%.2f µs)\n"),
+               prism_cli_baseline_label (run->measured_baseline ? run->measured_baseline : run->baseline, TRUE),
                m->median_us, m->p20_us, m->p80_us);
+      if (run->measured_baseline != NULL && g_strcmp0 (run->measured_baseline, run->baseline) != 0)
+        fprintf (stderr, _("(%s could not be timed; measured speedups are against %s)\n"),
+                 prism_cli_baseline_label (run->baseline, TRUE),
+                 prism_cli_baseline_label (run->measured_baseline, TRUE));
     }
   else if (m->speedup > 0)
     {
       /* TRANSLATORS: id, median, p20, p80 (µs), measured speedup, predicted
        * speedup, worst relative error against the CPU interpreter */
-      fprintf (stderr, _("measured candidate %u: %.2f µs (p20–p80 %.2f–%.2f µs), %.2f× the measured "
-                         "unfused program (predicted %.2f×), max error %.1e\n"),
-               e->id, m->median_us, m->p20_us, m->p80_us, m->speedup, c->speedup, m->max_rel_error);
+      fprintf (stderr, _("measured candidate %u: %.2f µs (p20–p80 %.2f–%.2f µs), %.2f× %s measured "
+                         "(predicted %.2f×), max error %.1e\n"),
+               e->id, m->median_us, m->p20_us, m->p80_us, m->speedup,
+               prism_cli_baseline_label (run->measured_baseline ? run->measured_baseline : run->baseline, TRUE),
+               c->speedup, m->max_rel_error);
     }
   else
     fprintf (stderr, _("measured candidate %u: %.2f µs (p20–p80 %.2f–%.2f µs), max error %.1e\n"),
@@ -483,9 +494,11 @@ prism_cmd_search (int argc, char **argv)
         {
           const PrismMeasurement *m = prism_candidate_get_measurement (best_measured);
 
-          /* TRANSLATORS: id, measured µs, the unfused program's measured µs, speedup, the GPU */
-          fprintf (stderr, _("best measured: candidate %u, %.2f µs vs %.2f µs unfused (%.2f×) on %s\n"),
+          /* TRANSLATORS: id, measured µs, the baseline's measured µs, what the
+           * baseline is, speedup, the GPU */
+          fprintf (stderr, _("best measured: candidate %u, %.2f µs vs %.2f µs for %s (%.2f×) on %s\n"),
                    best_measured->id, m->median_us, run.baseline_measured_us,
+                   prism_cli_baseline_label (run.measured_baseline ? run.measured_baseline : run.baseline, FALSE),
                    m->speedup, run.gpu ? run.gpu : "?");
         }
       if (prism_session_get_results_path (session) != NULL)

@@ -404,8 +404,12 @@ show_verification (PrismCandidatesView *self,
   pane_label (box, title, "title-4");
 
   factor = prism_format_speedup (prism_candidate_row_get_speedup (row));
-  speedup = g_strdup_printf ("%s (%s)", factor,
-                             measured ? _("measured on the GPU") : _("predicted by the cost model"));
+  /* Translators: “1.42× (predicted by the cost model) over the unfused
+   * program, its matmuls through cuBLASLt” */
+  speedup = g_strdup_printf (_("%s (%s) over %s"), factor,
+                             measured ? _("measured on the GPU") : _("predicted by the cost model"),
+                             self->model != NULL ? prism_search_model_get_baseline_label (self->model)
+                                                 : _("the unfused program"));
   time = prism_format_time_us (prism_candidate_row_get_time_us (row));
   found = prism_format_seconds (prism_candidate_row_get_found_at (row));
   kernels = g_strdup_printf ("%u", prism_candidate_row_get_kernels (row));

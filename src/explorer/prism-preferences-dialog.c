@@ -21,6 +21,7 @@ struct _PrismPreferencesDialog
   GtkSpinButton *threads_spin;
   GtkSpinButton *budget_spin;
   GtkDropDown *gpu_dropdown;
+  GtkDropDown *baseline_dropdown;
   GtkDropDown *layout_dropdown;
 };
 
@@ -36,6 +37,7 @@ static GParamSpec *properties [N_PROPS];
 
 /* The drop-downs list the nicks of these enum keys in schema order. */
 static const char * const target_gpu_nicks[] = { "h100", "h200", "a100", NULL };
+static const char * const baseline_nicks[] = { "vendor", "prism-lowered", NULL };
 static const char * const layout_direction_nicks[] = { "top-to-bottom", "left-to-right", NULL };
 
 /*
@@ -92,6 +94,9 @@ prism_preferences_dialog_constructed (GObject *object)
   g_settings_bind_with_mapping (self->settings, "target-gpu", self->gpu_dropdown, "selected",
                                 G_SETTINGS_BIND_DEFAULT, nick_to_position, position_to_nick,
                                 (gpointer) target_gpu_nicks, NULL);
+  g_settings_bind_with_mapping (self->settings, "baseline", self->baseline_dropdown, "selected",
+                                G_SETTINGS_BIND_DEFAULT, nick_to_position, position_to_nick,
+                                (gpointer) baseline_nicks, NULL);
   g_settings_bind_with_mapping (self->settings, "layout-direction", self->layout_dropdown,
                                 "selected", G_SETTINGS_BIND_DEFAULT, nick_to_position,
                                 position_to_nick, (gpointer) layout_direction_nicks, NULL);
@@ -167,6 +172,7 @@ prism_preferences_dialog_class_init (PrismPreferencesDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrismPreferencesDialog, threads_spin);
   gtk_widget_class_bind_template_child (widget_class, PrismPreferencesDialog, budget_spin);
   gtk_widget_class_bind_template_child (widget_class, PrismPreferencesDialog, gpu_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, PrismPreferencesDialog, baseline_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PrismPreferencesDialog, layout_dropdown);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);

@@ -71,6 +71,8 @@ struct _PrismSearchModel
   guint tune_failed;
   char *tune_error;             /* the last failure */
   double baseline_measured_us;  /* < 0: not measured */
+  char *baseline;               /* "vendor", "prism-lowered" */
+  char *measured_baseline;      /* how the unfused program ran on the GPU, when timed */
 
   /* Coalescing of "changed". */
   guint changed_source;
@@ -401,7 +403,11 @@ apply_tuning (PrismSearchModel *self,
       return;
     }
   if (event->candidate == NULL)
-    self->baseline_measured_us = m->median_us;
+    {
+      self->baseline_measured_us = m->median_us;
+      g_free (self->measured_baseline);
+      self->measured_baseline = g_strdup (event->message);
+    }
   else if (m->speedup > 0)
     prism_search_model_set_measured (self, event->candidate->digest, m->median_us, m->speedup);
 }
@@ -505,6 +511,8 @@ prism_search_model_finalize (GObject *object)
   g_clear_pointer (&self->error, g_free);
   g_clear_pointer (&self->tune_message, g_free);
   g_clear_pointer (&self->tune_error, g_free);
+  g_clear_pointer (&self->baseline, g_free);
+  g_clear_pointer (&self->measured_baseline, g_free);
 
   G_OBJECT_CLASS (prism_search_model_parent_class)->finalize (object);
 }
@@ -581,6 +589,7 @@ prism_search_model_reset (PrismSearchModel *self)
   g_clear_pointer (&self->tune_message, g_free);
   g_clear_pointer (&self->tune_error, g_free);
   self->baseline_measured_us = -1;
+  g_clear_pointer (&self->measured_baseline, g_free);
   queue_changed (self);
 }
 
@@ -1010,4 +1019,33 @@ prism_search_model_get_baseline_measured_us (PrismSearchModel *self)
 {
   g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), -1);
   return self->baseline_measured_us;
+}
+
+void
+prism_search_model_set_baseline (PrismSearchModel *self, const char *kind)
+{
+  g_return_if_fail (PRISM_IS_SEARCH_MODEL (self));
+  g_free (self->baseline);
+  self->baseline = g_strdup (kind);
+}
+
+const char *
+prism_search_model_get_baseline (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), NULL);
+  return self->baseline != NULL ? self->baseline : "vendor";
+}
+
+const char *
+prism_search_model_get_baseline_label (PrismSearchModel *self)
+{
+  const char *kind = prism_search_model_get_baseline (self);
+
+  /* Measured speedups are against what could be timed: without cuBLASLt
+   * the vendor baseline runs as Prism lowers it. */
+  if (self->measured_baseline != NULL && !g_str_equal (self->measured_baseline, kind))
+    return _("the unfused program as Prism lowers it (cuBLASLt could not be timed)");
+  if (g_str_equal (kind, "prism-lowered"))
+    return _("the unfused program, every op as Prism lowers it");
+  return _("the unfused program, its matmuls through cuBLASLt");
 }

@@ -94,4 +94,12 @@ double                  prism_search_model_get_baseline_measured_us (PrismSearch
 
 guint                   prism_search_depth_of_graph          (const PrismGraph  *graph);
 
+/* What the speedups are against ("vendor", "prism-lowered"); kept across
+ * prism_search_model_reset(). */
+void        prism_search_model_set_baseline (PrismSearchModel *self,
+                                             const char       *kind);
+const char *prism_search_model_get_baseline (PrismSearchModel *self);
+/* "the unfused program, its matmuls through cuBLASLt" (static, translated) */
+const char *prism_search_model_get_baseline_label (PrismSearchModel *self);
+
 G_END_DECLS

@@ -182,11 +182,14 @@ draw_legend (PrismSpeedupChart *self,
              double            *y)
 {
   GtkWidget *widget = GTK_WIDGET (self);
+  /* Translators: the speedup chart's legend; %s is what the baseline is */
+  g_autofree char *baseline = g_strdup_printf (_("Baseline: %s (1×)"),
+                                               prism_search_model_get_baseline_label (self->model));
   const char *labels[4] = {
     _("Best so far"),
     _("Candidate, predicted (cost model)"),
     _("Candidate, measured on GPU"),
-    _("Baseline: the unfused program (1×)"),
+    baseline,
   };
   double x = PAD + AXIS_LEFT, line_height = 0;
   GdkRGBA best = parse_color (COLOR_BEST);

@@ -516,11 +516,15 @@ start_search (PrismWindow *self,
   prism_pipeline_options_init (&options);
   if (self->settings != NULL)
     {
+      g_autofree char *baseline = g_settings_get_string (self->settings, "baseline");
+
       options.search.n_threads = (guint) g_settings_get_int (self->settings, "threads");
       options.search.time_limit_s = g_settings_get_int (self->settings, "time-budget");
       target = g_settings_get_string (self->settings, "target-gpu");
       options.target = target;
+      prism_baseline_kind_from_string (baseline, &options.baseline);
     }
+  prism_search_model_set_baseline (self->search_model, prism_baseline_kind_to_string (options.baseline));
   source = self->workload ? g_strdup (self->workload)
                           : self->file ? g_file_get_basename (self->file) : NULL;
   options.source = source;

@@ -1343,6 +1343,14 @@ measured_event (PrismPipeline *p, PrismCandidate *c, const PrismMeasurement *m, 
 {
   PrismEvent *e = prism_event_new (PRISM_EVENT_MEASURED);
 
+  /* The baseline's: how it ran (the vendor baseline falls back to
+   * prism-lowered without cuBLASLt). */
+  if (c == NULL)
+    {
+      g_mutex_lock (&p->lock);
+      e->message = g_strdup (prism_results_get_baseline_measured_kind (p->results));
+      g_mutex_unlock (&p->lock);
+    }
   e->candidate = c ? prism_candidate_ref (c) : NULL;
   /* Read here, on the worker: the published id until the renumbering. */
   e->id = c ? c->id : 0;

@@ -82,7 +82,8 @@ typedef struct
   PrismCandidate *candidate;  /* VERIFIED, BEST */
   PrismGraph *graph;          /* SGRAPH, REJECTED */
   char *digest;               /* REJECTED */
-  char *message;              /* REJECTED: why; FINISHED: stop reason; ERROR */
+  char *message;              /* REJECTED: why; FINISHED: stop reason; ERROR; MEASURED of the
+                               * unfused program: the baseline kind it ran as */
   JsonNode *evidence;         /* REJECTED: the verdict or the screen's result */
   guint task;                 /* SGRAPH, VERIFIED, REJECTED */
   PrismMeasurement *measurement; /* MEASURED (owned) */

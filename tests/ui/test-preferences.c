@@ -36,11 +36,13 @@ test_preferences_bindings (void)
   GtkSpinButton *threads = GTK_SPIN_BUTTON (find_widget (dialog, GTK_TYPE_SPIN_BUTTON, 0));
   GtkSpinButton *budget = GTK_SPIN_BUTTON (find_widget (dialog, GTK_TYPE_SPIN_BUTTON, 1));
   GtkDropDown *gpu = GTK_DROP_DOWN (find_widget (dialog, GTK_TYPE_DROP_DOWN, 0));
-  GtkDropDown *layout = GTK_DROP_DOWN (find_widget (dialog, GTK_TYPE_DROP_DOWN, 1));
+  GtkDropDown *baseline = GTK_DROP_DOWN (find_widget (dialog, GTK_TYPE_DROP_DOWN, 1));
+  GtkDropDown *layout = GTK_DROP_DOWN (find_widget (dialog, GTK_TYPE_DROP_DOWN, 2));
 
   g_assert_nonnull (threads);
   g_assert_nonnull (budget);
   g_assert_nonnull (gpu);
+  g_assert_nonnull (baseline);
   g_assert_nonnull (layout);
   gtk_window_present (GTK_WINDOW (dialog));
 
@@ -48,23 +50,28 @@ test_preferences_bindings (void)
   g_settings_set_int (settings, "threads", 6);
   g_settings_set_int (settings, "time-budget", 90);
   g_settings_set_string (settings, "target-gpu", "a100");
+  g_settings_set_string (settings, "baseline", "prism-lowered");
   g_settings_set_string (settings, "layout-direction", "left-to-right");
   g_assert_cmpint (gtk_spin_button_get_value_as_int (threads), ==, 6);
   g_assert_cmpint (gtk_spin_button_get_value_as_int (budget), ==, 90);
   g_assert_cmpuint (gtk_drop_down_get_selected (gpu), ==, 2);
+  g_assert_cmpuint (gtk_drop_down_get_selected (baseline), ==, 1);
   g_assert_cmpuint (gtk_drop_down_get_selected (layout), ==, 1);
 
   /* … and stores what the user sets. */
   gtk_spin_button_set_value (threads, 12);
   gtk_spin_button_set_value (budget, 300);
   gtk_drop_down_set_selected (gpu, 1);
+  gtk_drop_down_set_selected (baseline, 0);
   gtk_drop_down_set_selected (layout, 0);
   g_assert_cmpint (g_settings_get_int (settings, "threads"), ==, 12);
   g_assert_cmpint (g_settings_get_int (settings, "time-budget"), ==, 300);
   {
     g_autofree char *target = g_settings_get_string (settings, "target-gpu");
     g_autofree char *direction = g_settings_get_string (settings, "layout-direction");
+    g_autofree char *kind = g_settings_get_string (settings, "baseline");
 
+    g_assert_cmpstr (kind, ==, "vendor");
     g_assert_cmpstr (target, ==, "h200");
     g_assert_cmpstr (direction, ==, "top-to-bottom");
   }
