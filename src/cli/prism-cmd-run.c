@@ -4,13 +4,49 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #include "prism-cli.h"
 #include "prism-error.h"
 #include "prism-interp.h"
 #include "prism-workload.h"
+
+/* Writes each buffer of @buffers as DIR/PREFIXk.f32: raw little-endian f32,
+ * row-major, k from 0 in the graph's order of inputs or outputs. */
+static gboolean
+save_buffers (const char *dir, const char *prefix, GPtrArray *buffers, GError **error)
+{
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                   _("cannot create the folder “%s”: %s"), dir, g_strerror (saved));
+      return FALSE;
+    }
+  for (guint k = 0; k < buffers->len; k++)
+    {
+      const PrismBuffer *b = g_ptr_array_index (buffers, k);
+      g_autofree char *name = g_strdup_printf ("%s%u.f32", prefix, k);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree guint32 *raw = g_new (guint32, b->numel);
+
+      for (gint64 i = 0; i < b->numel; i++)
+        {
+          float f = (float) b->data[i];
+          guint32 bits;
+
+          memcpy (&bits, &f, sizeof bits);
+          raw[i] = GUINT32_TO_LE (bits);
+        }
+      if (!g_file_set_contents (path, (const char *) raw, (gssize) (sizeof (guint32) * b->numel), error))
+        return FALSE;
+    }
+  return TRUE;
+}
 
 int
 prism_cmd_run (int argc, char **argv)
@@ -19,6 +55,8 @@ prism_cmd_run (int argc, char **argv)
   int threads = 0;
   g_autofree char *dtype = NULL;
   g_autofree char *seed_text = NULL;
+  g_autofree char *inputs_dir = NULL;
+  g_autofree char *outputs_dir = NULL;
   gboolean reference = FALSE;
   GOptionEntry entries[] = {
     { "seed", 's', 0, G_OPTION_ARG_INT64, &seed,
@@ -29,6 +67,10 @@ prism_cmd_run (int argc, char **argv)
       N_("Run the workload's hand-written fused graph instead of its program"), NULL },
     { "threads", 't', 0, G_OPTION_ARG_INT, &threads,
       N_("Worker threads (default: one per processor)"), N_("N") },
+    { "save-inputs", 0, 0, G_OPTION_ARG_FILENAME, &inputs_dir,
+      N_("Write input k to DIR/inK.f32 (raw little-endian f32, row-major)"), N_("DIR") },
+    { "save-outputs", 0, 0, G_OPTION_ARG_FILENAME, &outputs_dir,
+      N_("Write output k to DIR/outK.f32 (raw little-endian f32, row-major)"), N_("DIR") },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr(GError) error = NULL;
@@ -36,7 +78,7 @@ prism_cmd_run (int argc, char **argv)
   g_autoptr(GPtrArray) inputs = NULL;
   g_autoptr(GPtrArray) outputs = NULL;
   PrismInterpOptions options = { PRISM_PRECISION_F32, 0 };
-  gint64 start;
+  gint64 start, elapsed;
   guint k = 0, n_ops;
 
   if (!prism_cli_parse ("run", _("FILE|WORKLOAD[:key=value,…]"),
@@ -68,6 +110,11 @@ prism_cmd_run (int argc, char **argv)
   outputs = prism_interp_run (graph, (PrismBuffer **) inputs->pdata, inputs->len, &options, &error);
   if (outputs == NULL)
     return prism_cli_fail ("run", error->message);
+  elapsed = g_get_monotonic_time () - start;
+  if (inputs_dir != NULL && !save_buffers (inputs_dir, "in", inputs, &error))
+    return prism_cli_fail ("run", error->message);
+  if (outputs_dir != NULL && !save_buffers (outputs_dir, "out", outputs, &error))
+    return prism_cli_fail ("run", error->message);
 
   n_ops = prism_graph_count_kernels (graph);
   /* No format macros inside translatable strings: xgettext cannot see through them. */
@@ -92,6 +139,6 @@ prism_cmd_run (int argc, char **argv)
               prism_buffer_checksum (b), prism_buffer_norm (b));
       k++;
     }
-  printf (_("interpreted in %.3f s\n"), (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC);
+  printf (_("interpreted in %.3f s\n"), (double) elapsed / G_USEC_PER_SEC);
   return PRISM_EXIT_OK;
 }
