@@ -392,7 +392,7 @@ emit_ring_load (GString *s, const char *indent, const PrismKernelPlan *kp, guint
 {
   guint t = prism_graph_op (kp->body, i)->outputs[0];
   g_autofree char *dst = g_strdup_printf ("t%u_ring + (%s) * %" G_GINT64_FORMAT, t, stage,
-                                          prism_tensor_plan_storage (&kp->tensors[t]));
+                                          prism_tensor_plan_ring_stride (&kp->tensors[t]));
 
   emit_load (s, indent, kp, i, "load_tile_async", dst, it);
 }
@@ -472,7 +472,7 @@ emit_loop (GString *s, const PrismKernelPlan *kp)
           t = op->outputs[0];
           g_string_append_printf (s, "%s%s *const t%u = t%u_ring + (it %% STAGES) * %" G_GINT64_FORMAT ";\n",
                                   ind, prism_cuda_ctype (kp->tensors[t].storage), t, t,
-                                  prism_tensor_plan_storage (&kp->tensors[t]));
+                                  prism_tensor_plan_ring_stride (&kp->tensors[t]));
         }
       g_string_append_printf (s, "%sif (it + STAGES - 1 < F)\n%s  {\n", ind, ind);
       for (guint i = 0; i < kp->n_ops; i++)

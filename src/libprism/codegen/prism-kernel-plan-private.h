@@ -89,6 +89,10 @@ gsize       prism_kernel_plan_elem_bytes (PrismDtype dtype,
                                           int        layout);
 /* Elements a tile takes in shared memory (rows × pitch). */
 gint64      prism_tensor_plan_storage    (const PrismTensorPlan *tp);
+/* Elements from one stage of a ring tile to the next: its storage rounded up
+ * so that every stage starts 128-byte aligned on the GPU (WMMA and cp.async
+ * want 32 and 16). */
+gint64      prism_tensor_plan_ring_stride (const PrismTensorPlan *tp);
 /* Whether @op runs inside the loop (accumulators and what feeds them). */
 gboolean    prism_kernel_plan_in_loop    (const PrismKernelPlan *plan,
                                           const PrismOp         *op);

@@ -105,6 +105,14 @@ prism_tensor_plan_storage (const PrismTensorPlan *tp)
   return tp->shape[0] * tp->shape[1] * tp->shape[2] * MAX (tp->pitch, tp->shape[3]);
 }
 
+gint64
+prism_tensor_plan_ring_stride (const PrismTensorPlan *tp)
+{
+  gint64 per_line = SMEM_ALIGN / (gint64) prism_dtype_size (tp->storage);
+
+  return (prism_tensor_plan_storage (tp) + per_line - 1) / per_line * per_line;
+}
+
 /* Evaluates and pads @ndims dims; FALSE unless each is a positive integer. */
 static gboolean
 eval_shape (guint ndims, PrismDim * const *dims, const gint64 *values, guint n_values, gint64 *out)
@@ -478,7 +486,7 @@ plan_input_item (PrismKernelPlan *kp, guint i, gboolean pipeline)
   else if (pipeline && (chunk == 4 || chunk == 8 || chunk == 16))
     {
       /* cp.async moves 4, 8 or 16 bytes; the ring lives the whole kernel. */
-      tp->item = add_item (kp, n, tp->storage, TRUE, PRISM_POS_PROLOGUE, kp->end);
+      tp->item = add_item (kp, prism_tensor_plan_ring_stride (tp), tp->storage, TRUE, PRISM_POS_PROLOGUE, kp->end);
       tp->ring = TRUE;
       kp->pipelined = TRUE;
       kp->stage_bytes += bytes;
