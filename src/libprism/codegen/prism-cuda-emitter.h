@@ -18,6 +18,7 @@ G_BEGIN_DECLS
  * @no_pipeline: never double-buffer loop tiles with cp.async
  * @prefix: (nullable): C identifier that starts every generated symbol;
  *   %NULL derives one from the graph name ("prism_" + name)
+ * @vendor_matmul: benchmark mode: write predefined matmuls as cuBLASLt calls (manifest role "vendor_gemm")
  */
 typedef struct
 {
@@ -25,6 +26,7 @@ typedef struct
   gsize smem_limit;
   gboolean no_pipeline;
   const char *prefix;
+  gboolean vendor_matmul;
 } PrismCudaOptions;
 
 typedef enum
