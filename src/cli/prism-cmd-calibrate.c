@@ -119,7 +119,11 @@ prism_cmd_calibrate (int argc, char **argv)
   if (out != NULL)
     path = g_strdup (out);
   else
-    path = g_strdup_printf ("calibration-%s.json", json_object_get_string_member (json_node_get_object (doc), "name"));
+    {
+      /* The name may come from a datasheet file: keep it a file name. */
+      g_autofree char *name = g_strdup (json_object_get_string_member (json_node_get_object (doc), "name"));
+      path = g_strdup_printf ("calibration-%s.json", g_strdelimit (name, G_DIR_SEPARATOR_S, '-'));
+    }
   if (!prism_calibrate_save (doc, path, &error))
     {
       g_printerr (_("prism calibrate: cannot write %s: %s\n"), path, error->message);

@@ -39,17 +39,21 @@ typedef unsigned long long CUdeviceptr;
 
 typedef struct { unsigned int x, y, z; } Dim3;
 
+typedef struct Function Function;
+
 typedef struct
 {
   void *handle;
+  Function *functions;    /* looked up in it, freed with it */
 } Module;
 
-typedef struct
+struct Function
 {
   Module *module;
   void *fn;
   char name[256];
-} Function;
+  Function *next;
+};
 
 typedef struct
 {
@@ -178,7 +182,18 @@ DECL (CUresult, cuModuleLoadData, (Module **module, const void *image))
   return 0;
 }
 
-DECL (CUresult, cuModuleUnload, (Module *m)) { dlclose (m->handle); free (m); return 0; }
+DECL (CUresult, cuModuleUnload, (Module *m))
+{
+  while (m->functions != NULL)
+    {
+      Function *f = m->functions;
+      m->functions = f->next;
+      free (f);
+    }
+  dlclose (m->handle);
+  free (m);
+  return 0;
+}
 
 DECL (CUresult, cuModuleGetFunction, (Function **fn, Module *m, const char *name))
 {
@@ -191,7 +206,9 @@ DECL (CUresult, cuModuleGetFunction, (Function **fn, Module *m, const char *name
   f->module = m;
   f->fn = p;
   snprintf (f->name, sizeof f->name, "%s", name);
-  *fn = f;      /* never freed: the worker's lifetime */
+  f->next = m->functions;
+  m->functions = f;
+  *fn = f;
   return 0;
 }
 

@@ -366,10 +366,11 @@ test_nvrtc (void)
   g_autoptr(GBytes) source = g_resource_lookup_data (prism_tune_get_resource (), "/org/prism/tune/prism-calibrate.cu",
                                                      G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
   g_autofree char *text = NULL;
+  g_autofree char *include = prism_cuda_find_include_dir ();
   const char *arches[] = { "sm_80", "sm_90" };
 
   g_assert_nonnull (source);
-  if (!prism_cuda_runtime_load_nvrtc (rt, NULL) || prism_cuda_find_include_dir () == NULL)
+  if (!prism_cuda_runtime_load_nvrtc (rt, NULL) || include == NULL)
     {
       g_test_skip ("NVRTC or the CUDA headers are not installed");
       return;

@@ -78,6 +78,19 @@ load_json (const char *dir, const char *name, JsonParser *parser)
   return json_node_get_object (json_parser_get_root (parser));
 }
 
+/* Under the sanitizers the worker is checked too: its log must hold no
+ * report (a leak does not change what it writes into result.json). */
+static void
+assert_clean_log (const char *dir)
+{
+  g_autofree char *path = g_build_filename (dir, "worker.log", NULL);
+  g_autofree char *log = NULL;
+
+  g_assert_true (g_file_get_contents (path, &log, NULL, NULL));
+  if (strstr (log, "Sanitizer") != NULL || strstr (log, "runtime error:") != NULL)
+    g_error ("the worker's log in %s reports an error:\n%s", dir, log);
+}
+
 static const char job_json[] =
   "{\"type\": \"bench\", \"device\": 0, \"warmup_ms\": 1, \"min_time_ms\": 1, \"min_samples\": 5,"
   " \"max_samples\": 20, \"tolerance\": 0.02, \"sample_budget_s\": 20}";
@@ -214,6 +227,7 @@ test_vendor_gemm (void)
   g_assert_cmpuint (r.clocks.attribute_mhz, ==, 1980);
   g_assert_null (r.clocks.note);
   prism_gpu_bench_result_clear (&r);
+  assert_clean_log (dir);
 
   /* result.json as the worker wrote it. */
   res = load_json (dir, "result.json", parser);
@@ -262,6 +276,7 @@ test_no_vendor (void)
   prism_gpu_bench_result_clear (&r);
   res = load_json (dir, "result.json", parser);
   g_assert_cmpstr (json_object_get_string_member (res, "status"), ==, "no_vendor");
+  assert_clean_log (dir);
   g_assert_nonnull (strstr (json_object_get_string_member (res, "message"), "cuBLASLt"));
   g_assert_cmpstr (prism_gpu_fault_to_string (PRISM_GPU_FAULT_NO_VENDOR), ==, "no_vendor");
 }
@@ -288,6 +303,7 @@ test_vendor_corrupt (void)
   g_assert_cmpuint (r.n_samples, ==, 0);
   g_assert_cmpfloat (r.max_rel_error, >, 2e-2);
   prism_gpu_bench_result_clear (&r);
+  assert_clean_log (dir);
 }
 
 /* ---- The workspace, CUDA errors, crashes, hangs, no NVML ---- */
@@ -328,6 +344,7 @@ test_workspace_zero (void)
   g_assert_cmpfloat (r.max_rel_error, ==, 0);
   g_assert_cmpuint (r.n_samples, >, 0);
   prism_gpu_bench_result_clear (&r);
+  assert_clean_log (dir);
 }
 
 /* Runs the workspace job once more: a failure before leaves nothing behind. */
@@ -375,6 +392,7 @@ test_cuda_error (void)
   res = load_json (dir, "result.json", parser);
   g_assert_cmpstr (json_object_get_string_member (res, "status"), ==, "cuda_error");
   g_assert_cmpstr (json_object_get_string_member (res, "cuda_error"), ==, "CUDA_ERROR_LAUNCH_FAILED");
+  assert_clean_log (dir);
   g_unsetenv ("PRISM_FAKE_CUDA_FAIL");
   assert_next_job_runs ("after-cuda-error");
 }
@@ -456,6 +474,7 @@ test_no_nvml (void)
   g_assert_true (json_object_get_null_member (clocks, "sm_mhz"));
   g_assert_true (json_object_get_null_member (clocks, "sm_max_mhz"));
   g_assert_nonnull (strstr (json_object_get_string_member (clocks, "note"), "NVML"));
+  assert_clean_log (dir);
 }
 
 /* ---- PrismCublasLt on host memory ---- */

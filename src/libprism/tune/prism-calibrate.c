@@ -140,7 +140,7 @@ compare_doubles (gconstpointer a, gconstpointer b)
 static double
 median (double *v, guint n)
 {
-  qsort (v, n, sizeof *v, (int (*) (const void *, const void *)) compare_doubles);
+  qsort (v, n, sizeof *v, compare_doubles);
   return n == 0 ? NAN : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
@@ -662,7 +662,8 @@ build_document (JsonObject *r, JsonObject *ds_root, const char *ds_path)
     {
       JsonArray *m = json_object_get_array_member (ds_root, "match");
       for (guint i = 0; i < json_array_get_length (m); i++)
-        if (JSON_NODE_HOLDS_VALUE (json_array_get_element (m, i)))
+        if (JSON_NODE_HOLDS_VALUE (json_array_get_element (m, i)) &&
+            json_node_get_value_type (json_array_get_element (m, i)) == G_TYPE_STRING)
           json_array_add_string_element (match, json_array_get_string_element (m, i));
     }
   else
