@@ -18,7 +18,6 @@
  */
 #include "config.h"
 
-#include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -29,7 +28,6 @@
 #include "prism-cuda-runtime.h"
 #include "prism-error.h"
 #include "prism-kernel-headers.h"
-#include "prism-tune-resources.h"
 
 static char *tmpdir;
 static const char *prism_path;
@@ -363,8 +361,7 @@ static void
 test_nvrtc (void)
 {
   g_autoptr(PrismCudaRuntime) rt = prism_cuda_runtime_new ();
-  g_autoptr(GBytes) source = g_resource_lookup_data (prism_tune_get_resource (), "/org/prism/tune/prism-calibrate.cu",
-                                                     G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  g_autoptr(GBytes) source = prism_calibrate_get_source ();
   g_autofree char *text = NULL;
   g_autofree char *include = prism_cuda_find_include_dir ();
   const char *arches[] = { "sm_80", "sm_90" };

@@ -517,6 +517,14 @@ out:
 /* ------------------------------------------------------------------------ */
 /* The parent: the job and the prism-gpu document */
 
+GBytes *
+prism_calibrate_get_source (void)
+{
+  /* Looked up in our own resource: a static library may drop the
+   * constructor that would register it globally. */
+  return g_resource_lookup_data (prism_tune_get_resource (), SOURCE_RESOURCE, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+}
+
 /* "MxNxK,…" as [[m, n, k], …]. */
 static JsonNode *
 parse_gemm_shapes (const char *text, GError **error)
@@ -879,9 +887,13 @@ prism_calibrate_run (const PrismCalibrateOptions *options_in, GError **error)
       return NULL;
     }
 
-  source = g_resource_lookup_data (prism_tune_get_resource (), SOURCE_RESOURCE, G_RESOURCE_LOOKUP_FLAGS_NONE, error);
+  source = prism_calibrate_get_source ();
   if (source == NULL)
-    return NULL;
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED, "the calibration source %s is missing from the library",
+                   SOURCE_RESOURCE);
+      return NULL;
+    }
   dir = g_dir_make_tmp ("prism-calibrate-XXXXXX", error);
   if (dir == NULL)
     return NULL;

@@ -58,6 +58,11 @@ gboolean    prism_calibrate_save         (JsonNode                    *doc,
                                           const char                  *path,
                                           GError                     **error);
 
+/* The CUDA source of the microbenchmarks (prism-calibrate.cu, embedded),
+ * which includes "prism-platform.cuh" and "prism-tile.cuh".
+ * (transfer full) */
+GBytes     *prism_calibrate_get_source   (void);
+
 /* "h200" from "NVIDIA H200": lower case, "NVIDIA " dropped, anything not a
  * letter or digit made a single '-'. (transfer full) */
 char       *prism_calibrate_name_for     (const char                  *device_name);
