@@ -11,6 +11,8 @@
  * shifting, with f32 accumulation.
  *
  * $PRISM_FAKE_CUBLASLT_CORRUPT=1 adds 1 to every 7th result (a wrong GEMM);
+ * $PRISM_FAKE_CUBLASLT_NO_PEDANTIC=1 has no algorithm for
+ * CUBLAS_COMPUTE_32F_PEDANTIC (as a library version might not);
  * fake_cublaslt_heuristic_calls() counts the heuristic queries.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -184,6 +186,8 @@ DECL (int, cublasLtMatmulAlgoGetHeuristic, (Handle *h, Desc *d, Layout *a, Layou
   r = check (d, a, b, c, dd);
   if (r != SUCCESS)
     return r;
+  if (d->compute == COMPUTE_32F_PEDANTIC && getenv ("PRISM_FAKE_CUBLASLT_NO_PEDANTIC") != NULL)
+    return NOT_SUPPORTED;
   memset (results, 0, sizeof *results);
   results[0].algo.data[0] = ALGO_MAGIC;
   results[0].algo.data[1] = (uint64_t) d->compute;

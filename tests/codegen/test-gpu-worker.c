@@ -514,7 +514,9 @@ load (const void *p, PrismDtype d, gsize i)
 static void
 test_cublaslt_gemm (gconstpointer data)
 {
-  PrismDtype dtype = GPOINTER_TO_INT (data);
+  /* 0, 1, 2: f16, bf16, f32 (PrismDtype); 3: f32 without a pedantic algorithm. */
+  gboolean fallback = GPOINTER_TO_INT (data) == 3;
+  PrismDtype dtype = fallback ? PRISM_DTYPE_F32 : (PrismDtype) GPOINTER_TO_INT (data);
   g_autoptr(PrismCublasLt) lt = NULL;
   g_autoptr(GError) error = NULL;
   const int batch = 3, m = 5, n = 7, k = 6;
@@ -529,6 +531,8 @@ test_cublaslt_gemm (gconstpointer data)
 
   if (!in_child ())
     return;
+  if (fallback)
+    g_setenv ("PRISM_FAKE_CUBLASLT_NO_PEDANTIC", "1", TRUE);
   lt = prism_cublaslt_new ();
   g_assert_true (prism_cublaslt_load (lt, &error));
   g_assert_no_error (error);
@@ -556,17 +560,18 @@ test_cublaslt_gemm (gconstpointer data)
               g_assert_cmpfloat (load (c, dtype, (bi * m + i) * n + j), ==, (float) want);
             }
     }
-  /* One heuristic query for the shape, however often it runs. */
-  g_assert_cmpuint (prism_cublaslt_get_n_heuristic_queries (lt), ==, 1);
+  /* One heuristic query for the shape, however often it runs (two for f32
+   * without a pedantic algorithm: pedantic, then plain 32F). */
+  g_assert_cmpuint (prism_cublaslt_get_n_heuristic_queries (lt), ==, fallback ? 2 : 1);
   calls = dlsym (dlopen (g_getenv ("PRISM_CUBLASLT_LIBRARY"), RTLD_NOW | RTLD_NOLOAD), "fake_cublaslt_heuristic_calls");
   g_assert_nonnull (calls);
-  g_assert_cmpint (calls (), ==, 1);
-  /* A second shape: one more. */
+  g_assert_cmpint (calls (), ==, fallback ? 2 : 1);
+  /* A second shape: one more query (with f32 fallback: two more). */
   g_assert_true (prism_cublaslt_gemm (lt, &other, (PrismCUdeviceptr) (guintptr) a, (PrismCUdeviceptr) (guintptr) b,
                                       (PrismCUdeviceptr) (guintptr) c, (PrismCUdeviceptr) (guintptr) ws, 4096, NULL,
                                       &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (prism_cublaslt_get_n_heuristic_queries (lt), ==, 2);
+  g_assert_cmpuint (prism_cublaslt_get_n_heuristic_queries (lt), ==, fallback ? 4 : 2);
 
   /* Batch items of C that overlap are refused. */
   shape.stride_c = 1;
@@ -856,6 +861,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/cublaslt/gemm/f32", GINT_TO_POINTER (PRISM_DTYPE_F32), test_cublaslt_gemm);
   g_test_add_data_func ("/cublaslt/gemm/f16", GINT_TO_POINTER (PRISM_DTYPE_F16), test_cublaslt_gemm);
   g_test_add_data_func ("/cublaslt/gemm/bf16", GINT_TO_POINTER (PRISM_DTYPE_BF16), test_cublaslt_gemm);
+  g_test_add_data_func ("/cublaslt/gemm/f32-no-pedantic", GINT_TO_POINTER (3), test_cublaslt_gemm);
   g_test_add_func ("/cublaslt/load", test_cublaslt_load);
   g_test_add_func ("/lookup/dirs", test_lookup_dirs);
   g_test_add_func ("/lookup/headers", test_lookup_headers);

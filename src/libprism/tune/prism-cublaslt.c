@@ -386,10 +386,17 @@ make_plan (PrismCublasLt *self, const PrismGemmShape *shape, guint align_a, guin
       return NULL;
     }
   /* f32: pedantic first, so that no TF32 algorithm can be chosen; plain
-   * 32F (which never down-converts f32 operands either) where no pedantic
-   * algorithm exists.  f16 and bf16: f32 accumulation. */
-  if (!query (self, p, shape->dtype == PRISM_DTYPE_F32 ? LT_COMPUTE_32F_PEDANTIC : LT_COMPUTE_32F, &found, error) ||
-      (!found && shape->dtype == PRISM_DTYPE_F32 && !query (self, p, LT_COMPUTE_32F, &found, error)))
+   * 32F (which never down-converts f32 operands either) where the library
+   * has no pedantic algorithm or refuses the request.  f16 and bf16: f32
+   * accumulation. */
+  if (shape->dtype == PRISM_DTYPE_F32)
+    {
+      g_autoptr(GError) pedantic = NULL;
+
+      if (!query (self, p, LT_COMPUTE_32F_PEDANTIC, &found, &pedantic))
+        found = FALSE;
+    }
+  if (!found && !query (self, p, LT_COMPUTE_32F, &found, error))
     {
       plan_destroy (self, p);
       return NULL;
