@@ -72,6 +72,7 @@ int prism_cmd_check     (int argc, char **argv);
 int prism_cmd_run       (int argc, char **argv);
 int prism_cmd_export    (int argc, char **argv);
 int prism_cmd_bench     (int argc, char **argv);
+int prism_cmd_calibrate (int argc, char **argv);
 int prism_cmd_verify    (int argc, char **argv);
 int prism_cmd_search    (int argc, char **argv);
 

@@ -24,6 +24,7 @@ static const Command commands[] = {
   { "check", prism_cmd_check, N_("Validate a program file or workload and print it") },
   { "export", prism_cmd_export, N_("Write the CUDA bundle (.cu, .h, manifest) of a program or candidate") },
   { "bench", prism_cmd_bench, N_("Time candidates and the unfused baseline on the GPU") },
+  { "calibrate", prism_cmd_calibrate, N_("Measure the GPU’s constants for the cost model (a prism-gpu file)") },
   { "verify", prism_cmd_verify, N_("Prove a candidate equivalent to a reference program") },
   { "search", prism_cmd_search, N_("Search for fused programs equivalent to a program") },
 };

@@ -20,6 +20,8 @@ G_BEGIN_DECLS
  * @PRISM_ERROR_LIMIT: a resource limit (memory, nodes, time) was hit
  * @PRISM_ERROR_NO_GPU: no usable CUDA driver or device
  * @PRISM_ERROR_FAILED: anything else
+ * @PRISM_ERROR_NO_VENDOR: a vendor library a GPU measurement needs (cuBLASLt) cannot be
+ *   loaded; the GPU itself is usable, so callers can fall back to our own kernels
  */
 typedef enum
 {
@@ -30,6 +32,7 @@ typedef enum
   PRISM_ERROR_LIMIT,
   PRISM_ERROR_NO_GPU,
   PRISM_ERROR_FAILED,
+  PRISM_ERROR_NO_VENDOR,
 } PrismErrorCode;
 
 GQuark prism_error_quark (void);

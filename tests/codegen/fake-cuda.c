@@ -15,7 +15,12 @@
  * prepared per graph.
  *
  * $PRISM_FAKE_CUDA_CORRUPT=1 perturbs device-to-host copies (a wrong kernel);
- * $PRISM_FAKE_CUDA_HANG=1 makes launches never return (a hung kernel).
+ * $PRISM_FAKE_CUDA_HANG=1 makes launches never return (a hung kernel), and
+ * $PRISM_FAKE_CUDA_HANG=NAME only launches of kernels whose name contains
+ * NAME; $PRISM_FAKE_CUDA_FAIL=NAME makes launches of kernels whose name
+ * contains NAME fail with CUDA_ERROR_LAUNCH_FAILED (a faulting kernel, as a
+ * device that is lost reports it); $PRISM_FAKE_CUDA_CRASH=NAME makes them
+ * kill the process (a driver crash).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -34,16 +39,21 @@ typedef unsigned long long CUdeviceptr;
 
 typedef struct { unsigned int x, y, z; } Dim3;
 
-typedef struct
-{
-  void *handle;
-} Module;
+typedef struct Function Function;
 
 typedef struct
 {
+  void *handle;
+  Function *functions;    /* looked up in it, freed with it */
+} Module;
+
+struct Function
+{
   Module *module;
   void *fn;
-} Function;
+  char name[256];
+  Function *next;
+};
 
 typedef struct
 {
@@ -67,8 +77,19 @@ now_ms (void)
 
 DECL (CUresult, cuInit, (unsigned int flags)) { (void) flags; return 0; }
 DECL (CUresult, cuDriverGetVersion, (int *v)) { *v = 13000; return 0; }
-DECL (CUresult, cuGetErrorName, (CUresult e, const char **s)) { (void) e; *s = "CUDA_ERROR_FAKE"; return 0; }
-DECL (CUresult, cuGetErrorString, (CUresult e, const char **s)) { (void) e; *s = "fake driver error"; return 0; }
+#define LAUNCH_FAILED 719   /* CUDA_ERROR_LAUNCH_FAILED */
+
+DECL (CUresult, cuGetErrorName, (CUresult e, const char **s))
+{
+  *s = e == LAUNCH_FAILED ? "CUDA_ERROR_LAUNCH_FAILED" : e == 500 ? "CUDA_ERROR_NOT_FOUND" : "CUDA_ERROR_FAKE";
+  return 0;
+}
+
+DECL (CUresult, cuGetErrorString, (CUresult e, const char **s))
+{
+  *s = e == LAUNCH_FAILED ? "unspecified launch failure" : "fake driver error";
+  return 0;
+}
 DECL (CUresult, cuDeviceGetCount, (int *n)) { *n = 1; return 0; }
 DECL (CUresult, cuDeviceGet, (int *d, int ordinal)) { *d = ordinal; return ordinal == 0 ? 0 : 101; }
 
@@ -90,12 +111,24 @@ DECL (CUresult, cuDeviceGetAttribute, (int *v, int attr, int dev))
     case 16: *v = 4; break;               /* SMs */
     case 38: *v = 1 << 20; break;         /* L2 bytes */
     case 97: *v = 227 * 1024; break;      /* shared memory per block, opt-in */
+    case 81: *v = 228 * 1024; break;      /* shared memory per SM */
+    case 1: *v = 1024; break;             /* threads per block */
+    case 39: *v = 2048; break;            /* threads per SM */
+    case 106: *v = 32; break;             /* blocks per SM */
+    case 82: *v = 65536; break;           /* registers per SM */
+    case 13: *v = 1980000; break;         /* clock, kHz */
     default: *v = 1000; break;
     }
   return 0;
 }
 
 DECL (CUresult, cuDeviceTotalMem_v2, (size_t *bytes, int dev)) { (void) dev; *bytes = (size_t) 1 << 30; return 0; }
+
+DECL (CUresult, cuDeviceGetPCIBusId, (char *id, int len, int dev))
+{
+  snprintf (id, (size_t) len, "0000:%02x:00.0", dev + 0x19);
+  return 0;
+}
 DECL (CUresult, cuDevicePrimaryCtxRetain, (void **ctx, int dev)) { (void) dev; *ctx = (void *) 1; return 0; }
 DECL (CUresult, cuDevicePrimaryCtxRelease_v2, (int dev)) { (void) dev; return 0; }
 DECL (CUresult, cuCtxSetCurrent, (void *ctx)) { (void) ctx; return 0; }
@@ -149,7 +182,18 @@ DECL (CUresult, cuModuleLoadData, (Module **module, const void *image))
   return 0;
 }
 
-DECL (CUresult, cuModuleUnload, (Module *m)) { dlclose (m->handle); free (m); return 0; }
+DECL (CUresult, cuModuleUnload, (Module *m))
+{
+  while (m->functions != NULL)
+    {
+      Function *f = m->functions;
+      m->functions = f->next;
+      free (f);
+    }
+  dlclose (m->handle);
+  free (m);
+  return 0;
+}
 
 DECL (CUresult, cuModuleGetFunction, (Function **fn, Module *m, const char *name))
 {
@@ -161,11 +205,36 @@ DECL (CUresult, cuModuleGetFunction, (Function **fn, Module *m, const char *name
   f = calloc (1, sizeof *f);
   f->module = m;
   f->fn = p;
-  *fn = f;      /* never freed: the worker's lifetime */
+  snprintf (f->name, sizeof f->name, "%s", name);
+  f->next = m->functions;
+  m->functions = f;
+  *fn = f;
   return 0;
 }
 
 DECL (CUresult, cuFuncSetAttribute, (Function *f, int attr, int value)) { (void) f; (void) attr; (void) value; return 0; }
+
+/* Registers and local memory as ptxas might report them: numbers that
+ * differ between kernels, so that a test sees they are per kernel. */
+DECL (CUresult, cuFuncGetAttribute, (int *v, int attr, Function *f))
+{
+  if (attr == 4)          /* CU_FUNC_ATTRIBUTE_NUM_REGS */
+    *v = 32 + (int) (strlen (f->name) % 8) * 8;
+  else if (attr == 3)     /* CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES */
+    *v = 0;
+  else
+    return 1;             /* CUDA_ERROR_INVALID_VALUE */
+  return 0;
+}
+
+/* TRUE when $@var is "1" or names part of @name. */
+static int
+selected (const char *var, const char *name)
+{
+  const char *v = getenv (var);
+
+  return v != NULL && *v && (strcmp (v, "1") == 0 || strstr (name, v) != NULL);
+}
 
 typedef void (*K1) (void *);
 typedef void (*K2) (void *, void *);
@@ -199,9 +268,16 @@ DECL (CUresult, cuLaunchKernel, (Function *f, unsigned int gx, unsigned int gy, 
   unsigned int n = 0;
 
   (void) bx; (void) by; (void) bz; (void) stream; (void) extra;
-  if (getenv ("PRISM_FAKE_CUDA_HANG") != NULL)
+  if (selected ("PRISM_FAKE_CUDA_HANG", f->name))
     for (;;)
       pause ();
+  if (selected ("PRISM_FAKE_CUDA_CRASH", f->name))
+    abort ();
+  if (selected ("PRISM_FAKE_CUDA_FAIL", f->name))
+    {
+      free (mem);
+      return LAUNCH_FAILED;
+    }
   /* prism-gpu-worker ends its parameter array with NULL. */
   n = count_params (params);
   for (unsigned int i = 0; i < n && i < 8; i++)

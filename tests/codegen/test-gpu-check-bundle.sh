@@ -4,11 +4,13 @@
 # from the bundle's kernels/) and a fake nvidia-smi that lists one GPU.
 #
 # The fake driver runs f32 programs only, so the check times an f32 copy of
-# rms_norm at 4×64 instead of the five f16 workloads; torch (no PyTorch here)
-# and calibrate (its kernels are not the fake's to run) are skipped by
-# request.  Four runs:
+# rms_norm at 4×64 instead of the five f16 workloads, its vendor baseline
+# through the fake cuBLASLt; torch (no PyTorch here) is skipped by request,
+# and calibrate runs against the fakes (its figures mean nothing there).
+# Four runs:
 #   1. everything else measured: exit 0, every step ok, bench and search
-#      JSON merged into gpu-report.json, search-results.tar.gz;
+#      JSON merged into gpu-report.json, the baselines and the best candidate
+#      side by side, search-results.tar.gz;
 #   2. PRISM_FAKE_CUDA_CORRUPT=1 (wrong outputs): the smoke step fails, the
 #      rest is not run, exit 1, and the report names what was not measured;
 #   3. torch not skipped (no torch-baseline or no PyTorch/CUDA here): exit 1,
@@ -17,21 +19,24 @@
 # Each run: at most 8 files in $OUT, plain names, gpu-report.json parses.
 # Skipped (77) without g++ or NVRTC (the worker compiles with the real NVRTC).
 #
-# Arguments: prism, prism-gpu-worker, libfakecuda.so.
+# Arguments: prism, prism-gpu-worker, libfakecuda.so, libfakecublaslt.so,
+# libfakenvml.so.
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
 prism=$1
 worker=$2
 fake=$3
+fake_lt=${4:-}
+fake_nvml=${5:-}
 src=${PRISM_SOURCE_DIR:?}
 build=$(cd "$(dirname "$prism")/../.." && pwd)
 
 fail () { echo "FAIL: $*"; exit 1; }
 ok () { echo "ok: $*"; }
 
-if [ ! -x "$worker" ] || [ ! -f "$fake" ]; then
-  fail "usage: $0 PRISM PRISM-GPU-WORKER LIBFAKECUDA"
+if [ ! -x "$worker" ] || [ ! -f "$fake" ] || [ ! -f "$fake_lt" ] || [ ! -f "$fake_nvml" ]; then
+  fail "usage: $0 PRISM PRISM-GPU-WORKER LIBFAKECUDA LIBFAKECUBLASLT LIBFAKENVML"
 fi
 command -v g++ > /dev/null || { echo "skipped: the fake driver needs g++"; exit 77; }
 command -v python3 > /dev/null || fail "python3 is missing (gpu-check needs it)"
@@ -75,7 +80,8 @@ exit 6
 SH
 chmod +x "$tmp/gpu-bin/nvidia-smi" "$tmp/no-gpu-bin/nvidia-smi"
 
-fake_env=(PRISM_CUDA_LIBRARY="$fake" PRISM_FAKE_CUDA_KERNELS="$bundle/kernels")
+fake_env=(PRISM_CUDA_LIBRARY="$fake" PRISM_FAKE_CUDA_KERNELS="$bundle/kernels"
+          PRISM_CUBLASLT_LIBRARY="$fake_lt" PRISM_NVML_LIBRARY="$fake_nvml")
 
 # The fake driver must be usable: NVRTC loads and a program is timed.
 env "${fake_env[@]}" "$bundle/bin/prism" bench "$program" --format json --min-time 1 > "$tmp/probe.json" 2> "$tmp/probe.log"
@@ -124,11 +130,12 @@ PY
 }
 
 # 1. Everything measured -----------------------------------------------------------
-run measured 0 "$tmp/gpu-bin" "${fake_env[@]}" PRISM_GPU_CHECK_SKIP=torch,calibrate
+run measured 0 "$tmp/gpu-bin" "${fake_env[@]}" PRISM_GPU_CHECK_SKIP=torch PRISM_GPU_CHECK_GEMM_SHAPES=8x64x64
 check measured 'r["finished"] and r["exit_status"] == 0 and r["all_measured"] and r["not_measured"] == [] and r["gpu"]["present"]'
 check measured '[s["name"] for s in r["steps"]] == ["machine", "smoke", "calibrate", "bench rms_norm_f32", "search rms_norm_f32", "torch"]'
 check measured 'all(s["status"] == "ok" or s.get("requested") for s in r["steps"])'
-check measured 'steps["torch"]["status"] == "skipped" and steps["torch"]["requested"] and steps["calibrate"]["requested"]'
+check measured 'steps["torch"]["status"] == "skipped" and steps["torch"]["requested"] and steps["calibrate"]["status"] == "ok"'
+check measured 'steps["calibrate"]["data"]["format"] == "prism-gpu" and steps["calibrate"]["data"]["calibration"]["measured"]'
 check measured 'all(isinstance(s["seconds"], float) and s["message"] for s in r["steps"])'
 check measured 'steps["machine"]["data"]["gpus"][0]["name"] == "Fake GPU"'
 check measured 'steps["smoke"]["data"]["gpu"] and steps["smoke"]["data"]["programs"][0]["median_us"] > 0'
@@ -136,13 +143,20 @@ check measured 'steps["bench rms_norm_f32"]["data"]["gpu"] and steps["bench rms_
 check measured 'steps["bench rms_norm_f32"]["data"]["programs"][0]["max_rel_error"] < 1e-3'
 check measured 'steps["search rms_norm_f32"]["data"]["verified"] > 0 and steps["search rms_norm_f32"]["data"]["baseline"]["measured_us"] > 0'
 check measured 'len(steps["search rms_norm_f32"]["data"]["measured"]) == 1 and steps["search rms_norm_f32"]["data"]["measured"][0]["measured"]["median_us"] > 0'
-check measured 'set(r["files"]) == {"gpu-report.md", "gpu-report.json", "search-results.tar.gz", "gpu-check-logs.tar.gz"}'
+check measured 'set(r["files"]) == {"gpu-report.md", "gpu-report.json", "search-results.tar.gz", "gpu-check-logs.tar.gz", "calibration-fake-gpu.json"}'
+# The vendor baseline (through the fake cuBLASLt), the prism-lowered one and
+# the best candidate side by side, and predicted against measured.
+check measured 'r["comparison"]["workloads"]["rms_norm_f32"]["vendor_us"] > 0 and r["comparison"]["workloads"]["rms_norm_f32"]["lowered_us"] > 0'
+check measured 'r["comparison"]["workloads"]["rms_norm_f32"]["best_us"] > 0 and r["comparison"]["timed_candidates"] == 1'
+check measured 'all(p["measured_over_predicted"] > 0 for p in r["comparison"]["predicted_vs_measured"])'
+grep -q '^## Beside the baselines' "$tmp/measured/gpu-report.md" || fail "run measured: no comparison with the baselines"
+grep -q '^## Predicted against measured' "$tmp/measured/gpu-report.md" || fail "run measured: no predicted against measured"
 tar -tzf "$tmp/measured/search-results.tar.gz" | grep -q 'search-results/rms_norm_f32/results.json' ||
   fail "run measured: search-results.tar.gz holds no results.json"
 grep -q 'everything was measured' "$tmp/measured/gpu-report.md" || fail "run measured: the report does not say everything was measured"
 grep -q '^| bench rms_norm_f32 | ok |' "$tmp/measured/gpu-report.md" || fail "run measured: no bench row in the report"
 grep -q 'skipped by request' "$tmp/measured/gpu-report.md" || fail "run measured: the report does not say what was skipped by request"
-grep -q 'measured the unfused program' "$tmp/measured/gpu-report.md" || fail "run measured: the search's GPU lines are not in the report"
+grep -q 'measured the vendor baseline' "$tmp/measured/gpu-report.md" || fail "run measured: the search's GPU lines are not in the report"
 grep -q "Device: Fake CUDA device" "$tmp/measured/gpu-report.md" || fail "run measured: no bench table in the report"
 grep -qi "gpu-check.*report:" "$tmp/measured.log" || fail "run measured: no report line"
 ok "everything measured: $(grep -c '' "$tmp/measured/gpu-report.md") report lines"

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Every figure lives in a "prism-gpu" file (data/gpus/*.json, embedded in
+ * Every figure lives in a "prism-gpu" file (the files of data/gpus, embedded in
  * the library; docs/cost-model.md): the datasheet part with its source, and
  * the calibration part, either estimates or what `prism calibrate` measured
  * on the GPU.  Nothing here is a constant in the code, so that calibrating
@@ -208,9 +208,16 @@ read_calibration (Reader *r, JsonObject *c, PrismGpuTarget *t)
       !get_number (r, c, s, "tensor_efficiency", 1e-3, 1, &t->tensor_efficiency) ||
       !get_number (r, c, s, "fp32_efficiency", 1e-3, 1, &t->fp32_efficiency) ||
       !get_object (r, c, s, "vendor_gemm", &v) ||
-      !get_number (r, v, "calibration.vendor_gemm", "efficiency", 1e-3, 1, &t->vendor_gemm_efficiency) ||
+      !get_number (r, v, "calibration.vendor_gemm", "efficiency", 0, 1, &t->vendor_gemm_efficiency) ||
       !get_number (r, v, "calibration.vendor_gemm", "min_us", 0, 1000, &t->vendor_gemm_min_us))
     return FALSE;
+  /* 0: not measured (prism calibrate without cuBLASLt); the estimates of
+   * the built-in files stand in. */
+  if (t->vendor_gemm_efficiency == 0)
+    {
+      t->vendor_gemm_efficiency = 0.75;
+      t->vendor_gemm_min_us = MAX (t->vendor_gemm_min_us, 3.0);
+    }
   /* Optional: what prism calibrate does not measure keeps a default. */
   t->iteration_us = 0.05;
   if (json_object_has_member (c, "iteration_us") &&

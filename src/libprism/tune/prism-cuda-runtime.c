@@ -11,6 +11,8 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <glob.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "prism-cuda-runtime.h"
@@ -51,6 +53,7 @@ static const Symbol driver_symbols[] = {
   DRV (DeviceGetName, "cuDeviceGetName"),
   DRV (DeviceGetAttribute, "cuDeviceGetAttribute"),
   DRV (DeviceTotalMem, "cuDeviceTotalMem_v2"),
+  DRV (DeviceGetPCIBusId, "cuDeviceGetPCIBusId"),
   DRV (DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
   DRV (DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"),
   DRV (CtxSetCurrent, "cuCtxSetCurrent"),
@@ -59,6 +62,7 @@ static const Symbol driver_symbols[] = {
   DRV (ModuleUnload, "cuModuleUnload"),
   DRV (ModuleGetFunction, "cuModuleGetFunction"),
   DRV (FuncSetAttribute, "cuFuncSetAttribute"),
+  DRV (FuncGetAttribute, "cuFuncGetAttribute"),
   DRV (LaunchKernel, "cuLaunchKernel"),
   DRV (MemAlloc, "cuMemAlloc_v2"),
   DRV (MemFree, "cuMemFree_v2"),
@@ -127,25 +131,6 @@ resolve (void *handle, const Symbol *symbols, guint n, gpointer table, const cha
   return TRUE;
 }
 
-/* dlopens the first of @candidates that loads; collects the failures. */
-static void *
-open_first (GPtrArray *candidates, char **path, GString *failures)
-{
-  for (guint i = 0; i < candidates->len; i++)
-    {
-      const char *c = g_ptr_array_index (candidates, i);
-      void *h = dlopen (c, RTLD_NOW | RTLD_LOCAL);
-
-      if (h != NULL)
-        {
-          *path = g_strdup (c);
-          return h;
-        }
-      g_string_append_printf (failures, "%s%s", failures->len ? "; " : "", dlerror ());
-    }
-  return NULL;
-}
-
 gboolean
 prism_cuda_runtime_check (const PrismCudaRuntime *self, PrismCUresult result, const char *what,
                           GError **error)
@@ -166,8 +151,6 @@ prism_cuda_runtime_check (const PrismCudaRuntime *self, PrismCUresult result, co
 gboolean
 prism_cuda_runtime_load_driver (PrismCudaRuntime *self, int ordinal, GError **error)
 {
-  g_autoptr(GPtrArray) candidates = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GString) failures = g_string_new (NULL);
   const char *env = g_getenv ("PRISM_CUDA_LIBRARY");
   const char *missing = NULL;
   PrismCUresult r;
@@ -177,15 +160,18 @@ prism_cuda_runtime_load_driver (PrismCudaRuntime *self, int ordinal, GError **er
     return TRUE;
   if (self->driver_handle == NULL)
     {
-      g_ptr_array_add (candidates, g_strdup (env != NULL && *env ? env : "libcuda.so.1"));
-      self->driver_handle = open_first (candidates, &self->driver_path, failures);
+      const char *name = env != NULL && *env ? env : "libcuda.so.1";
+
+      /* The driver comes with the kernel module, so only the dynamic
+       * loader's path is searched: a copy elsewhere would not match it. */
+      self->driver_handle = dlopen (name, RTLD_NOW | RTLD_LOCAL);
       if (self->driver_handle == NULL)
         {
           g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU,
-                       "no GPU: the CUDA driver library %s could not be loaded (%s)",
-                       (const char *) g_ptr_array_index (candidates, 0), failures->str);
+                       "no GPU: the CUDA driver library %s could not be loaded (%s)", name, dlerror ());
           return FALSE;
         }
+      self->driver_path = g_strdup (name);
       if (!resolve (self->driver_handle, driver_symbols, G_N_ELEMENTS (driver_symbols), &self->cu, &missing))
         {
           g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU,
@@ -233,6 +219,11 @@ prism_cuda_runtime_load_driver (PrismCudaRuntime *self, int ordinal, GError **er
   ATTR (memory_bus_bits, PRISM_CU_ATTR_GLOBAL_MEMORY_BUS_WIDTH);
   ATTR (l2_bytes, PRISM_CU_ATTR_L2_CACHE_SIZE);
   ATTR (smem_per_block_optin, PRISM_CU_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  ATTR (smem_per_sm, PRISM_CU_ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+  ATTR (max_threads_per_block, PRISM_CU_ATTR_MAX_THREADS_PER_BLOCK);
+  ATTR (max_threads_per_sm, PRISM_CU_ATTR_MAX_THREADS_PER_MULTIPROCESSOR);
+  ATTR (max_blocks_per_sm, PRISM_CU_ATTR_MAX_BLOCKS_PER_MULTIPROCESSOR);
+  ATTR (registers_per_sm, PRISM_CU_ATTR_MAX_REGISTERS_PER_MULTIPROCESSOR);
 #undef ATTR
   {
     int major = 0, minor = 0;
@@ -242,40 +233,27 @@ prism_cuda_runtime_load_driver (PrismCudaRuntime *self, int ordinal, GError **er
   }
   self->cu.DeviceTotalMem (&self->info.total_memory, self->device);
   self->cu.DriverGetVersion (&self->info.driver_version);
+  if (self->cu.DeviceGetPCIBusId (self->info.pci_bus_id, sizeof self->info.pci_bus_id - 1, self->device) != 0)
+    self->info.pci_bus_id[0] = '\0';
   return TRUE;
 }
 
 gboolean
 prism_cuda_runtime_load_nvrtc (PrismCudaRuntime *self, GError **error)
 {
-  g_autoptr(GPtrArray) candidates = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GString) failures = g_string_new (NULL);
-  const char *env = g_getenv ("PRISM_NVRTC_LIBRARY");
+  static const char * const sonames[] = { "libnvrtc.so.13", "libnvrtc.so.12", NULL };
+  static const char * const wheels[] = { "nvidia/cuda_nvrtc/lib", "nvidia/cu13/lib", "nvidia/cu12/lib", NULL };
+  g_autoptr(GError) local = NULL;
   const char *missing = NULL;
 
   if (self->nvrtc_handle != NULL)
     return TRUE;
-  if (env != NULL && *env)
-    g_ptr_array_add (candidates, g_strdup (env));
-  else
-    {
-      const char *home = g_getenv ("CUDA_HOME");
-      const char *sonames[] = { "libnvrtc.so.13", "libnvrtc.so.12" };
-
-      for (guint i = 0; i < G_N_ELEMENTS (sonames); i++)
-        {
-          g_ptr_array_add (candidates, g_strdup (sonames[i]));
-          if (home != NULL && *home)
-            g_ptr_array_add (candidates, g_build_filename (home, "lib64", sonames[i], NULL));
-          g_ptr_array_add (candidates, g_build_filename ("/usr/local/cuda/lib64", sonames[i], NULL));
-        }
-    }
-  self->nvrtc_handle = open_first (candidates, &self->nvrtc_path, failures);
+  self->nvrtc_handle = prism_cuda_open_library ("NVRTC", "PRISM_NVRTC_LIBRARY", sonames, wheels, PRISM_ERROR_NO_GPU,
+                                                &self->nvrtc_path, &local);
   if (self->nvrtc_handle == NULL)
     {
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU,
-                   "NVRTC could not be loaded, so kernels cannot be compiled for the GPU (%s)",
-                   failures->str);
+                   "NVRTC could not be loaded, so kernels cannot be compiled for the GPU: %s", local->message);
       return FALSE;
     }
   if (!resolve (self->nvrtc_handle, nvrtc_symbols, G_N_ELEMENTS (nvrtc_symbols), &self->nvrtc, &missing))
@@ -284,6 +262,7 @@ prism_cuda_runtime_load_nvrtc (PrismCudaRuntime *self, GError **error)
                    self->nvrtc_path, missing);
       dlclose (self->nvrtc_handle);
       self->nvrtc_handle = NULL;
+      g_clear_pointer (&self->nvrtc_path, g_free);
       memset (&self->nvrtc, 0, sizeof self->nvrtc);
       return FALSE;
     }
@@ -308,23 +287,290 @@ prism_cuda_runtime_get_info (const PrismCudaRuntime *self)
   return self->context != NULL ? &self->info : NULL;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Where the CUDA libraries and headers are
+ *
+ * A machine may have the toolkit in /usr/local/cuda, only NVIDIA's Python
+ * wheels (PyTorch installs them: site-packages/nvidia/cu13/lib …), or both;
+ * the binaries run from a bundle folder, so nothing here depends on where
+ * Prism was built. */
+
+/* @path under $PRISM_CUDA_SEARCH_ROOT when that is set. */
+static char *
+rooted (const char *path)
+{
+  const char *root = g_getenv ("PRISM_CUDA_SEARCH_ROOT");
+
+  return root != NULL && *root ? g_build_filename (root, path, NULL) : g_strdup (path);
+}
+
+/* Appends @dir (taken) to @dirs if it is a folder not there yet; the real
+ * paths are compared, as /usr/local/cuda/lib64 is often a link. */
+static void
+add_dir (GPtrArray *dirs, GPtrArray *real, char *dir)
+{
+  char *canon;
+
+  if (dir == NULL || !g_file_test (dir, G_FILE_TEST_IS_DIR) || (canon = realpath (dir, NULL)) == NULL)
+    {
+      g_free (dir);
+      return;
+    }
+  for (guint i = 0; i < real->len; i++)
+    if (g_str_equal (g_ptr_array_index (real, i), canon))
+      {
+        free (canon);
+        g_free (dir);
+        return;
+      }
+  g_ptr_array_add (real, g_strdup (canon));
+  free (canon);
+  g_ptr_array_add (dirs, dir);
+}
+
+static void
+add_env_list (GPtrArray *dirs, GPtrArray *real, const char *var)
+{
+  const char *value = g_getenv (var);
+  g_auto(GStrv) parts = value != NULL && *value ? g_strsplit (value, G_SEARCHPATH_SEPARATOR_S, -1) : NULL;
+
+  for (guint i = 0; parts != NULL && parts[i] != NULL; i++)
+    if (*parts[i])
+      add_dir (dirs, real, g_strdup (parts[i]));
+}
+
+static void
+add_glob (GPtrArray *dirs, GPtrArray *real, const char *pattern)
+{
+  glob_t g;
+
+  if (glob (pattern, 0, NULL, &g) == 0)
+    for (gsize i = 0; i < g.gl_pathc; i++)
+      add_dir (dirs, real, g_strdup (g.gl_pathv[i]));
+  globfree (&g);
+}
+
+GPtrArray *
+prism_cuda_python_site_dirs (void)
+{
+  static const char * const fixed[] = { "/usr/lib/python3*", "/usr/local/lib/python3*", "/opt/*/.venv/lib/python3*" };
+  static const char * const kinds[] = { "site-packages", "dist-packages" };
+  GPtrArray *dirs = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) real = g_ptr_array_new_with_free_func (g_free);
+  const char *venv = g_getenv ("VIRTUAL_ENV");
+
+  add_env_list (dirs, real, "PRISM_PYTHON_SITE");
+  for (guint i = 0; i < G_N_ELEMENTS (fixed) + 1; i++)
+    {
+      g_autofree char *base = i < G_N_ELEMENTS (fixed) ? rooted (fixed[i])
+                            : venv != NULL && *venv ? g_build_filename (venv, "lib", "python3*", NULL) : NULL;
+
+      for (guint k = 0; base != NULL && k < G_N_ELEMENTS (kinds); k++)
+        {
+          g_autofree char *pattern = g_build_filename (base, kinds[k], NULL);
+          add_glob (dirs, real, pattern);
+        }
+    }
+  return dirs;
+}
+
+/* $CUDA_HOME, $CUDA_PATH and /usr/local/cuda (rooted), each + @sub1 and @sub2. */
+static void
+add_toolkit_dirs (GPtrArray *dirs, GPtrArray *real, const char *sub1, const char *sub2)
+{
+  const char *vars[] = { "CUDA_HOME", "CUDA_PATH" };
+  g_autofree char *local = rooted ("/usr/local/cuda");
+
+  for (guint i = 0; i < G_N_ELEMENTS (vars) + 1; i++)
+    {
+      const char *home = i < G_N_ELEMENTS (vars) ? g_getenv (vars[i]) : local;
+
+      if (home == NULL || !*home)
+        continue;
+      add_dir (dirs, real, g_build_filename (home, sub1, NULL));
+      add_dir (dirs, real, g_build_filename (home, sub2, NULL));
+    }
+}
+
+/* Every folder of @sites with each of @subdirs appended. */
+static void
+add_wheel_dirs (GPtrArray *dirs, GPtrArray *real, GPtrArray *sites, const char * const *subdirs)
+{
+  for (guint i = 0; i < sites->len; i++)
+    for (guint k = 0; subdirs != NULL && subdirs[k] != NULL; k++)
+      add_dir (dirs, real, g_build_filename (g_ptr_array_index (sites, i), subdirs[k], NULL));
+}
+
+GPtrArray *
+prism_cuda_library_dirs (const char * const *wheel_subdirs)
+{
+  GPtrArray *dirs = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) real = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) sites = prism_cuda_python_site_dirs ();
+
+  add_toolkit_dirs (dirs, real, "lib64", "targets/x86_64-linux/lib");
+  add_wheel_dirs (dirs, real, sites, wheel_subdirs);
+  return dirs;
+}
+
+static char *
+join_array (GPtrArray *items, const char *sep)
+{
+  g_autoptr(GString) s = g_string_new (NULL);
+
+  for (guint i = 0; i < items->len; i++)
+    g_string_append_printf (s, "%s%s", i ? sep : "", (const char *) g_ptr_array_index (items, i));
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+void *
+prism_cuda_open_library (const char *what, const char *env, const char * const *sonames,
+                         const char * const *wheel_subdirs, int code, char **path, GError **error)
+{
+  const char *chosen = env != NULL ? g_getenv (env) : NULL;
+  g_autoptr(GPtrArray) dirs = NULL;
+  g_autoptr(GString) failures = g_string_new (NULL);
+  g_autofree char *names = NULL;
+  g_autofree char *where = NULL;
+  void *h;
+
+  if (chosen != NULL && *chosen)
+    {
+      h = dlopen (chosen, RTLD_NOW | RTLD_LOCAL);
+      if (h == NULL)
+        {
+          g_set_error (error, PRISM_ERROR, code, "the %s library %s (from $%s) could not be loaded: %s", what,
+                       chosen, env, dlerror ());
+          return NULL;
+        }
+      if (path != NULL)
+        *path = g_strdup (chosen);
+      return h;
+    }
+
+  dirs = prism_cuda_library_dirs (wheel_subdirs);
+  for (guint i = 0; sonames[i] != NULL; i++)
+    {
+      const char *why;
+
+      h = dlopen (sonames[i], RTLD_NOW | RTLD_LOCAL);
+      if (h != NULL)
+        {
+          if (path != NULL)
+            *path = g_strdup (sonames[i]);
+          return h;
+        }
+      /* "not found" is expected; anything else (a broken copy) is news. */
+      why = dlerror ();
+      if (why != NULL && strstr (why, "No such file") == NULL)
+        g_string_append_printf (failures, "; %s", why);
+      for (guint k = 0; k < dirs->len; k++)
+        {
+          g_autofree char *file = g_build_filename (g_ptr_array_index (dirs, k), sonames[i], NULL);
+
+          if (!g_file_test (file, G_FILE_TEST_EXISTS))
+            continue;
+          h = dlopen (file, RTLD_NOW | RTLD_LOCAL);
+          if (h != NULL)
+            {
+              if (path != NULL)
+                *path = g_steal_pointer (&file);
+              return h;
+            }
+          g_string_append_printf (failures, "; %s", dlerror ());
+        }
+    }
+
+  {
+    g_autoptr(GPtrArray) list = g_ptr_array_new ();
+    for (guint i = 0; sonames[i] != NULL; i++)
+      g_ptr_array_add (list, (gpointer) sonames[i]);
+    names = join_array (list, " or ");
+  }
+  where = dirs->len > 0 ? join_array (dirs, ", ")
+                        : g_strdup ("no CUDA toolkit or Python wheel folder (none of $CUDA_HOME/lib64, "
+                                    "/usr/local/cuda/lib64, site-packages/nvidia/…/lib exists)");
+  g_set_error (error, PRISM_ERROR, code,
+               "the %s library (%s) was found neither by the dynamic loader nor in %s%s%s%s",
+               what, names, where, failures->str, env != NULL ? "; set $" : "", env != NULL ? env : "");
+  return NULL;
+}
+
+/* The headers NVRTC reads from disk for our kernels (the rest, such as
+ * vector_types.h and <nv/target>, are built into NVRTC). */
+static const char * const nvrtc_headers[] = {
+  "cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h", "cuda_bf16.hpp", "mma.h", "crt/mma.h", "crt/mma.hpp", NULL,
+};
+
+static gboolean
+has_header (const char *dir, const char *name)
+{
+  g_autofree char *probe = g_build_filename (dir, name, NULL);
+
+  return g_file_test (probe, G_FILE_TEST_IS_REGULAR);
+}
+
+char **
+prism_cuda_find_include_dirs (char **looked)
+{
+  static const char * const wheels[] = {
+    "nvidia/cu13/include", "nvidia/cuda_runtime/include", "nvidia/cu12/include", "nvidia/cuda_nvcc/include", NULL,
+  };
+  g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) real = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) sites = prism_cuda_python_site_dirs ();
+  g_autoptr(GStrvBuilder) chosen = g_strv_builder_new ();
+  gboolean *used;
+  guint n_used = 0;
+
+  add_env_list (dirs, real, "PRISM_CUDA_INCLUDE");
+  add_toolkit_dirs (dirs, real, "include", "targets/x86_64-linux/include");
+  add_wheel_dirs (dirs, real, sites, wheels);
+  if (looked != NULL)
+    *looked = dirs->len > 0 ? join_array (dirs, ", ") : g_strdup ("no folder (none of them exists)");
+
+  /* One folder with everything: the usual toolkit. */
+  for (guint i = 0; i < dirs->len; i++)
+    {
+      gboolean all = TRUE;
+
+      for (guint h = 0; all && nvrtc_headers[h] != NULL; h++)
+        all = has_header (g_ptr_array_index (dirs, i), nvrtc_headers[h]);
+      if (all)
+        {
+          g_strv_builder_add (chosen, g_ptr_array_index (dirs, i));
+          return g_strv_builder_end (chosen);
+        }
+    }
+  /* Else the wheels' split: fp16/bf16 from one, mma.h from another. */
+  used = g_new0 (gboolean, dirs->len + 1);
+  for (guint h = 0; nvrtc_headers[h] != NULL; h++)
+    {
+      guint i;
+
+      for (i = 0; i < dirs->len && !has_header (g_ptr_array_index (dirs, i), nvrtc_headers[h]); i++)
+        ;
+      if (i == dirs->len)
+        {
+          g_free (used);
+          return NULL;
+        }
+      n_used += !used[i];
+      used[i] = TRUE;
+    }
+  for (guint i = 0; i < dirs->len; i++)
+    if (used[i])
+      g_strv_builder_add (chosen, g_ptr_array_index (dirs, i));
+  g_free (used);
+  return n_used > 0 ? g_strv_builder_end (chosen) : NULL;
+}
+
 char *
 prism_cuda_find_include_dir (void)
 {
-  const char *vars[] = { "CUDA_HOME", "CUDA_PATH" };
+  g_auto(GStrv) dirs = prism_cuda_find_include_dirs (NULL);
 
-  for (guint i = 0; i < G_N_ELEMENTS (vars); i++)
-    {
-      const char *home = g_getenv (vars[i]);
-      g_autofree char *dir = home != NULL && *home ? g_build_filename (home, "include", NULL) : NULL;
-      g_autofree char *probe = dir != NULL ? g_build_filename (dir, "cuda_fp16.h", NULL) : NULL;
-
-      if (probe != NULL && g_file_test (probe, G_FILE_TEST_EXISTS))
-        return g_steal_pointer (&dir);
-    }
-  if (g_file_test ("/usr/local/cuda/include/cuda_fp16.h", G_FILE_TEST_EXISTS))
-    return g_strdup ("/usr/local/cuda/include");
-  return NULL;
+  return dirs != NULL ? g_strdup (dirs[0]) : NULL;
 }
 
 GBytes *
@@ -334,7 +580,8 @@ prism_cuda_runtime_compile (PrismCudaRuntime *self, const char *source, const ch
   const char * const *names = prism_kernel_headers_list ();
   g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) options = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *include = prism_cuda_find_include_dir ();
+  g_autofree char *looked = NULL;
+  g_auto(GStrv) include = prism_cuda_find_include_dirs (&looked);
   g_autofree char *program_log = NULL;
   PrismNvrtcProgram prog = NULL;
   GBytes *cubin = NULL;
@@ -346,8 +593,8 @@ prism_cuda_runtime_compile (PrismCudaRuntime *self, const char *source, const ch
   if (include == NULL)
     {
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU,
-                   "the CUDA toolkit headers (cuda_fp16.h) were not found in $CUDA_HOME/include "
-                   "or /usr/local/cuda/include; NVRTC needs them");
+                   "the CUDA toolkit headers NVRTC needs (cuda_fp16.h, cuda_bf16.h, mma.h, crt/mma.h) "
+                   "were not found; looked in %s (set $PRISM_CUDA_INCLUDE or $CUDA_HOME)", looked);
       return NULL;
     }
   for (guint i = 0; names[i] != NULL; i++)
@@ -368,7 +615,8 @@ prism_cuda_runtime_compile (PrismCudaRuntime *self, const char *source, const ch
     }
   g_ptr_array_add (options, g_strdup_printf ("--gpu-architecture=%s", arch));
   g_ptr_array_add (options, g_strdup ("-std=c++17"));
-  g_ptr_array_add (options, g_strdup_printf ("-I%s", include));
+  for (guint i = 0; include[i] != NULL; i++)
+    g_ptr_array_add (options, g_strdup_printf ("-I%s", include[i]));
   r = self->nvrtc.CompileProgram (prog, (int) options->len, (const char * const *) options->pdata);
   if (self->nvrtc.GetProgramLogSize (prog, &size) == NVRTC_SUCCESS && size > 1)
     {

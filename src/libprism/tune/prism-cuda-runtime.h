@@ -23,14 +23,21 @@ typedef struct _nvrtcProgram *PrismNvrtcProgram;
 /* Attribute numbers of <cuda.h>. */
 enum
 {
+  PRISM_CU_ATTR_MAX_THREADS_PER_BLOCK = 1,
   PRISM_CU_ATTR_CLOCK_RATE = 13,
   PRISM_CU_ATTR_MULTIPROCESSOR_COUNT = 16,
   PRISM_CU_ATTR_MEMORY_CLOCK_RATE = 36,
   PRISM_CU_ATTR_GLOBAL_MEMORY_BUS_WIDTH = 37,
   PRISM_CU_ATTR_L2_CACHE_SIZE = 38,
+  PRISM_CU_ATTR_MAX_THREADS_PER_MULTIPROCESSOR = 39,
   PRISM_CU_ATTR_COMPUTE_CAPABILITY_MAJOR = 75,
   PRISM_CU_ATTR_COMPUTE_CAPABILITY_MINOR = 76,
+  PRISM_CU_ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR = 81,
+  PRISM_CU_ATTR_MAX_REGISTERS_PER_MULTIPROCESSOR = 82,
   PRISM_CU_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+  PRISM_CU_ATTR_MAX_BLOCKS_PER_MULTIPROCESSOR = 106,
+  PRISM_CU_FUNC_ATTR_LOCAL_SIZE_BYTES = 3,
+  PRISM_CU_FUNC_ATTR_NUM_REGS = 4,
   PRISM_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
 
@@ -51,6 +58,7 @@ typedef struct
   PrismCUresult (*DeviceGetName) (char *name, int len, PrismCUdevice dev);
   PrismCUresult (*DeviceGetAttribute) (int *value, int attrib, PrismCUdevice dev);
   PrismCUresult (*DeviceTotalMem) (size_t *bytes, PrismCUdevice dev);
+  PrismCUresult (*DeviceGetPCIBusId) (char *id, int len, PrismCUdevice dev);
   PrismCUresult (*DevicePrimaryCtxRetain) (PrismCUcontext *ctx, PrismCUdevice dev);
   PrismCUresult (*DevicePrimaryCtxRelease) (PrismCUdevice dev);
   PrismCUresult (*CtxSetCurrent) (PrismCUcontext ctx);
@@ -59,6 +67,7 @@ typedef struct
   PrismCUresult (*ModuleUnload) (PrismCUmodule module);
   PrismCUresult (*ModuleGetFunction) (PrismCUfunction *fn, PrismCUmodule module, const char *name);
   PrismCUresult (*FuncSetAttribute) (PrismCUfunction fn, int attrib, int value);
+  PrismCUresult (*FuncGetAttribute) (int *value, int attrib, PrismCUfunction fn);
   PrismCUresult (*LaunchKernel) (PrismCUfunction fn, unsigned int gx, unsigned int gy, unsigned int gz,
                                  unsigned int bx, unsigned int by, unsigned int bz,
                                  unsigned int smem, PrismCUstream stream, void **params, void **extra);
@@ -108,8 +117,14 @@ typedef struct
   int memory_bus_bits;
   int l2_bytes;
   int smem_per_block_optin;
+  int smem_per_sm;
+  int max_threads_per_block;
+  int max_threads_per_sm;
+  int max_blocks_per_sm;
+  int registers_per_sm;
   gsize total_memory;
   int driver_version;       /* 13000 */
+  char pci_bus_id[32];      /* "0000:19:00.0", how NVML finds the same device */
 } PrismGpuInfo;
 
 typedef struct _PrismCudaRuntime PrismCudaRuntime;
@@ -137,9 +152,11 @@ gboolean          prism_cuda_runtime_load_driver  (PrismCudaRuntime *self,
 /**
  * prism_cuda_runtime_load_nvrtc:
  *
- * dlopens NVRTC ($PRISM_NVRTC_LIBRARY, else libnvrtc.so.13, libnvrtc.so.12,
- * also under $CUDA_HOME/lib64 and /usr/local/cuda/lib64).  Works without a
- * GPU.  Fails with %PRISM_ERROR_NO_GPU when NVRTC is not there.
+ * dlopens NVRTC ($PRISM_NVRTC_LIBRARY, else libnvrtc.so.13, then
+ * libnvrtc.so.12, each through the dynamic loader and then in the folders of
+ * prism_cuda_library_dirs() with the wheel folders nvidia/cuda_nvrtc/lib,
+ * nvidia/cu13/lib and nvidia/cu12/lib).  Works without a GPU.  Fails with
+ * %PRISM_ERROR_NO_GPU when NVRTC is not there.
  */
 gboolean          prism_cuda_runtime_load_nvrtc   (PrismCudaRuntime *self,
                                                    GError          **error);
@@ -169,8 +186,7 @@ gboolean          prism_cuda_runtime_check        (const PrismCudaRuntime *self,
  * @log: (out) (optional) (transfer full): NVRTC's log
  *
  * Compiles @source with NVRTC (loaded on demand) to a CUBIN for @arch.
- * The CUDA toolkit headers are looked up in $CUDA_HOME/include, then
- * /usr/local/cuda/include.
+ * The CUDA toolkit headers are looked up by prism_cuda_find_include_dirs().
  *
  * Returns: (transfer full) (nullable): the CUBIN
  */
@@ -180,8 +196,77 @@ GBytes           *prism_cuda_runtime_compile      (PrismCudaRuntime *self,
                                                    char            **log,
                                                    GError          **error);
 
-/* The CUDA toolkit include folder NVRTC needs, or NULL. (transfer full) */
+/**
+ * prism_cuda_find_include_dirs:
+ * @looked: (out) (optional) (transfer full): where it looked, for messages
+ *
+ * The folders holding the CUDA headers that NVRTC reads from disk for our
+ * kernels (cuda_fp16.h, cuda_bf16.h, mma.h, crt/mma.h and their .hpp
+ * parts; NVRTC has the rest built in).  The first candidate that has them
+ * all, else the fewest candidates that together have them, in lookup order:
+ * $PRISM_CUDA_INCLUDE (':'-separated), $CUDA_HOME and $CUDA_PATH (include/
+ * and targets/x86_64-linux/include/), /usr/local/cuda (the same two), then
+ * the Python wheels of prism_cuda_python_site_dirs() (nvidia/cu13/include,
+ * nvidia/cuda_runtime/include, nvidia/cu12/include, nvidia/cuda_nvcc/include).
+ *
+ * Returns: (transfer full) (nullable): a %NULL-terminated list of folders,
+ *   or %NULL when some header is nowhere
+ */
+char            **prism_cuda_find_include_dirs    (char            **looked);
+
+/* The first folder of prism_cuda_find_include_dirs(), or NULL. (transfer full) */
 char             *prism_cuda_find_include_dir     (void);
+
+/**
+ * prism_cuda_python_site_dirs:
+ *
+ * The site-packages and dist-packages folders where NVIDIA's CUDA wheels
+ * may be installed: $PRISM_PYTHON_SITE (':'-separated, taken as is), then
+ * those under /usr/lib/python3*, /usr/local/lib/python3*,
+ * /opt/x/.venv/lib/python3* (any x) and $VIRTUAL_ENV/lib/python3*.  The fixed
+ * folders are taken under $PRISM_CUDA_SEARCH_ROOT when it is set (tests
+ * build a fake tree there).
+ *
+ * Returns: (transfer full) (element-type filename): existing folders, each once
+ */
+GPtrArray        *prism_cuda_python_site_dirs     (void);
+
+/**
+ * prism_cuda_library_dirs:
+ * @wheel_subdirs: %NULL-terminated folders relative to a site-packages
+ *   folder ("nvidia/cublas/lib")
+ *
+ * The folders searched for a CUDA library after the dynamic loader's own
+ * path, in order: $CUDA_HOME/lib64, $CUDA_HOME/targets/x86_64-linux/lib,
+ * /usr/local/cuda/lib64, /usr/local/cuda/targets/x86_64-linux/lib (under
+ * $PRISM_CUDA_SEARCH_ROOT when set), then each of @wheel_subdirs in each
+ * folder of prism_cuda_python_site_dirs().
+ *
+ * Returns: (transfer full) (element-type filename): the existing ones, each once
+ */
+GPtrArray        *prism_cuda_library_dirs         (const char * const *wheel_subdirs);
+
+/**
+ * prism_cuda_open_library:
+ * @what: the library for messages ("cuBLASLt")
+ * @env: (nullable): a variable that names the one file to load
+ *   ("PRISM_CUBLASLT_LIBRARY"); when set, nothing else is tried
+ * @sonames: %NULL-terminated, tried in order, each first through the
+ *   dynamic loader and then in every folder of prism_cuda_library_dirs()
+ * @wheel_subdirs: see prism_cuda_library_dirs()
+ * @code: the #PrismErrorCode of a failure
+ * @path: (out) (optional) (transfer full): what was loaded
+ *
+ * Returns: (nullable): the dlopen() handle, or %NULL with @error naming the
+ *   library and where it looked
+ */
+void             *prism_cuda_open_library         (const char         *what,
+                                                   const char         *env,
+                                                   const char * const *sonames,
+                                                   const char * const *wheel_subdirs,
+                                                   int                 code,
+                                                   char              **path,
+                                                   GError            **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismCudaRuntime, prism_cuda_runtime_free)
 

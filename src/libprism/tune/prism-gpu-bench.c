@@ -26,12 +26,15 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "prism-cublaslt.h"
 #include "prism-cuda-emitter.h"
 #include "prism-cuda-runtime.h"
 #include "prism-error.h"
 #include "prism-gpu-bench.h"
+#include "prism-gpu-bench-private.h"
 #include "prism-gpu-target.h"
 #include "prism-interp.h"
 
@@ -44,7 +47,9 @@ prism_gpu_bench_options_init (PrismGpuBenchOptions *options)
 {
   memset (options, 0, sizeof *options);
   options->timeout_s = 120;
-  options->warmup_ms = 25;
+  /* Long enough for the clocks to leave idle and the caches and TLBs to
+   * settle; short against the samples' 100 ms. */
+  options->warmup_ms = 200;
   options->min_time_ms = 100;
   options->min_samples = 30;
   options->max_samples = 2000;
@@ -57,6 +62,10 @@ prism_gpu_bench_result_clear (PrismGpuBenchResult *result)
 {
   g_free (result->device_name);
   g_free (result->arch);
+  g_free (result->cuda_call);
+  g_free (result->cuda_error);
+  prism_gpu_clocks_clear (&result->clocks);
+  g_clear_pointer (&result->kernels, g_array_unref);
   memset (result, 0, sizeof *result);
 }
 
@@ -249,6 +258,16 @@ prism_gpu_bench_count_work (const PrismGraph *graph, double *flops, double *byte
 /* ------------------------------------------------------------------------ */
 /* The parent side */
 
+static const char * const fault_names[] = {
+  "none", "no_gpu", "no_vendor", "build_error", "cuda_error", "mismatch", "timeout", "crash", "error",
+};
+
+const char *
+prism_gpu_fault_to_string (PrismGpuFault fault)
+{
+  return (guint) fault < G_N_ELEMENTS (fault_names) ? fault_names[fault] : "error";
+}
+
 gboolean
 prism_gpu_bench_probe (int device, char **description, GError **error)
 {
@@ -264,8 +283,8 @@ prism_gpu_bench_probe (int device, char **description, GError **error)
   return TRUE;
 }
 
-static char *
-find_worker (const char *hint)
+char *
+_prism_gpu_find_worker (const char *hint)
 {
   const char *env = g_getenv ("PRISM_GPU_WORKER");
   g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
@@ -340,8 +359,8 @@ wait_with_timeout (GSubprocess *p, guint timeout_s)
   return !w.timed_out;
 }
 
-static gboolean
-write_bytes (const char *dir, const char *name, GBytes *bytes, GError **error)
+gboolean
+_prism_gpu_write_bytes (const char *dir, const char *name, GBytes *bytes, GError **error)
 {
   g_autofree char *path = g_build_filename (dir, name, NULL);
   gsize len;
@@ -350,8 +369,8 @@ write_bytes (const char *dir, const char *name, GBytes *bytes, GError **error)
   return g_file_set_contents (path, data ? data : "", (gssize) len, error);
 }
 
-static gboolean
-write_json (const char *dir, const char *name, JsonNode *node, GError **error)
+gboolean
+_prism_gpu_write_json (const char *dir, const char *name, JsonNode *node, GError **error)
 {
   g_autoptr(JsonGenerator) gen = json_generator_new ();
   g_autofree char *path = g_build_filename (dir, name, NULL);
@@ -361,8 +380,8 @@ write_json (const char *dir, const char *name, JsonNode *node, GError **error)
   return json_generator_to_file (gen, path, error);
 }
 
-static void
-remove_dir (const char *path)
+void
+_prism_gpu_remove_dir (const char *path)
 {
   g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
   const char *name;
@@ -375,8 +394,74 @@ remove_dir (const char *path)
   g_rmdir (path);
 }
 
+#define STEP_PREFIX "prism-gpu-worker: step: "
+
+/* The last step the worker announced in its log, or NULL. */
+static char *
+last_step (const char *log_path)
+{
+  g_autofree char *log = NULL;
+  const char *at, *next;
+
+  if (!g_file_get_contents (log_path, &log, NULL, NULL) || (at = g_strrstr (log, STEP_PREFIX)) == NULL)
+    return NULL;
+  at += strlen (STEP_PREFIX);
+  next = strchr (at, '\n');
+  return next != NULL ? g_strndup (at, (gsize) (next - at)) : g_strdup (at);
+}
+
+gboolean
+_prism_gpu_spawn_worker (const char *worker, const char *dir, guint timeout_s, const char *what, char **end_note,
+                         GError **error)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_MERGE);
+  g_autoptr(GSubprocess) child = NULL;
+  g_autofree char *log_path = g_build_filename (dir, "worker.log", NULL);
+
+  *end_note = NULL;
+  g_subprocess_launcher_set_stdout_file_path (launcher, log_path);
+  child = g_subprocess_launcher_spawn (launcher, error, worker, dir, NULL);
+  if (child == NULL)
+    return FALSE;
+  if (!wait_with_timeout (child, MAX (timeout_s, 1)))
+    {
+      g_autofree char *step = last_step (log_path);
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT,
+                   "%s did not finish within %u s and was stopped (a kernel that hangs?)%s%s", what, timeout_s,
+                   step != NULL ? "; the worker was at: " : "", step != NULL ? step : "");
+      return FALSE;
+    }
+  if (g_subprocess_get_if_signaled (child))
+    *end_note = g_strdup_printf ("killed by signal %d (%s)", g_subprocess_get_term_sig (child),
+                                 g_strsignal (g_subprocess_get_term_sig (child)));
+  else if (g_subprocess_get_exit_status (child) != 0)
+    *end_note = g_strdup_printf ("exit status %d", g_subprocess_get_exit_status (child));
+  return TRUE;
+}
+
+JsonParser *
+_prism_gpu_read_result (const char *dir, const char *end_note, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, "result.json", NULL);
+  g_autofree char *log_path = g_build_filename (dir, "worker.log", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *log = NULL;
+
+  if (!json_parser_load_from_file (parser, path, NULL) || json_parser_get_root (parser) == NULL ||
+      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    {
+      g_file_get_contents (log_path, &log, NULL, NULL);
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED,
+                   "the GPU worker ended without a result (%s); its output:\n%s",
+                   end_note != NULL ? end_note : "exit status 0", log != NULL && *log ? log : "(none)");
+      return NULL;
+    }
+  return g_steal_pointer (&parser);
+}
+
 static const PrismGpuTarget *
 peak_table (const char *device_name, int cc, const char **source)
+
 {
   g_autofree char *lower = g_ascii_strdown (device_name ? device_name : "", -1);
   const char *names[] = { "h200", "h100", "a100" };
@@ -407,54 +492,108 @@ default_tolerance (const PrismGraph *graph)
   return tol;
 }
 
-static gboolean
-read_result (const char *dir, const char *log_path, PrismGpuBenchResult *result, GError **error)
+static int
+json_int (JsonObject *o, const char *name, int fallback)
 {
-  g_autofree char *path = g_build_filename (dir, "result.json", NULL);
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autofree char *log = NULL;
-  JsonObject *o, *dev;
-  const char *status, *message;
+  JsonNode *n = json_object_get_member (o, name);
 
-  if (!json_parser_load_from_file (parser, path, NULL))
-    {
-      g_file_get_contents (log_path, &log, NULL, NULL);
-      g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED,
-                   "the GPU worker ended without a result; its output:\n%s", log ? log : "(none)");
-      return FALSE;
-    }
-  o = json_node_get_object (json_parser_get_root (parser));
-  status = json_object_get_string_member_with_default (o, "status", "error");
-  message = json_object_get_string_member_with_default (o, "message", "");
-  dev = json_object_has_member (o, "device") ? json_object_get_object_member (o, "device") : NULL;
+  return n != NULL && JSON_NODE_HOLDS_VALUE (n) ? (int) json_node_get_int (n) : fallback;
+}
+
+static void
+kernel_clear (gpointer data)
+{
+  PrismGpuBenchKernel *k = data;
+
+  g_free (k->name);
+}
+
+/* Fills @result from the worker's result.json; FALSE with @error naming the
+ * fault when it is not "ok". */
+static gboolean
+bench_result_read (JsonObject *o, PrismGpuBenchResult *result, GError **error)
+{
+  const char *status = json_object_get_string_member_with_default (o, "status", "error");
+  const char *message = json_object_get_string_member_with_default (o, "message", "");
+  JsonObject *dev = json_object_has_member (o, "device") ? json_object_get_object_member (o, "device") : NULL;
+  JsonObject *clocks = json_object_has_member (o, "clocks") ? json_object_get_object_member (o, "clocks") : NULL;
+  JsonArray *kernels = json_object_has_member (o, "kernels") ? json_object_get_array_member (o, "kernels") : NULL;
+
   if (dev != NULL)
     {
       result->device_name = g_strdup (json_object_get_string_member_with_default (dev, "name", ""));
-      result->compute_capability = (int) json_object_get_int_member_with_default (dev, "compute_capability", 0);
-      result->sm_count = (int) json_object_get_int_member_with_default (dev, "sm_count", 0);
-      result->driver_version = (int) json_object_get_int_member_with_default (dev, "driver_version", 0);
+      result->compute_capability = json_int (dev, "compute_capability", 0);
+      result->sm_count = json_int (dev, "sm_count", 0);
+      result->driver_version = json_int (dev, "driver_version", 0);
     }
   result->arch = g_strdup (json_object_get_string_member_with_default (o, "arch", ""));
   result->max_rel_error = json_object_get_double_member_with_default (o, "max_rel_error", NAN);
-
-  if (g_str_equal (status, "no_gpu"))
+  result->tolerance = json_object_get_double_member_with_default (o, "tolerance", result->tolerance);
+  result->n_kernels = (guint) json_int (o, "launches", (int) result->n_kernels);
+  if (clocks != NULL)
     {
+      result->clocks.sm_mhz = (guint) MAX (json_int (clocks, "sm_mhz", 0), 0);
+      result->clocks.sm_max_mhz = (guint) MAX (json_int (clocks, "sm_max_mhz", 0), 0);
+      result->clocks.attribute_mhz = (guint) MAX (json_int (clocks, "attribute_mhz", 0), 0);
+      if (json_object_get_string_member_with_default (clocks, "note", NULL) != NULL)
+        result->clocks.note = g_strdup (json_object_get_string_member (clocks, "note"));
+    }
+  if (kernels != NULL)
+    {
+      result->kernels = g_array_new (FALSE, TRUE, sizeof (PrismGpuBenchKernel));
+      g_array_set_clear_func (result->kernels, kernel_clear);
+      for (guint i = 0; i < json_array_get_length (kernels); i++)
+        {
+          JsonObject *ko = json_array_get_object_element (kernels, i);
+          PrismGpuBenchKernel k = {
+            g_strdup (json_object_get_string_member_with_default (ko, "name", "")),
+            json_int (ko, "registers", -1),
+            json_int (ko, "local_bytes", -1),
+          };
+          g_array_append_val (result->kernels, k);
+        }
+    }
+
+  result->fault = PRISM_GPU_FAULT_ERROR;
+  for (guint i = 0; i < G_N_ELEMENTS (fault_names); i++)
+    if (g_str_equal (status, fault_names[i]))
+      result->fault = (PrismGpuFault) i;
+  if (g_str_equal (status, "ok"))
+    result->fault = PRISM_GPU_FAULT_NONE;
+  switch (result->fault)
+    {
+    case PRISM_GPU_FAULT_NONE:
+      break;
+    case PRISM_GPU_FAULT_NO_GPU:
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU, "%s", message);
       return FALSE;
-    }
-  if (g_str_equal (status, "mismatch"))
-    {
+    case PRISM_GPU_FAULT_NO_VENDOR:
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_VENDOR, "no vendor matmuls: %s", message);
+      return FALSE;
+    case PRISM_GPU_FAULT_MISMATCH:
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED,
                    "the GPU output differs from the interpreter: max relative error %.3g > %.3g",
                    result->max_rel_error, result->tolerance);
       return FALSE;
-    }
-  if (!g_str_equal (status, "ok"))
-    {
+    case PRISM_GPU_FAULT_CUDA_ERROR:
+      result->cuda_call = g_strdup (json_object_get_string_member_with_default (o, "cuda_call", ""));
+      result->cuda_error = g_strdup (json_object_get_string_member_with_default (o, "cuda_error", ""));
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED, "CUDA error %s in %s on the GPU: %s",
+                   result->cuda_error, result->cuda_call, message);
+      return FALSE;
+    case PRISM_GPU_FAULT_BUILD:
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED, "the kernels could not be built for the GPU: %s",
+                   message);
+      return FALSE;
+    case PRISM_GPU_FAULT_TIMEOUT:
+    case PRISM_GPU_FAULT_CRASH:
+    case PRISM_GPU_FAULT_ERROR:
+    default:
+      result->fault = PRISM_GPU_FAULT_ERROR;
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED, "on the GPU: %s", message);
       return FALSE;
     }
-  result->n_samples = (guint) json_object_get_int_member_with_default (o, "samples", 0);
+  result->n_samples = (guint) json_int (o, "samples", 0);
   result->median_us = json_object_get_double_member_with_default (o, "median_us", NAN);
   result->p20_us = json_object_get_double_member_with_default (o, "p20_us", NAN);
   result->p80_us = json_object_get_double_member_with_default (o, "p80_us", NAN);
@@ -462,6 +601,47 @@ read_result (const char *dir, const char *log_path, PrismGpuBenchResult *result,
   result->mean_us = json_object_get_double_member_with_default (o, "mean_us", NAN);
   result->cv = json_object_get_double_member_with_default (o, "cv", NAN);
   return TRUE;
+}
+
+gboolean
+prism_gpu_bench_run_job (const char *dir, const PrismGpuBenchOptions *options_in, PrismGpuBenchResult *result,
+                         GError **error)
+{
+  PrismGpuBenchOptions options;
+  g_autofree char *worker = NULL;
+  g_autofree char *end_note = NULL;
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(GError) local = NULL;
+
+  g_return_val_if_fail (dir != NULL && result != NULL, FALSE);
+  memset (result, 0, sizeof *result);
+  if (options_in != NULL)
+    options = *options_in;
+  else
+    prism_gpu_bench_options_init (&options);
+
+  worker = _prism_gpu_find_worker (options.worker);
+  if (worker == NULL)
+    {
+      result->fault = PRISM_GPU_FAULT_ERROR;
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED,
+                   "cannot find %s (set $PRISM_GPU_WORKER to its path)", WORKER_NAME);
+      return FALSE;
+    }
+  if (!_prism_gpu_spawn_worker (worker, dir, options.timeout_s, "the GPU measurement", &end_note, &local))
+    {
+      result->fault = g_error_matches (local, PRISM_ERROR, PRISM_ERROR_LIMIT) ? PRISM_GPU_FAULT_TIMEOUT
+                                                                             : PRISM_GPU_FAULT_ERROR;
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  parser = _prism_gpu_read_result (dir, end_note, error);
+  if (parser == NULL)
+    {
+      result->fault = PRISM_GPU_FAULT_CRASH;
+      return FALSE;
+    }
+  return bench_result_read (json_node_get_object (json_parser_get_root (parser)), result, error);
 }
 
 gboolean
@@ -476,18 +656,17 @@ prism_gpu_bench_run (const PrismGraph *graph, const PrismGpuBenchOptions *option
   g_autoptr(JsonBuilder) job = json_builder_new ();
   g_autoptr(JsonNode) job_node = NULL;
   g_autoptr(JsonNode) manifest = NULL;
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) child = NULL;
   g_autoptr(GArray) in_ids = NULL;
   g_autoptr(GArray) out_ids = NULL;
   g_autofree char *dir = NULL;
   g_autofree char *worker = NULL;
-  g_autofree char *log_path = NULL;
   PrismCudaOptions cuda = { 0, };
   PrismInterpOptions interp = { PRISM_PRECISION_F32, 0 };
   const PrismGpuInfo *info;
   const PrismGpuTarget *peaks;
   gboolean ok = FALSE;
+  double tolerance;
+  guint n_kernels;
   GBytes *bytes;
 
   g_return_val_if_fail (graph != NULL && result != NULL, FALSE);
@@ -500,15 +679,20 @@ prism_gpu_bench_run (const PrismGraph *graph, const PrismGpuBenchOptions *option
   /* Fail fast, in this process, when there is no GPU at all. */
   if (!prism_cuda_runtime_load_driver (rt, options.device, error) ||
       !prism_cuda_runtime_load_nvrtc (rt, error))
-    return FALSE;
+    {
+      result->fault = PRISM_GPU_FAULT_NO_GPU;
+      return FALSE;
+    }
   info = prism_cuda_runtime_get_info (rt);
-  worker = find_worker (options.worker);
+  worker = _prism_gpu_find_worker (options.worker);
   if (worker == NULL)
     {
+      result->fault = PRISM_GPU_FAULT_ERROR;
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED,
                    "cannot find %s (set $PRISM_GPU_WORKER to its path)", WORKER_NAME);
       return FALSE;
     }
+  options.worker = worker;
 
   cuda.sm = (guint) MAX (info->compute_capability, 80);
   cuda.prefix = "prism_bench";
@@ -518,10 +702,13 @@ prism_gpu_bench_run (const PrismGraph *graph, const PrismGpuBenchOptions *option
     cuda.smem_limit = (gsize) info->smem_per_block_optin;
   emitter = prism_cuda_emitter_new (graph, &cuda, error);
   if (emitter == NULL)
-    return FALSE;
+    {
+      result->fault = PRISM_GPU_FAULT_BUILD;
+      return FALSE;
+    }
 
-  result->tolerance = options.tolerance > 0 ? options.tolerance : default_tolerance (graph);
-  result->n_kernels = prism_cuda_emitter_get_n_kernels (emitter);
+  tolerance = options.tolerance > 0 ? options.tolerance : default_tolerance (graph);
+  n_kernels = prism_cuda_emitter_get_n_kernels (emitter);
   inputs = prism_interp_make_inputs (graph, options.seed);
   in_ids = prism_graph_get_inputs (graph);
   for (guint i = 0; i < inputs->len && options.input_scale > 0 && options.input_scale != 1; i++)
@@ -538,17 +725,16 @@ prism_gpu_bench_run (const PrismGraph *graph, const PrismGpuBenchOptions *option
   dir = g_dir_make_tmp ("prism-bench-XXXXXX", error);
   if (dir == NULL)
     return FALSE;
-  log_path = g_build_filename (dir, "worker.log", NULL);
 
   bytes = g_bytes_new_static (prism_cuda_emitter_get_source (emitter),
                               strlen (prism_cuda_emitter_get_source (emitter)));
-  ok = write_bytes (dir, "kernels.cu", bytes, error);
+  ok = _prism_gpu_write_bytes (dir, "kernels.cu", bytes, error);
   g_bytes_unref (bytes);
   if (!ok)
     goto out;
   ok = FALSE;
   manifest = prism_cuda_emitter_build_manifest (emitter, "kernels.cu", "kernels.h");
-  if (!write_json (dir, "manifest.json", manifest, error))
+  if (!_prism_gpu_write_json (dir, "manifest.json", manifest, error))
     goto out;
 
   for (guint i = 0; i < inputs->len; i++)
@@ -556,7 +742,7 @@ prism_gpu_bench_run (const PrismGraph *graph, const PrismGpuBenchOptions *option
       g_autofree char *name = g_strdup_printf ("in%u.bin", i);
       PrismDtype d = prism_graph_tensor (graph, g_array_index (in_ids, guint, i))->dtype;
       g_autoptr(GBytes) b = encode (g_ptr_array_index (inputs, i), d);
-      if (!write_bytes (dir, name, b, error))
+      if (!_prism_gpu_write_bytes (dir, name, b, error))
         goto out;
     }
   out_ids = prism_graph_get_outputs (graph);
@@ -564,11 +750,13 @@ prism_gpu_bench_run (const PrismGraph *graph, const PrismGpuBenchOptions *option
     {
       g_autofree char *name = g_strdup_printf ("ref%u.f32", i);
       g_autoptr(GBytes) b = encode (g_ptr_array_index (expected, i), PRISM_DTYPE_F32);
-      if (!write_bytes (dir, name, b, error))
+      if (!_prism_gpu_write_bytes (dir, name, b, error))
         goto out;
     }
 
   json_builder_begin_object (job);
+  json_builder_set_member_name (job, "type");
+  json_builder_add_string_value (job, "bench");
   json_builder_set_member_name (job, "device");
   json_builder_add_int_value (job, options.device);
   json_builder_set_member_name (job, "warmup_ms");
@@ -580,28 +768,22 @@ prism_gpu_bench_run (const PrismGraph *graph, const PrismGpuBenchOptions *option
   json_builder_set_member_name (job, "max_samples");
   json_builder_add_int_value (job, options.max_samples);
   json_builder_set_member_name (job, "tolerance");
-  json_builder_add_double_value (job, result->tolerance);
+  json_builder_add_double_value (job, tolerance);
   /* Sampling stops early enough to report before the parent's timeout. */
   json_builder_set_member_name (job, "sample_budget_s");
   json_builder_add_double_value (job, MAX (1.0, options.timeout_s / 3.0));
   json_builder_end_object (job);
   job_node = json_builder_get_root (job);
-  if (!write_json (dir, "job.json", job_node, error))
+  if (!_prism_gpu_write_json (dir, "job.json", job_node, error))
     goto out;
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_MERGE);
-  g_subprocess_launcher_set_stdout_file_path (launcher, log_path);
-  child = g_subprocess_launcher_spawn (launcher, error, worker, dir, NULL);
-  if (child == NULL)
+  ok = prism_gpu_bench_run_job (dir, &options, result, error);
+  /* Known here even when the worker stopped before saying them. */
+  result->tolerance = tolerance;
+  result->n_kernels = n_kernels;
+  if (!ok)
     goto out;
-  if (!wait_with_timeout (child, MAX (options.timeout_s, 1)))
-    {
-      g_set_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT,
-                   "the GPU measurement did not finish within %u s and was stopped", options.timeout_s);
-      goto out;
-    }
-  if (!read_result (dir, log_path, result, error))
-    goto out;
+  ok = FALSE;
 
   prism_gpu_bench_count_work (options.work_graph != NULL ? options.work_graph : graph,
                               &result->flops, &result->bytes);
@@ -623,68 +805,313 @@ out:
   if (options.keep_dir)
     g_message ("GPU job folder kept: %s", dir);
   else
-    remove_dir (dir);
+    _prism_gpu_remove_dir (dir);
   return ok;
 }
 
 /* ------------------------------------------------------------------------ */
 /* The child: prism-gpu-worker JOBDIR */
 
+void
+_prism_gpu_worker_step (const char *step)
+{
+  /* Unbuffered, so that the log holds it even when the worker is killed. */
+  fprintf (stderr, STEP_PREFIX "%s\n", step);
+}
+
+gboolean
+_prism_gpu_worker_check (PrismGpuWorker *w, PrismCUresult result, const char *what, GError **error)
+{
+  if (result != 0 && w->failed_call == NULL)
+    {
+      const char *name = NULL;
+
+      if (w->cu != NULL)
+        w->cu->GetErrorName (result, &name);
+      w->failed_call = g_strdup (what);
+      w->failed_error = name != NULL ? g_strdup (name) : g_strdup_printf ("CUDA error %d", result);
+    }
+  return prism_cuda_runtime_check (w->rt, result, what, error);
+}
+
+static void
+add_int_or_null (JsonBuilder *b, const char *name, gint64 value)
+{
+  json_builder_set_member_name (b, name);
+  if (value < 0)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_int_value (b, value);
+}
+
+gboolean
+_prism_gpu_worker_open (PrismGpuWorker *w, int device, const char *source, JsonBuilder *res, const char **status,
+                        GError **error)
+{
+  g_autoptr(GBytes) cubin = NULL;
+  g_autofree char *arch = NULL;
+  const PrismGpuInfo *info;
+
+  w->rt = prism_cuda_runtime_new ();
+  w->kernels = g_array_new (FALSE, TRUE, sizeof (PrismGpuBenchKernel));
+  g_array_set_clear_func (w->kernels, kernel_clear);
+  _prism_gpu_worker_step ("loading the CUDA driver");
+  if (!prism_cuda_runtime_load_driver (w->rt, device, error))
+    {
+      *status = "no_gpu";
+      return FALSE;
+    }
+  w->cu = prism_cuda_runtime_get_driver (w->rt);
+  w->info = info = prism_cuda_runtime_get_info (w->rt);
+  json_builder_set_member_name (res, "device");
+  json_builder_begin_object (res);
+  json_builder_set_member_name (res, "name");
+  json_builder_add_string_value (res, info->name);
+  json_builder_set_member_name (res, "ordinal");
+  json_builder_add_int_value (res, info->ordinal);
+  json_builder_set_member_name (res, "pci_bus_id");
+  json_builder_add_string_value (res, info->pci_bus_id);
+  json_builder_set_member_name (res, "compute_capability");
+  json_builder_add_int_value (res, info->compute_capability);
+  json_builder_set_member_name (res, "sm_count");
+  json_builder_add_int_value (res, info->sm_count);
+  json_builder_set_member_name (res, "clock_khz");
+  json_builder_add_int_value (res, info->clock_khz);
+  json_builder_set_member_name (res, "memory_clock_khz");
+  json_builder_add_int_value (res, info->memory_clock_khz);
+  json_builder_set_member_name (res, "memory_bus_bits");
+  json_builder_add_int_value (res, info->memory_bus_bits);
+  json_builder_set_member_name (res, "l2_bytes");
+  json_builder_add_int_value (res, info->l2_bytes);
+  json_builder_set_member_name (res, "total_memory");
+  json_builder_add_int_value (res, (gint64) info->total_memory);
+  json_builder_set_member_name (res, "smem_per_block_optin");
+  json_builder_add_int_value (res, info->smem_per_block_optin);
+  json_builder_set_member_name (res, "smem_per_sm");
+  json_builder_add_int_value (res, info->smem_per_sm);
+  json_builder_set_member_name (res, "max_threads_per_block");
+  json_builder_add_int_value (res, info->max_threads_per_block);
+  json_builder_set_member_name (res, "max_threads_per_sm");
+  json_builder_add_int_value (res, info->max_threads_per_sm);
+  json_builder_set_member_name (res, "max_blocks_per_sm");
+  json_builder_add_int_value (res, info->max_blocks_per_sm);
+  json_builder_set_member_name (res, "registers_per_sm");
+  json_builder_add_int_value (res, info->registers_per_sm);
+  json_builder_set_member_name (res, "driver_version");
+  json_builder_add_int_value (res, info->driver_version);
+  json_builder_end_object (res);
+
+  arch = g_strdup_printf ("sm_%d", info->compute_capability);
+  json_builder_set_member_name (res, "arch");
+  json_builder_add_string_value (res, arch);
+  if (source != NULL)
+    {
+      _prism_gpu_worker_step ("compiling with NVRTC");
+      cubin = prism_cuda_runtime_compile (w->rt, source, arch, NULL, error);
+      if (cubin == NULL)
+        {
+          *status = error != NULL && g_error_matches (*error, PRISM_ERROR, PRISM_ERROR_NO_GPU) ? "no_gpu"
+                                                                                             : "build_error";
+          return FALSE;
+        }
+      _prism_gpu_worker_step ("loading the module");
+      if (!_prism_gpu_worker_check (w, w->cu->ModuleLoadData (&w->module, g_bytes_get_data (cubin, NULL)),
+                                    "cuModuleLoadData", error))
+        return FALSE;
+    }
+  return _prism_gpu_worker_check (w, w->cu->StreamCreate (&w->stream, 0), "cuStreamCreate", error);
+}
+
+gboolean
+_prism_gpu_worker_function (PrismGpuWorker *w, const char *name, gsize smem, PrismCUfunction *fn, GError **error)
+{
+  g_autofree char *what = g_strdup_printf ("cuModuleGetFunction (%s)", name);
+  PrismGpuBenchKernel k = { g_strdup (name), -1, -1 };
+  int v = 0;
+
+  *fn = NULL;
+  if (w->module == NULL)
+    {
+      g_free (k.name);
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED, "no module is loaded to look up %s in", name);
+      return FALSE;
+    }
+  if (!_prism_gpu_worker_check (w, w->cu->ModuleGetFunction (fn, w->module, name), what, error))
+    {
+      g_free (k.name);
+      return FALSE;
+    }
+  if (smem > SMEM_NO_OPT_IN)
+    {
+      g_autofree char *set = g_strdup_printf ("cuFuncSetAttribute (%s, %" G_GSIZE_FORMAT " bytes of shared memory)",
+                                              name, smem);
+      if (!_prism_gpu_worker_check (w, w->cu->FuncSetAttribute (*fn, PRISM_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                                (int) smem), set, error))
+        {
+          g_free (k.name);
+          return FALSE;
+        }
+    }
+  /* Registers and spills say why a kernel is slow; not knowing them is no
+   * reason to fail. */
+  if (w->cu->FuncGetAttribute (&v, PRISM_CU_FUNC_ATTR_NUM_REGS, *fn) == 0)
+    k.registers = v;
+  if (w->cu->FuncGetAttribute (&v, PRISM_CU_FUNC_ATTR_LOCAL_SIZE_BYTES, *fn) == 0)
+    k.local_bytes = v;
+  g_array_append_val (w->kernels, k);
+  return TRUE;
+}
+
+void
+_prism_gpu_worker_add_kernels (PrismGpuWorker *w, JsonBuilder *res)
+{
+  if (w->kernels == NULL)
+    return;
+  json_builder_set_member_name (res, "kernels");
+  json_builder_begin_array (res);
+  for (guint i = 0; i < w->kernels->len; i++)
+    {
+      const PrismGpuBenchKernel *k = &g_array_index (w->kernels, PrismGpuBenchKernel, i);
+
+      json_builder_begin_object (res);
+      json_builder_set_member_name (res, "name");
+      json_builder_add_string_value (res, k->name);
+      add_int_or_null (res, "registers", k->registers);
+      add_int_or_null (res, "local_bytes", k->local_bytes);
+      json_builder_end_object (res);
+    }
+  json_builder_end_array (res);
+}
+
+void
+_prism_gpu_worker_add_clocks (PrismGpuWorker *w, JsonBuilder *res)
+{
+  PrismGpuClocks c;
+
+  if (w->info == NULL)
+    return;
+  prism_nvml_read_clocks (w->info->pci_bus_id, w->info->ordinal, w->info->clock_khz, &c);
+  json_builder_set_member_name (res, "clocks");
+  json_builder_begin_object (res);
+  add_int_or_null (res, "sm_mhz", c.sm_mhz > 0 ? (gint64) c.sm_mhz : -1);
+  add_int_or_null (res, "sm_max_mhz", c.sm_max_mhz > 0 ? (gint64) c.sm_max_mhz : -1);
+  add_int_or_null (res, "attribute_mhz", c.attribute_mhz > 0 ? (gint64) c.attribute_mhz : -1);
+  json_builder_set_member_name (res, "note");
+  if (c.note != NULL)
+    json_builder_add_string_value (res, c.note);
+  else
+    json_builder_add_null_value (res);
+  json_builder_end_object (res);
+  prism_gpu_clocks_clear (&c);
+}
+
+void
+_prism_gpu_worker_add_status (PrismGpuWorker *w, JsonBuilder *res, const char *status, const GError *error)
+{
+  if (g_str_equal (status, "error") && w->failed_call != NULL)
+    status = "cuda_error";
+  json_builder_set_member_name (res, "status");
+  json_builder_add_string_value (res, status);
+  json_builder_set_member_name (res, "message");
+  json_builder_add_string_value (res, error != NULL ? error->message : "");
+  if (w->failed_call != NULL)
+    {
+      json_builder_set_member_name (res, "cuda_call");
+      json_builder_add_string_value (res, w->failed_call);
+      json_builder_set_member_name (res, "cuda_error");
+      json_builder_add_string_value (res, w->failed_error);
+    }
+}
+
+void
+_prism_gpu_worker_close (PrismGpuWorker *w)
+{
+  if (w->cu != NULL)
+    {
+      if (w->stream != NULL)
+        w->cu->StreamDestroy (w->stream);
+      if (w->module != NULL)
+        w->cu->ModuleUnload (w->module);
+    }
+  g_clear_pointer (&w->kernels, g_array_unref);
+  g_clear_pointer (&w->failed_call, g_free);
+  g_clear_pointer (&w->failed_error, g_free);
+  prism_cuda_runtime_free (w->rt);
+  memset (w, 0, sizeof *w);
+}
+
+/* ---- The benchmark job ---- */
+
+/* cuBLASLt's own workspace: what NVIDIA recommends for Hopper. */
+#define VENDOR_WORKSPACE_BYTES ((gsize) 32 << 20)
+
+/* One entry of the manifest, resolved once so that the timed loop only
+ * enqueues. */
 typedef struct
 {
-  PrismCudaRuntime *rt;
-  const PrismCudaDriver *cu;
-  PrismCUmodule module;
-  PrismCUstream stream;
-  GPtrArray *functions;       /* PrismCUfunction per kernel */
-  JsonArray *kernels;         /* the manifest's */
+  const char *name;
+  gboolean vendor;
+  PrismCUfunction fn;
+  PrismGemmShape gemm;
+  guint grid[3], block[3];
+  guint smem;
+  guint n_args;
+  PrismCUdeviceptr values[PRISM_CUDA_MAX_ARGS];
+} Launch;
+
+typedef struct
+{
+  PrismGpuWorker g;
+  PrismCublasLt *lt;
+  GArray *launches;             /* Launch */
   PrismCUdeviceptr *in, *out;
   guint n_in, n_out;
-  PrismCUdeviceptr ws, flush;
-  gsize flush_bytes;
+  PrismCUdeviceptr ws, flush, lt_ws;
+  gsize ws_bytes, flush_bytes;
 } Worker;
 
 static gboolean
 launch_all (Worker *w, GError **error)
 {
-  for (guint k = 0; k < json_array_get_length (w->kernels); k++)
+  for (guint k = 0; k < w->launches->len; k++)
     {
-      JsonObject *ko = json_array_get_object_element (w->kernels, k);
-      JsonArray *grid = json_object_get_array_member (ko, "grid");
-      JsonArray *block = json_object_get_array_member (ko, "block");
-      JsonArray *args = json_object_get_array_member (ko, "args");
-      PrismCUdeviceptr values[PRISM_CUDA_MAX_ARGS];
+      Launch *l = &g_array_index (w->launches, Launch, k);
       /* NULL-terminated: the driver does not need it, test doubles do. */
       void *params[PRISM_CUDA_MAX_ARGS + 1] = { NULL, };
-      guint n = MIN (json_array_get_length (args), G_N_ELEMENTS (values));
+      PrismCUresult r;
 
-      for (guint a = 0; a < n; a++)
+      if (l->vendor)
         {
-          JsonObject *ao = json_array_get_object_element (args, a);
-          const char *kind = json_object_get_string_member (ao, "kind");
-
-          if (g_str_equal (kind, "input"))
-            values[a] = w->in[json_object_get_int_member (ao, "index")];
-          else if (g_str_equal (kind, "output"))
-            values[a] = w->out[json_object_get_int_member (ao, "index")];
-          else
-            values[a] = w->ws + (PrismCUdeviceptr) json_object_get_int_member (ao, "offset");
-          params[a] = &values[a];
+          if (!prism_cublaslt_gemm (w->lt, &l->gemm, l->values[0], l->values[1], l->values[2], w->lt_ws,
+                                    VENDOR_WORKSPACE_BYTES, w->g.stream, error))
+            {
+              if (w->g.failed_call == NULL)
+                {
+                  const char *status = prism_cublaslt_get_last_status_name (w->lt);
+                  w->g.failed_call = g_strdup_printf ("cublasLtMatmul (%s)", l->name);
+                  w->g.failed_error = g_strdup (status != NULL ? status : "CUBLAS_STATUS_INVALID_VALUE");
+                }
+              return FALSE;
+            }
+          continue;
         }
-      if (!prism_cuda_runtime_check (w->rt,
-                                     w->cu->LaunchKernel (g_ptr_array_index (w->functions, k),
-                                                          (unsigned) json_array_get_int_element (grid, 0),
-                                                          (unsigned) json_array_get_int_element (grid, 1),
-                                                          (unsigned) json_array_get_int_element (grid, 2),
-                                                          (unsigned) json_array_get_int_element (block, 0),
-                                                          (unsigned) json_array_get_int_element (block, 1),
-                                                          (unsigned) json_array_get_int_element (block, 2),
-                                                          (unsigned) json_object_get_int_member (ko, "shared_memory_bytes"),
-                                                          w->stream, params, NULL),
-                                     json_object_get_string_member (ko, "name"), error))
-        return FALSE;
+      for (guint a = 0; a < l->n_args; a++)
+        params[a] = &l->values[a];
+      r = w->g.cu->LaunchKernel (l->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+                                 l->smem, w->g.stream, params, NULL);
+      if (r != 0)
+        {
+          g_autofree char *what = g_strdup_printf ("cuLaunchKernel (%s)", l->name);
+          return _prism_gpu_worker_check (&w->g, r, what, error);
+        }
     }
   return TRUE;
+}
+
+static gboolean
+sync_stream (Worker *w, const char *what, GError **error)
+{
+  return _prism_gpu_worker_check (&w->g, w->g.cu->StreamSynchronize (w->g.stream), what, error);
 }
 
 static int
@@ -713,102 +1140,181 @@ dtype_of (JsonObject *o)
   return d;
 }
 
-/* Runs the job; fills @res (status, measurements). */
+static gint64
+member_int (JsonObject *o, const char *name, gint64 fallback)
+{
+  JsonNode *n = o != NULL ? json_object_get_member (o, name) : NULL;
+
+  return n != NULL && JSON_NODE_HOLDS_VALUE (n) ? json_node_get_int (n) : fallback;
+}
+
+/* The device pointer of argument @ao of kernel @name. */
+static gboolean
+arg_pointer (Worker *w, const char *name, guint a, JsonObject *ao, PrismCUdeviceptr *value, GError **error)
+{
+  const char *kind = ao != NULL ? json_object_get_string_member_with_default (ao, "kind", "") : "";
+  gint64 index = member_int (ao, "index", -1), offset = member_int (ao, "offset", -1);
+
+  if (g_str_equal (kind, "input") && index >= 0 && index < w->n_in)
+    *value = w->in[index];
+  else if (g_str_equal (kind, "output") && index >= 0 && index < w->n_out)
+    *value = w->out[index];
+  else if (g_str_equal (kind, "workspace") && offset >= 0 && (gsize) offset < MAX (w->ws_bytes, 1))
+    *value = w->ws + (PrismCUdeviceptr) offset;
+  else
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED,
+                   "argument %u of %s in the manifest is not an input, output or workspace offset that exists "
+                   "(kind “%s”, index %" G_GINT64_FORMAT ", offset %" G_GINT64_FORMAT ")", a, name, kind, index,
+                   offset);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A vendor_gemm entry's "gemm" object (docs/codegen.md). */
+static gboolean
+parse_gemm (JsonObject *ko, const char *name, PrismGemmShape *shape, GError **error)
+{
+  JsonObject *g = json_object_has_member (ko, "gemm") ? json_object_get_object_member (ko, "gemm") : NULL;
+  JsonArray *args = json_object_get_array_member (ko, "args");
+  const char *dtype = g != NULL ? json_object_get_string_member_with_default (g, "dtype", "") : "";
+
+  memset (shape, 0, sizeof *shape);
+  if (g != NULL)
+    {
+      shape->batch = (guint) CLAMP (member_int (g, "batch", 1), 0, G_MAXINT32);
+      shape->m = member_int (g, "m", 0);
+      shape->n = member_int (g, "n", 0);
+      shape->k = member_int (g, "k", 0);
+      shape->stride_a = member_int (g, "stride_a", 0);
+      shape->stride_b = member_int (g, "stride_b", 0);
+      shape->stride_c = member_int (g, "stride_c", 0);
+    }
+  if (g == NULL || args == NULL || json_array_get_length (args) != 3 ||
+      !prism_dtype_from_string (dtype, &shape->dtype) || shape->batch < 1 || shape->m < 1 || shape->n < 1 ||
+      shape->k < 1)
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED,
+                   "the vendor GEMM %s of the manifest needs a \"gemm\" object (batch, m, n, k ≥ 1, dtype "
+                   "f16, bf16 or f32, strides) and three arguments (A, B, C)", name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Resolves every manifest entry: functions of the module, vendor GEMMs. */
+static gboolean
+resolve_launches (Worker *w, JsonArray *kernels, GError **error)
+{
+  for (guint k = 0; k < json_array_get_length (kernels); k++)
+    {
+      JsonObject *ko = json_array_get_object_element (kernels, k);
+      JsonArray *grid = json_object_get_array_member (ko, "grid");
+      JsonArray *block = json_object_get_array_member (ko, "block");
+      JsonArray *args = json_object_get_array_member (ko, "args");
+      Launch l = { 0, };
+
+      l.name = json_object_get_string_member_with_default (ko, "name", "?");
+      l.vendor = g_strcmp0 (json_object_get_string_member_with_default (ko, "role", ""), "vendor_gemm") == 0;
+      l.smem = (guint) member_int (ko, "shared_memory_bytes", 0);
+      l.n_args = args != NULL ? MIN (json_array_get_length (args), PRISM_CUDA_MAX_ARGS) : 0;
+      for (guint d = 0; d < 3; d++)
+        {
+          l.grid[d] = grid != NULL && d < json_array_get_length (grid) ? (guint) json_array_get_int_element (grid, d) : 1;
+          l.block[d] = block != NULL && d < json_array_get_length (block) ? (guint) json_array_get_int_element (block, d) : 1;
+        }
+      for (guint a = 0; a < l.n_args; a++)
+        if (!arg_pointer (w, l.name, a, json_array_get_object_element (args, a), &l.values[a], error))
+          return FALSE;
+      if (l.vendor)
+        {
+          PrismGpuBenchKernel stat = { g_strdup (l.name), -1, -1 };
+
+          if (!parse_gemm (ko, l.name, &l.gemm, error))
+            {
+              g_free (stat.name);
+              return FALSE;
+            }
+          g_array_append_val (w->g.kernels, stat);
+        }
+      else if (!_prism_gpu_worker_function (&w->g, l.name, l.smem, &l.fn, error))
+        return FALSE;
+      g_array_append_val (w->launches, l);
+    }
+  return TRUE;
+}
+
+static gboolean
+alloc (Worker *w, PrismCUdeviceptr *ptr, gsize bytes, const char *what, GError **error)
+{
+  g_autofree char *call = g_strdup_printf ("cuMemAlloc (%s, %" G_GSIZE_FORMAT " bytes)", what, bytes);
+
+  return _prism_gpu_worker_check (&w->g, w->g.cu->MemAlloc (ptr, bytes), call, error);
+}
+
+/* Runs a benchmark job; fills @res (status, measurements). */
 static void
-worker_run (const char *dir, JsonBuilder *res)
+bench_job (const char *dir, JsonObject *job, JsonBuilder *res)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonParser) jp = json_parser_new ();
   g_autoptr(JsonParser) mp = json_parser_new ();
-  g_autofree char *job_path = g_build_filename (dir, "job.json", NULL);
   g_autofree char *man_path = g_build_filename (dir, "manifest.json", NULL);
   g_autofree char *src_path = g_build_filename (dir, "kernels.cu", NULL);
   g_autofree char *source = NULL;
-  g_autofree char *arch = NULL;
-  g_autoptr(GBytes) cubin = NULL;
   g_autoptr(GArray) samples = g_array_new (FALSE, FALSE, sizeof (double));
   const char *status = "error";
-  JsonObject *job, *man;
-  JsonArray *ins, *outs;
-  const PrismGpuInfo *info;
+  JsonObject *man = NULL;
+  JsonArray *ins, *outs, *kernels = NULL;
   PrismCUevent start = NULL, stop = NULL;
   Worker w = { 0, };
-  double tol, worst = 0;
+  double tol = json_object_get_double_member_with_default (job, "tolerance", 2e-2), worst = 0;
+  guint n_vendor = 0;
   gint64 t0;
 
-  w.rt = prism_cuda_runtime_new ();
-  w.functions = g_ptr_array_new ();
-  if (!json_parser_load_from_file (jp, job_path, &error) || !json_parser_load_from_file (mp, man_path, &error) ||
-      !g_file_get_contents (src_path, &source, NULL, &error))
+  w.launches = g_array_new (FALSE, TRUE, sizeof (Launch));
+  if (!json_parser_load_from_file (mp, man_path, &error) || !g_file_get_contents (src_path, &source, NULL, &error))
     goto out;
-  job = json_node_get_object (json_parser_get_root (jp));
   man = json_node_get_object (json_parser_get_root (mp));
-  tol = json_object_get_double_member_with_default (job, "tolerance", 2e-2);
-
-  if (!prism_cuda_runtime_load_driver (w.rt, (int) json_object_get_int_member_with_default (job, "device", 0), &error))
+  kernels = json_object_get_array_member (man, "kernels");
+  ins = json_object_get_array_member (man, "inputs");
+  outs = json_object_get_array_member (man, "outputs");
+  if (kernels == NULL || ins == NULL || outs == NULL)
     {
-      status = "no_gpu";
+      g_set_error (&error, PRISM_ERROR, PRISM_ERROR_FAILED, "%s has no kernels, inputs or outputs", man_path);
       goto out;
     }
-  w.cu = prism_cuda_runtime_get_driver (w.rt);
-  info = prism_cuda_runtime_get_info (w.rt);
-  json_builder_set_member_name (res, "device");
-  json_builder_begin_object (res);
-  json_builder_set_member_name (res, "name");
-  json_builder_add_string_value (res, info->name);
-  json_builder_set_member_name (res, "compute_capability");
-  json_builder_add_int_value (res, info->compute_capability);
-  json_builder_set_member_name (res, "sm_count");
-  json_builder_add_int_value (res, info->sm_count);
-  json_builder_set_member_name (res, "clock_khz");
-  json_builder_add_int_value (res, info->clock_khz);
-  json_builder_set_member_name (res, "memory_clock_khz");
-  json_builder_add_int_value (res, info->memory_clock_khz);
-  json_builder_set_member_name (res, "l2_bytes");
-  json_builder_add_int_value (res, info->l2_bytes);
-  json_builder_set_member_name (res, "driver_version");
-  json_builder_add_int_value (res, info->driver_version);
-  json_builder_end_object (res);
+  for (guint k = 0; k < json_array_get_length (kernels); k++)
+    n_vendor += g_strcmp0 (json_object_get_string_member_with_default (json_array_get_object_element (kernels, k),
+                                                                        "role", ""), "vendor_gemm") == 0;
 
-  arch = g_strdup_printf ("sm_%d", info->compute_capability);
-  json_builder_set_member_name (res, "arch");
-  json_builder_add_string_value (res, arch);
-  cubin = prism_cuda_runtime_compile (w.rt, source, arch, NULL, &error);
-  if (cubin == NULL)
+  /* Only vendor GEMMs: there is nothing to compile. */
+  if (!_prism_gpu_worker_open (&w.g, (int) member_int (job, "device", 0),
+                               n_vendor < json_array_get_length (kernels) ? source : NULL, res, &status, &error))
     goto out;
-  if (!prism_cuda_runtime_check (w.rt, w.cu->ModuleLoadData (&w.module, g_bytes_get_data (cubin, NULL)),
-                                 "cuModuleLoadData", &error) ||
-      !prism_cuda_runtime_check (w.rt, w.cu->StreamCreate (&w.stream, 0), "cuStreamCreate", &error))
-    goto out;
-
-  w.kernels = json_object_get_array_member (man, "kernels");
-  for (guint k = 0; k < json_array_get_length (w.kernels); k++)
+  status = "error";
+  if (n_vendor > 0)
     {
-      JsonObject *ko = json_array_get_object_element (w.kernels, k);
-      const char *name = json_object_get_string_member (ko, "name");
-      gint64 smem = json_object_get_int_member (ko, "shared_memory_bytes");
-      PrismCUfunction fn = NULL;
-
-      if (!prism_cuda_runtime_check (w.rt, w.cu->ModuleGetFunction (&fn, w.module, name), name, &error))
-        goto out;
-      if (smem > SMEM_NO_OPT_IN &&
-          !prism_cuda_runtime_check (w.rt, w.cu->FuncSetAttribute (fn, PRISM_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                                                   (int) smem),
-                                     "cuFuncSetAttribute", &error))
-        goto out;
-      g_ptr_array_add (w.functions, fn);
+      _prism_gpu_worker_step ("loading cuBLASLt");
+      w.lt = prism_cublaslt_new ();
+      if (!prism_cublaslt_load (w.lt, &error))
+        {
+          status = "no_vendor";
+          goto out;
+        }
+      json_builder_set_member_name (res, "cublaslt");
+      json_builder_add_string_value (res, prism_cublaslt_get_path (w.lt));
     }
 
   /* Buffers: inputs from the job, outputs, workspace, the L2 flush buffer. */
-  ins = json_object_get_array_member (man, "inputs");
-  outs = json_object_get_array_member (man, "outputs");
   w.n_in = json_array_get_length (ins);
   w.n_out = json_array_get_length (outs);
   w.in = g_new0 (PrismCUdeviceptr, w.n_in + 1);
   w.out = g_new0 (PrismCUdeviceptr, w.n_out + 1);
+  _prism_gpu_worker_step ("allocating and copying the inputs");
   for (guint i = 0; i < w.n_in; i++)
     {
-      gsize want = (gsize) json_object_get_int_member (json_array_get_object_element (ins, i), "bytes");
+      gsize want = (gsize) member_int (json_array_get_object_element (ins, i), "bytes", 0);
       g_autofree char *path = g_strdup_printf ("%s/in%u.bin", dir, i);
       g_autofree char *data = NULL;
       gsize len = 0;
@@ -821,33 +1327,37 @@ worker_run (const char *dir, JsonBuilder *res)
                        G_GSIZE_FORMAT, i, len, want);
           goto out;
         }
-      if (!prism_cuda_runtime_check (w.rt, w.cu->MemAlloc (&w.in[i], MAX (want, 16)), "cuMemAlloc", &error) ||
-          !prism_cuda_runtime_check (w.rt, w.cu->MemcpyHtoD (w.in[i], data, want), "cuMemcpyHtoD", &error))
+      if (!alloc (&w, &w.in[i], MAX (want, 16), "an input", &error) ||
+          !_prism_gpu_worker_check (&w.g, w.g.cu->MemcpyHtoD (w.in[i], data, want), "cuMemcpyHtoD", &error))
         goto out;
     }
   for (guint i = 0; i < w.n_out; i++)
     {
-      gsize want = (gsize) json_object_get_int_member (json_array_get_object_element (outs, i), "bytes");
-      if (!prism_cuda_runtime_check (w.rt, w.cu->MemAlloc (&w.out[i], MAX (want, 16)), "cuMemAlloc", &error))
+      gsize want = (gsize) member_int (json_array_get_object_element (outs, i), "bytes", 0);
+      if (!alloc (&w, &w.out[i], MAX (want, 16), "an output", &error))
         goto out;
     }
-  if (!prism_cuda_runtime_check (w.rt, w.cu->MemAlloc (&w.ws, MAX ((gsize) json_object_get_int_member (man, "workspace_bytes"), 256)),
-                                 "cuMemAlloc", &error))
+  /* The workspace is zeroed once, here, not before every sample: generated
+   * code keeps self-resetting counters in it, which must start at zero and
+   * are left at zero by every run. */
+  w.ws_bytes = MAX ((gsize) member_int (man, "workspace_bytes", 0), 256);
+  if (!alloc (&w, &w.ws, w.ws_bytes, "the workspace", &error) ||
+      !_prism_gpu_worker_check (&w.g, w.g.cu->MemsetD8Async (w.ws, 0, w.ws_bytes, w.g.stream),
+                                "cuMemsetD8Async (zeroing the workspace)", &error) ||
+      !sync_stream (&w, "cuStreamSynchronize (zeroing the workspace)", &error))
     goto out;
-  /* Once, before the first launch: the arrival counters of outputs summed
-   * over blocks start at zero and every launch leaves them so. */
-  if (!prism_cuda_runtime_check (w.rt, w.cu->MemsetD8Async (w.ws, 0,
-                                                            MAX ((gsize) json_object_get_int_member (man, "workspace_bytes"), 256),
-                                                            w.stream), "zeroing the workspace", &error))
+  if (n_vendor > 0 && !alloc (&w, &w.lt_ws, VENDOR_WORKSPACE_BYTES, "cuBLASLt's workspace", &error))
     goto out;
   /* Twice the L2 size, at least 64 MiB. */
-  w.flush_bytes = MAX ((gsize) info->l2_bytes * 2, (gsize) 64 << 20);
-  if (!prism_cuda_runtime_check (w.rt, w.cu->MemAlloc (&w.flush, w.flush_bytes), "cuMemAlloc", &error))
+  w.flush_bytes = MAX ((gsize) w.g.info->l2_bytes * 2, (gsize) 64 << 20);
+  if (!alloc (&w, &w.flush, w.flush_bytes, "the L2 flush buffer", &error))
+    goto out;
+  if (!resolve_launches (&w, kernels, &error))
     goto out;
 
   /* One run, checked against the interpreter before anything is timed. */
-  if (!launch_all (&w, &error) ||
-      !prism_cuda_runtime_check (w.rt, w.cu->StreamSynchronize (w.stream), "the first run", &error))
+  _prism_gpu_worker_step ("the first run");
+  if (!launch_all (&w, &error) || !sync_stream (&w, "cuStreamSynchronize (the first run)", &error))
     goto out;
   json_builder_set_member_name (res, "errors");
   json_builder_begin_array (res);
@@ -855,7 +1365,7 @@ worker_run (const char *dir, JsonBuilder *res)
     {
       JsonObject *oo = json_array_get_object_element (outs, i);
       PrismDtype d = dtype_of (oo);
-      gsize bytes = (gsize) json_object_get_int_member (oo, "bytes");
+      gsize bytes = (gsize) member_int (oo, "bytes", 0);
       gsize n = bytes / prism_dtype_size (d);
       g_autofree guint8 *got = g_malloc (MAX (bytes, 1));
       g_autofree char *path = g_strdup_printf ("%s/ref%u.f32", dir, i);
@@ -863,7 +1373,7 @@ worker_run (const char *dir, JsonBuilder *res)
       gsize len = 0;
       double diff = 0, scale = 1e-30;
 
-      if (!prism_cuda_runtime_check (w.rt, w.cu->MemcpyDtoH (got, w.out[i], bytes), "cuMemcpyDtoH", &error) ||
+      if (!_prism_gpu_worker_check (&w.g, w.g.cu->MemcpyDtoH (got, w.out[i], bytes), "cuMemcpyDtoH", &error) ||
           !g_file_get_contents (path, &ref, &len, &error))
         {
           json_builder_end_array (res);
@@ -889,20 +1399,21 @@ worker_run (const char *dir, JsonBuilder *res)
     }
 
   /* Warm-up by time. */
+  _prism_gpu_worker_step ("warm-up");
   t0 = g_get_monotonic_time ();
-  while ((g_get_monotonic_time () - t0) / 1000.0 < json_object_get_double_member_with_default (job, "warmup_ms", 25))
-    if (!launch_all (&w, &error) ||
-        !prism_cuda_runtime_check (w.rt, w.cu->StreamSynchronize (w.stream), "warm-up", &error))
+  while ((g_get_monotonic_time () - t0) / 1000.0 < json_object_get_double_member_with_default (job, "warmup_ms", 200))
+    if (!launch_all (&w, &error) || !sync_stream (&w, "cuStreamSynchronize (warm-up)", &error))
       goto out;
 
   /* Samples: flush L2, one event pair around one run. */
-  if (!prism_cuda_runtime_check (w.rt, w.cu->EventCreate (&start, 0), "cuEventCreate", &error) ||
-      !prism_cuda_runtime_check (w.rt, w.cu->EventCreate (&stop, 0), "cuEventCreate", &error))
+  _prism_gpu_worker_step ("samples");
+  if (!_prism_gpu_worker_check (&w.g, w.g.cu->EventCreate (&start, 0), "cuEventCreate", &error) ||
+      !_prism_gpu_worker_check (&w.g, w.g.cu->EventCreate (&stop, 0), "cuEventCreate", &error))
     goto out;
   {
     double total_ms = 0;
-    guint min_samples = (guint) json_object_get_int_member_with_default (job, "min_samples", 30);
-    guint max_samples = (guint) json_object_get_int_member_with_default (job, "max_samples", 2000);
+    guint min_samples = (guint) member_int (job, "min_samples", 30);
+    guint max_samples = (guint) member_int (job, "max_samples", 2000);
     double min_ms = json_object_get_double_member_with_default (job, "min_time_ms", 100);
     double budget_s = json_object_get_double_member_with_default (job, "sample_budget_s", 30);
 
@@ -914,19 +1425,23 @@ worker_run (const char *dir, JsonBuilder *res)
         float ms = 0;
         double us;
 
-        if (!prism_cuda_runtime_check (w.rt, w.cu->MemsetD8Async (w.flush, (unsigned char) samples->len,
-                                                                  w.flush_bytes, w.stream), "L2 flush", &error) ||
-            !prism_cuda_runtime_check (w.rt, w.cu->EventRecord (start, w.stream), "cuEventRecord", &error) ||
+        if (!_prism_gpu_worker_check (&w.g, w.g.cu->MemsetD8Async (w.flush, (unsigned char) samples->len,
+                                                                   w.flush_bytes, w.g.stream),
+                                      "cuMemsetD8Async (L2 flush)", &error) ||
+            !_prism_gpu_worker_check (&w.g, w.g.cu->EventRecord (start, w.g.stream), "cuEventRecord", &error) ||
             !launch_all (&w, &error) ||
-            !prism_cuda_runtime_check (w.rt, w.cu->EventRecord (stop, w.stream), "cuEventRecord", &error) ||
-            !prism_cuda_runtime_check (w.rt, w.cu->EventSynchronize (stop), "cuEventSynchronize", &error) ||
-            !prism_cuda_runtime_check (w.rt, w.cu->EventElapsedTime (&ms, start, stop), "cuEventElapsedTime", &error))
+            !_prism_gpu_worker_check (&w.g, w.g.cu->EventRecord (stop, w.g.stream), "cuEventRecord", &error) ||
+            !_prism_gpu_worker_check (&w.g, w.g.cu->EventSynchronize (stop), "cuEventSynchronize", &error) ||
+            !_prism_gpu_worker_check (&w.g, w.g.cu->EventElapsedTime (&ms, start, stop), "cuEventElapsedTime",
+                                      &error))
           goto out;
         us = ms * 1000.0;
         g_array_append_val (samples, us);
         total_ms += ms;
       }
   }
+  /* The clock the samples ran at: a throttled GPU runs everything slower. */
+  _prism_gpu_worker_add_clocks (&w.g, res);
   if (samples->len == 0)
     {
       g_set_error (&error, PRISM_ERROR, PRISM_ERROR_FAILED, "no sample was taken");
@@ -959,54 +1474,82 @@ worker_run (const char *dir, JsonBuilder *res)
   status = "ok";
 
 out:
-  json_builder_set_member_name (res, "status");
-  json_builder_add_string_value (res, status);
-  json_builder_set_member_name (res, "message");
-  json_builder_add_string_value (res, error != NULL ? error->message : "");
-  if (w.cu != NULL)
+  json_builder_set_member_name (res, "tolerance");
+  json_builder_add_double_value (res, tol);
+  if (kernels != NULL)
+    {
+      json_builder_set_member_name (res, "launches");
+      json_builder_add_int_value (res, json_array_get_length (kernels));
+    }
+  _prism_gpu_worker_add_kernels (&w.g, res);
+  _prism_gpu_worker_add_status (&w.g, res, status, error);
+  if (w.g.cu != NULL)
     {
       if (start != NULL)
-        w.cu->EventDestroy (start);
+        w.g.cu->EventDestroy (start);
       if (stop != NULL)
-        w.cu->EventDestroy (stop);
+        w.g.cu->EventDestroy (stop);
       for (guint i = 0; w.in != NULL && i < w.n_in; i++)
         if (w.in[i])
-          w.cu->MemFree (w.in[i]);
+          w.g.cu->MemFree (w.in[i]);
       for (guint i = 0; w.out != NULL && i < w.n_out; i++)
         if (w.out[i])
-          w.cu->MemFree (w.out[i]);
+          w.g.cu->MemFree (w.out[i]);
       if (w.ws)
-        w.cu->MemFree (w.ws);
+        w.g.cu->MemFree (w.ws);
+      if (w.lt_ws)
+        w.g.cu->MemFree (w.lt_ws);
       if (w.flush)
-        w.cu->MemFree (w.flush);
-      if (w.stream != NULL)
-        w.cu->StreamDestroy (w.stream);
-      if (w.module != NULL)
-        w.cu->ModuleUnload (w.module);
+        w.g.cu->MemFree (w.flush);
     }
+  /* cuBLASLt before the context it lives in. */
+  prism_cublaslt_free (w.lt);
   g_free (w.in);
   g_free (w.out);
-  g_ptr_array_unref (w.functions);
-  prism_cuda_runtime_free (w.rt);
+  g_array_unref (w.launches);
+  _prism_gpu_worker_close (&w.g);
 }
 
 int
 prism_gpu_bench_worker_main (int argc, char **argv)
 {
   g_autoptr(JsonBuilder) res = json_builder_new ();
+  g_autoptr(JsonParser) jp = json_parser_new ();
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *job_path = NULL;
+  JsonObject *job = NULL;
+  const char *type;
 
   if (argc != 2 || !g_file_test (argv[1], G_FILE_TEST_IS_DIR))
     {
-      g_printerr ("usage: %s JOBDIR (run by prism bench; see docs/codegen.md)\n", argv[0]);
+      g_printerr ("usage: %s JOBDIR (run by prism bench and prism calibrate; see docs/codegen.md)\n", argv[0]);
       return 2;
     }
+  job_path = g_build_filename (argv[1], "job.json", NULL);
   json_builder_begin_object (res);
-  worker_run (argv[1], res);
+  if (json_parser_load_from_file (jp, job_path, &error) && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (jp)))
+    job = json_node_get_object (json_parser_get_root (jp));
+  else if (error == NULL)
+    g_set_error (&error, PRISM_ERROR, PRISM_ERROR_PARSE, "%s is not a JSON object", job_path);
+  type = job != NULL ? json_object_get_string_member_with_default (job, "type", "bench") : NULL;
+  if (job != NULL && g_str_equal (type, "bench"))
+    bench_job (argv[1], job, res);
+  else if (job != NULL && g_str_equal (type, "calibrate"))
+    _prism_calibrate_worker_run (argv[1], job, res);
+  else
+    {
+      PrismGpuWorker none = { 0, };
+
+      if (error == NULL)
+        g_set_error (&error, PRISM_ERROR, PRISM_ERROR_PARSE, "%s: unknown job type “%s” (bench or calibrate)",
+                     job_path, type);
+      _prism_gpu_worker_add_status (&none, res, "error", error);
+    }
   json_builder_end_object (res);
   root = json_builder_get_root (res);
-  if (!write_json (argv[1], "result.json", root, &error))
+  g_clear_error (&error);
+  if (!_prism_gpu_write_json (argv[1], "result.json", root, &error))
     {
       g_printerr ("%s: %s\n", argv[0], error->message);
       return 1;

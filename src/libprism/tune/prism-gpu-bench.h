@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "prism-graph.h"
+#include "prism-nvml.h"
 
 G_BEGIN_DECLS
 
@@ -32,7 +33,8 @@ G_BEGIN_DECLS
  *   program) instead of the timed one, so candidates and baseline share them
  * @keep_dir: keep the job folder (for debugging) and log its path
  * @vendor_matmul: run the program's predefined matmuls through cuBLASLt
- *   (the vendor baseline) instead of our lowering
+ *   (the vendor baseline, PrismCudaOptions.vendor_matmul) instead of our
+ *   lowering; without cuBLASLt the run fails with %PRISM_ERROR_NO_VENDOR
  */
 typedef struct
 {
@@ -50,6 +52,53 @@ typedef struct
   gboolean keep_dir;
   gboolean vendor_matmul;
 } PrismGpuBenchOptions;
+
+/**
+ * PrismGpuFault:
+ * @PRISM_GPU_FAULT_NONE: measured
+ * @PRISM_GPU_FAULT_NO_GPU: no driver, device or NVRTC
+ * @PRISM_GPU_FAULT_NO_VENDOR: the program has vendor GEMMs and cuBLASLt is missing
+ * @PRISM_GPU_FAULT_BUILD: NVRTC could not compile the kernels
+ * @PRISM_GPU_FAULT_CUDA_ERROR: a CUDA or cuBLASLt call failed (a faulting
+ *   kernel, a lost device…); the result names the call and the error
+ * @PRISM_GPU_FAULT_MISMATCH: an output differs from the interpreter's
+ * @PRISM_GPU_FAULT_TIMEOUT: the worker did not finish in time and was killed
+ *   (a kernel that hangs)
+ * @PRISM_GPU_FAULT_CRASH: the worker died without a result (a signal)
+ * @PRISM_GPU_FAULT_ERROR: anything else (a bad job folder…)
+ *
+ * What went wrong with one measurement.  The caller's process is never
+ * affected: each program runs in a worker process of its own.
+ */
+typedef enum
+{
+  PRISM_GPU_FAULT_NONE,
+  PRISM_GPU_FAULT_NO_GPU,
+  PRISM_GPU_FAULT_NO_VENDOR,
+  PRISM_GPU_FAULT_BUILD,
+  PRISM_GPU_FAULT_CUDA_ERROR,
+  PRISM_GPU_FAULT_MISMATCH,
+  PRISM_GPU_FAULT_TIMEOUT,
+  PRISM_GPU_FAULT_CRASH,
+  PRISM_GPU_FAULT_ERROR,
+} PrismGpuFault;
+
+/* "none", "no_gpu", "no_vendor", "build_error", "cuda_error", "mismatch",
+ * "timeout", "crash", "error": the worker's result status for each. */
+const char *prism_gpu_fault_to_string (PrismGpuFault fault);
+
+/**
+ * PrismGpuBenchKernel:
+ * @name: the kernel, as in the manifest
+ * @registers: registers per thread (cuFuncGetAttribute), -1 for a vendor GEMM
+ * @local_bytes: local memory per thread (spills), -1 for a vendor GEMM
+ */
+typedef struct
+{
+  char *name;
+  int registers;
+  int local_bytes;
+} PrismGpuBenchKernel;
 
 /**
  * PrismGpuBenchResult:
@@ -75,9 +124,15 @@ typedef struct
   double roofline_us;       /* max (flops / peak, bytes / bandwidth) */
   double roofline_pct;      /* roofline_us / median_us · 100 */
   const char *peak_source;  /* which table the peaks came from */
+  PrismGpuFault fault;      /* PRISM_GPU_FAULT_NONE when measured */
+  char *cuda_call;          /* CUDA_ERROR: the call that failed ("cuLaunchKernel (prism_bench_k2)") */
+  char *cuda_error;         /* CUDA_ERROR: its error ("CUDA_ERROR_ILLEGAL_ADDRESS") */
+  PrismGpuClocks clocks;    /* read right after the samples */
+  GArray *kernels;          /* (element-type PrismGpuBenchKernel) (nullable): each kernel once, launch order */
 } PrismGpuBenchResult;
 
 void     prism_gpu_bench_options_init  (PrismGpuBenchOptions      *options);
+/* Frees what @result owns and zeroes it. */
 void     prism_gpu_bench_result_clear  (PrismGpuBenchResult       *result);
 
 /**
@@ -102,11 +157,32 @@ gboolean prism_gpu_bench_probe         (int                         device,
  * the timeout) compiles it with NVRTC for the device, runs it once and
  * compares every output with the CPU interpreter, then times it.
  *
- * Returns: %FALSE with @error when there is no GPU (%PRISM_ERROR_NO_GPU),
- *   the code cannot be built, an output is wrong, or the child failed or
- *   timed out
+ * Returns: %FALSE with @error and @result's fault set when there is no
+ *   GPU (%PRISM_ERROR_NO_GPU), cuBLASLt is needed and missing
+ *   (%PRISM_ERROR_NO_VENDOR), the child timed out (%PRISM_ERROR_LIMIT), or
+ *   the code cannot be built, an output is wrong, a CUDA call failed or the
+ *   child died (%PRISM_ERROR_FAILED, the message naming which); @result
+ *   must be cleared in every case
  */
 gboolean prism_gpu_bench_run           (const PrismGraph           *graph,
+                                        const PrismGpuBenchOptions *options,
+                                        PrismGpuBenchResult        *result,
+                                        GError                    **error);
+
+/**
+ * prism_gpu_bench_run_job:
+ * @dir: a job folder as prism_gpu_bench_run() writes it (docs/codegen.md):
+ *   job.json, manifest.json, kernels.cu, inK.bin, refK.f32
+ * @options: (nullable): the worker and the timeout are used
+ * @result: (out caller-allocates): the worker's part of the measurement
+ *   (device, check, samples, kernels, clocks, fault); no work counts
+ *
+ * Runs prism-gpu-worker on @dir (killed after the timeout) and reads its
+ * result.json.  For job folders made by other means (tests, tools).
+ *
+ * Returns: as prism_gpu_bench_run()
+ */
+gboolean prism_gpu_bench_run_job       (const char                 *dir,
                                         const PrismGpuBenchOptions *options,
                                         PrismGpuBenchResult        *result,
                                         GError                    **error);
