@@ -139,16 +139,15 @@ print_launch (guint index, const PrismOpCost *c)
 
   if (l->role == PRISM_LAUNCH_VENDOR_GEMM)
     /* TRANSLATORS: --explain: a matmul run by cuBLASLt (batch, M, N, K) */
-    printf (_("    launch %u: cuBLASLt GEMM %" G_GINT64_FORMAT "×%" G_GINT64_FORMAT "×%" G_GINT64_FORMAT
-              "×%" G_GINT64_FORMAT ", %.2f MB from DRAM, %.2f GFLOP\n"),
-            index, l->gemm_batch, l->gemm_m, l->gemm_n, l->gemm_k, l->dram_bytes / 1e6,
-            (l->tensor_flops + l->fma_flops) / 1e9);
+    printf (_("    launch %u: cuBLASLt GEMM %lld×%lld×%lld×%lld, %.2f MB from DRAM, %.2f GFLOP\n"),
+            index, (long long) l->gemm_batch, (long long) l->gemm_m, (long long) l->gemm_n,
+            (long long) l->gemm_k, l->dram_bytes / 1e6, (l->tensor_flops + l->fma_flops) / 1e9);
   else
     /* TRANSLATORS: --explain: one launch's plan */
-    printf (_("    launch %u: grid %u×%u×%u, %u threads, loop %" G_GINT64_FORMAT ", %u stages, %.1f KiB in "
+    printf (_("    launch %u: grid %u×%u×%u, %u threads, loop %lld, %u stages, %.1f KiB in "
               "flight per SM (%u blocks/SM), %u of %u warps on %s, %.2f MB from DRAM, %.2f MB through L2, "
               "%.3f GFLOP%s\n"),
-            index, l->grid[0], l->grid[1], l->grid[2], l->block_threads, l->loop_iterations, l->stages,
+            index, l->grid[0], l->grid[1], l->grid[2], l->block_threads, (long long) l->loop_iterations, l->stages,
             (double) l->bytes_in_flight_per_sm / 1024.0, l->blocks_per_sm, l->work_warps, l->warps,
             prism_mma_path_to_string (l->mma), l->dram_bytes / 1e6, l->l2_bytes / 1e6,
             (l->tensor_flops + l->fma_flops + l->other_flops) / 1e9,
