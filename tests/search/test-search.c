@@ -33,6 +33,8 @@ typedef struct
   guint tasks_done;
   guint tasks_cut;
   guint ticks;
+  const PrismGraph *program;   /* set: check the sGraphs' output names */
+  guint misnamed;
 } Collect;
 
 static void
@@ -62,6 +64,25 @@ collect_clear (Collect *c)
   g_mutex_clear (&c->lock);
 }
 
+/* The output ops of @a and @b have the same names, in order. */
+static gboolean
+same_output_names (const PrismGraph *a, const PrismGraph *b)
+{
+  guint i = 0, j = 0;
+
+  for (;; i++, j++)
+    {
+      while (i < a->ops->len && prism_graph_op (a, i)->kind != PRISM_OP_OUTPUT)
+        i++;
+      while (j < b->ops->len && prism_graph_op (b, j)->kind != PRISM_OP_OUTPUT)
+        j++;
+      if (i == a->ops->len || j == b->ops->len)
+        return i == a->ops->len && j == b->ops->len;
+      if (g_strcmp0 (prism_graph_op (a, i)->name, prism_graph_op (b, j)->name) != 0)
+        return FALSE;
+    }
+}
+
 static void
 on_sgraph (PrismSearch *search, const PrismSGraph *sg, guint task, gpointer user_data)
 {
@@ -72,6 +93,8 @@ on_sgraph (PrismSearch *search, const PrismSGraph *sg, guint task, gpointer user
   f->key = prism_graph_canonical_key (sg->graph, c->flags);
   f->symbolic = sg->symbolic;
   g_mutex_lock (&c->lock);
+  if (c->program != NULL && !same_output_names (c->program, sg->graph))
+    c->misnamed++;
   f->seq = GPOINTER_TO_UINT (g_hash_table_lookup (c->seq, GUINT_TO_POINTER (task)));
   g_hash_table_insert (c->seq, GUINT_TO_POINTER (task), GUINT_TO_POINTER (f->seq + 1));
   g_ptr_array_add (c->found, f);
@@ -134,14 +157,19 @@ run_search (const char *workload, const char *params, PrismSearchOptions *option
     }
   search = prism_search_new (program, options, &error);
   g_assert_no_error (error);
+  c->program = program;
   prism_search_set_observer (search, &observer, c);
   g_assert_true (prism_search_run (search, &error));
   g_assert_no_error (error);
   prism_search_get_stats (search, stats);
   if (stop_reason != NULL)
     *stop_reason = g_strdup (prism_search_get_stop_reason (search));
+  c->program = NULL;
   g_ptr_array_sort (c->found, compare_found);
   options->oracle = NULL;
+  /* Candidates keep the program's output names (exported code and the
+   * explorer name them). */
+  g_assert_cmpuint (c->misnamed, ==, 0);
 }
 
 /* ------------------------------------------------------------------------ */

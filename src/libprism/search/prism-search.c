@@ -524,6 +524,7 @@ struct _PrismSearch
   guint n_outputs;
   guint out_ndims[PRISM_MAX_OP_OUTPUTS];
   gint64 out_shape[PRISM_MAX_OP_OUTPUTS][PRISM_MAX_DIMS];
+  char *out_names[PRISM_MAX_OP_OUTPUTS];   /* the program's, for the candidates */
   guint var_base;
   /* Reductions the program makes, by unpartitioned size: a sum or a norm
    * over a dim of another size cannot be part of an equivalent program
@@ -878,7 +879,7 @@ report (State *s, guint *sinks, guint n)
   PrismSGraph *sg;
 
   for (guint o = 0; o < n; o++)
-    if (prism_graph_add_output (s->kg, sinks[o], NULL, NULL) < 0)
+    if (prism_graph_add_output (s->kg, sinks[o], search->out_names[o], NULL) < 0)
       {
         prism_graph_truncate (s->kg, n_ops, n_tensors);
         return;
@@ -2732,6 +2733,10 @@ prism_search_new (const PrismGraph *program, const PrismSearchOptions *options, 
       search->out_ndims[o] = t->ndims;
       prism_tensor_get_shape (t, search->out_shape[o]);
     }
+  /* Output ops come in the order of prism_graph_get_outputs(). */
+  for (guint i = 0, o = 0; i < program->ops->len && o < outs->len; i++)
+    if (prism_graph_op (program, i)->kind == PRISM_OP_OUTPUT)
+      search->out_names[o++] = g_strdup (prism_graph_op (program, i)->name);
 
   for (guint i = 0; i < CACHE_SHARDS; i++)
     {
@@ -2758,6 +2763,8 @@ prism_search_free (PrismSearch *search)
     return;
   g_return_if_fail (!g_atomic_int_get (&search->running));
   prism_graph_unref (search->program);
+  for (guint o = 0; o < G_N_ELEMENTS (search->out_names); o++)
+    g_free (search->out_names[o]);
   for (guint i = 0; i < CACHE_SHARDS; i++)
     {
       g_free (search->cache[i].keys);
