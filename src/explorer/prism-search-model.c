@@ -61,6 +61,7 @@ struct _PrismSearchModel
   GArray *points;               /* PrismSpeedupPoint, one per candidate */
   guint max_points;
   guint hidden_points;
+  guint run;                    /* bumped by each reset: a new search */
 
   /* Timing on the GPU after the search (TUNING and MEASURED events). */
   gboolean has_tuning;
@@ -568,6 +569,7 @@ prism_search_model_reset (PrismSearchModel *self)
 {
   g_return_if_fail (PRISM_IS_SEARCH_MODEL (self));
 
+  self->run++;
   self->state = PRISM_SEARCH_STATE_IDLE;
   g_clear_pointer (&self->stop_reason, g_free);
   g_clear_pointer (&self->error, g_free);
@@ -903,6 +905,15 @@ prism_search_model_get_points (PrismSearchModel *self,
   g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), NULL);
   *n_points = self->points->len;
   return (const PrismSpeedupPoint *) self->points->data;
+}
+
+/* Returns: a number that changes with each prism_search_model_reset(), so
+ * that views can tell a new search from more of the same one. */
+guint
+prism_search_model_get_run (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), 0);
+  return self->run;
 }
 
 /* Returns: candidates' points dropped by thinning */

@@ -88,6 +88,7 @@ const PrismSpeedupPoint *prism_search_model_get_best_series  (PrismSearchModel  
 const PrismSpeedupPoint *prism_search_model_get_points       (PrismSearchModel  *self,
                                                               guint             *n_points);
 guint                   prism_search_model_get_hidden_points (PrismSearchModel  *self);
+guint                   prism_search_model_get_run           (PrismSearchModel  *self);
 char                   *prism_search_model_get_gpu_status    (PrismSearchModel  *self,
                                                               char             **tooltip);
 double                  prism_search_model_get_baseline_measured_us (PrismSearchModel *self);

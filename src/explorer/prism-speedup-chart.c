@@ -17,8 +17,9 @@
  * line. The best speedup so far is a step line, as it only changes when a
  * faster candidate is verified; each candidate is a dot at the time it was
  * verified, hollow when its speedup is the cost model's prediction and
- * filled when it was measured on a GPU. The axes only grow, in nice steps,
- * so the chart does not jitter while the search runs. */
+ * filled when it was measured on a GPU. Within a search the axes only grow,
+ * in nice steps, so the chart does not jitter while it runs; the next search
+ * starts them again. */
 
 #define PAD          12.0
 #define AXIS_LEFT    46.0
@@ -44,6 +45,8 @@ struct _PrismSpeedupChart
 
   double max_time_s;
   double max_speedup;
+  guint run;              /* the model's run the axes belong to */
+  gboolean measured_legend;
   GArray *dots;          /* Dot, where the last snapshot drew the points */
   double pointer_x, pointer_y;
   gboolean pointer_inside;
@@ -185,23 +188,38 @@ draw_legend (PrismSpeedupChart *self,
   /* Translators: the speedup chart's legend; %s is what the baseline is */
   g_autofree char *baseline = g_strdup_printf (_("Baseline: %s (1×)"),
                                                prism_search_model_get_baseline_label (self->model));
+  enum { BEST, PREDICTED, MEASURED, BASELINE };
   const char *labels[4] = {
     _("Best so far"),
     _("Candidate, predicted (cost model)"),
     _("Candidate, measured on GPU"),
     baseline,
   };
+  /* Filled dots are explained only when some are drawn: without a GPU the
+   * legend does not promise measurements. */
+  gboolean any_measured = FALSE;
   double x = PAD + AXIS_LEFT, line_height = 0;
   GdkRGBA best = parse_color (COLOR_BEST);
   GdkRGBA dots = parse_color (COLOR_POINTS);
   guint hidden = prism_search_model_get_hidden_points (self->model);
   g_autofree char *hidden_text = NULL;
+  const PrismSpeedupPoint *points;
+  guint n_points;
+
+  points = prism_search_model_get_points (self->model, &n_points);
+  for (guint i = 0; i < n_points && !any_measured; i++)
+    any_measured = points[i].measured;
+  self->measured_legend = any_measured;
 
   for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
     {
-      g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, labels[i]);
+      g_autoptr(PangoLayout) layout = NULL;
       double tw, th, item_width;
       cairo_t *cr;
+
+      if (i == MEASURED && !any_measured)
+        continue;
+      layout = gtk_widget_create_pango_layout (widget, labels[i]);
 
       text_size (layout, &tw, &th);
       item_width = 22 + 5 + tw + 16;
@@ -213,10 +231,10 @@ draw_legend (PrismSpeedupChart *self,
       line_height = MAX (line_height, th);
 
       cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (x, *y, 22, th));
-      cairo_set_line_width (cr, i == 0 ? 2 : 1.5);
+      cairo_set_line_width (cr, i == BEST ? 2 : 1.5);
       switch (i)
         {
-        case 0:
+        case BEST:
           gdk_cairo_set_source_rgba (cr, &best);
           cairo_move_to (cr, x, *y + th / 2 + 3);
           cairo_line_to (cr, x + 11, *y + th / 2 + 3);
@@ -224,11 +242,11 @@ draw_legend (PrismSpeedupChart *self,
           cairo_line_to (cr, x + 22, *y + th / 2 - 3);
           cairo_stroke (cr);
           break;
-        case 1:
-        case 2:
+        case PREDICTED:
+        case MEASURED:
           cairo_arc (cr, x + 11, *y + th / 2, DOT_RADIUS, 0, 2 * G_PI);
           gdk_cairo_set_source_rgba (cr, &dots);
-          if (i == 2)
+          if (i == MEASURED)
             cairo_fill_preserve (cr);
           cairo_stroke (cr);
           break;
@@ -531,10 +549,18 @@ leave_cb (PrismSpeedupChart        *self,
  * GObject overrides
  */
 
+/* The axes grow within a search and start again with the next one: a
+ * short search is not drawn on the axes a long one left behind. */
 static void
 model_changed_cb (PrismSpeedupChart *self,
                   PrismSearchModel  *model)
 {
+  if (prism_search_model_get_run (model) != self->run)
+    {
+      self->run = prism_search_model_get_run (model);
+      self->max_time_s = 0;
+      self->max_speedup = 0;
+    }
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -671,8 +697,11 @@ prism_speedup_chart_set_model (PrismSpeedupChart *self,
     g_clear_signal_handler (&self->changed_handler, self->model);
   g_set_object (&self->model, model);
   if (model != NULL)
-    self->changed_handler = g_signal_connect_object (model, "changed", G_CALLBACK (model_changed_cb),
-                                                     self, G_CONNECT_SWAPPED);
+    {
+      self->changed_handler = g_signal_connect_object (model, "changed", G_CALLBACK (model_changed_cb),
+                                                       self, G_CONNECT_SWAPPED);
+      self->run = prism_search_model_get_run (model);
+    }
   self->max_time_s = 0;
   self->max_speedup = 0;
   gtk_widget_queue_draw (GTK_WIDGET (self));
@@ -722,6 +751,14 @@ prism_speedup_chart_candidate_at (PrismSpeedupChart *self,
  *
  * Returns: how many such candidate points the last drawing had (tests)
  */
+/* Returns: whether the last drawing's legend explained measured points */
+gboolean
+prism_speedup_chart_get_measured_legend (PrismSpeedupChart *self)
+{
+  g_return_val_if_fail (PRISM_IS_SPEEDUP_CHART (self), FALSE);
+  return self->measured_legend;
+}
+
 guint
 prism_speedup_chart_count_dots (PrismSpeedupChart *self,
                                 gboolean           measured)

@@ -30,4 +30,7 @@ guint             prism_speedup_chart_candidate_at (PrismSpeedupChart *self,
 guint             prism_speedup_chart_count_dots  (PrismSpeedupChart *self,
                                                    gboolean           measured);
 
+/* Whether the last drawing's legend had the "measured on GPU" entry (tests). */
+gboolean          prism_speedup_chart_get_measured_legend (PrismSpeedupChart *self);
+
 G_END_DECLS

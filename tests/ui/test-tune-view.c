@@ -175,7 +175,9 @@ test_measured (void)
   g_autofree char *text = NULL;
   const PrismSpeedupPoint *points;
   guint n_points, measured_points = 0;
+  double max_time_s, max_speedup;
 
+  c3->found_at_s = 30;   /* a long first search, for the axes of the next */
   gtk_window_set_default_size (GTK_WINDOW (search_window), 1000, 640);
   gtk_window_set_child (GTK_WINDOW (search_window), GTK_WIDGET (search_view));
   gtk_window_set_default_size (GTK_WINDOW (table_window), 1000, 500);
@@ -189,8 +191,11 @@ test_measured (void)
   apply_verified (model, c2);
   apply_verified (model, c3);
   prism_search_model_flush (model);
-  /* While the search runs, nothing is said about the GPU. */
+  /* While the search runs, nothing is said about the GPU, and the legend
+   * does not explain measured points. */
   g_assert_null (prism_search_view_get_gpu_status (search_view));
+  WAIT_UNTIL (10, prism_speedup_chart_count_dots (chart, FALSE) == 3);
+  g_assert_false (prism_speedup_chart_get_measured_legend (chart));
 
   apply_tuning (model, PRISM_TUNE_MEASURING, "Test GPU (sm_90, 132 SMs)", 0, 3);
   apply_measured (model, NULL, 10.0, 1.0, NULL, 1, 3);
@@ -213,6 +218,10 @@ test_measured (void)
   g_assert_cmpuint (measured_points, ==, 1);
   WAIT_UNTIL (10, prism_speedup_chart_count_dots (chart, TRUE) == 1 &&
                   prism_speedup_chart_count_dots (chart, FALSE) == 2);
+  g_assert_true (prism_speedup_chart_get_measured_legend (chart));
+  prism_speedup_chart_get_ranges (chart, &max_time_s, &max_speedup);
+  g_assert_cmpfloat (max_time_s, >=, 30);
+  g_assert_cmpfloat (max_speedup, >=, 2.5);
 
   /* The Measured column: the time for candidate 2, empty for the others. */
   text = prism_candidates_view_dup_cell_text (table, position_of (table, 2), "measured-us");
@@ -256,6 +265,11 @@ test_measured (void)
   g_assert_cmpfloat (prism_search_model_get_baseline_measured_us (model), <, 0);
   WAIT_UNTIL (10, prism_speedup_chart_count_dots (chart, FALSE) == 1);
   g_assert_cmpuint (prism_speedup_chart_count_dots (chart, TRUE), ==, 0);
+  g_assert_false (prism_speedup_chart_get_measured_legend (chart));
+  /* The new search's axes fit it, not the one before (1 s, 1.5×). */
+  prism_speedup_chart_get_ranges (chart, &max_time_s, &max_speedup);
+  g_assert_cmpfloat (max_time_s, <, 30);
+  g_assert_cmpfloat (max_speedup, <, 2.5);
 
   gtk_window_destroy (GTK_WINDOW (search_window));
   gtk_window_destroy (GTK_WINDOW (table_window));
