@@ -42,7 +42,8 @@ int
 main (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  /* PRISM_LOCALEDIR: the build tree's po/, for running without installing. */
+  bindtextdomain (GETTEXT_PACKAGE, g_getenv ("PRISM_LOCALEDIR") ? g_getenv ("PRISM_LOCALEDIR") : LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
