@@ -20,6 +20,7 @@ struct _PrismCandidateRow
 
   PrismCandidate *candidate;
   guint id;                  /* as published: the run renumbers candidates when it ends */
+  gboolean pinned;           /* ticked for comparing (the candidates view's) */
   char *params;
   double measured_us;        /* < 0: not measured */
   double speedup;
@@ -62,6 +63,7 @@ enum {
   PROP_METHOD,
   PROP_VERIFICATION,
   PROP_VERDICT,
+  PROP_PINNED,
   N_PROPS
 };
 
@@ -343,6 +345,29 @@ prism_candidate_row_get_property (GObject    *object,
       g_value_set_string (value, prism_candidate_row_get_verdict (self));
       break;
 
+    case PROP_PINNED:
+      g_value_set_boolean (value, self->pinned);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+prism_candidate_row_set_property (GObject      *object,
+                                  guint         prop_id,
+                                  const GValue *value,
+                                  GParamSpec   *pspec)
+{
+  PrismCandidateRow *self = PRISM_CANDIDATE_ROW (object);
+
+  switch (prop_id)
+    {
+    case PROP_PINNED:
+      prism_candidate_row_set_pinned (self, g_value_get_boolean (value));
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -356,6 +381,7 @@ prism_candidate_row_class_init (PrismCandidateRowClass *klass)
 
   object_class->finalize = prism_candidate_row_finalize;
   object_class->get_property = prism_candidate_row_get_property;
+  object_class->set_property = prism_candidate_row_set_property;
 
   properties [PROP_ID] = g_param_spec_uint ("id", NULL, NULL, 0, G_MAXUINT, 0, flags);
   properties [PROP_KERNELS] = g_param_spec_uint ("kernels", NULL, NULL, 0, G_MAXUINT, 0, flags);
@@ -371,6 +397,10 @@ prism_candidate_row_class_init (PrismCandidateRowClass *klass)
   properties [PROP_METHOD] = g_param_spec_uint ("method", NULL, NULL, 0, G_MAXUINT, 0, flags);
   properties [PROP_VERIFICATION] = g_param_spec_string ("verification", NULL, NULL, NULL, flags);
   properties [PROP_VERDICT] = g_param_spec_string ("verdict", NULL, NULL, NULL, flags);
+  /* Ticked in the table's Compare column (two ticked rows are compared). */
+  properties [PROP_PINNED] = g_param_spec_boolean ("pinned", NULL, NULL, FALSE,
+                                                   G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
+                                                   G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -452,6 +482,30 @@ prism_candidate_row_set_id (PrismCandidateRow *self,
     return;
   self->id = id;
   g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_ID]);
+}
+
+gboolean
+prism_candidate_row_get_pinned (PrismCandidateRow *self)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATE_ROW (self), FALSE);
+  return self->pinned;
+}
+
+/**
+ * prism_candidate_row_set_pinned:
+ * @pinned: whether the row is ticked for comparing
+ */
+void
+prism_candidate_row_set_pinned (PrismCandidateRow *self,
+                                gboolean           pinned)
+{
+  g_return_if_fail (PRISM_IS_CANDIDATE_ROW (self));
+
+  pinned = !!pinned;
+  if (self->pinned == pinned)
+    return;
+  self->pinned = pinned;
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_PINNED]);
 }
 
 /**

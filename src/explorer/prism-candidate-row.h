@@ -30,6 +30,9 @@ PrismCandidate     *prism_candidate_row_get_candidate       (PrismCandidateRow *
 guint               prism_candidate_row_get_id              (PrismCandidateRow *self);
 void                prism_candidate_row_set_id              (PrismCandidateRow *self,
                                                              guint              id);
+gboolean            prism_candidate_row_get_pinned          (PrismCandidateRow *self);
+void                prism_candidate_row_set_pinned          (PrismCandidateRow *self,
+                                                             gboolean           pinned);
 PrismGraph         *prism_candidate_row_get_graph           (PrismCandidateRow *self);
 PrismGraph         *prism_candidate_row_dup_concrete_graph  (PrismCandidateRow *self);
 guint               prism_candidate_row_get_kernels         (PrismCandidateRow *self);

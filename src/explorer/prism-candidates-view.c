@@ -50,7 +50,10 @@ struct _PrismCandidatesView
   PrismCompareView *compare_view;
 
   GtkColumnViewColumn *columns[N_COLUMNS];
+  GtkColumnViewColumn *compare_column;
+  GtkButton *clear_compare_button;
   guint n_selected;
+  GPtrArray *pinned;                  /* PrismCandidateRow, at most 2, oldest first */
 };
 
 G_DEFINE_FINAL_TYPE (PrismCandidatesView, prism_candidates_view, GTK_TYPE_WIDGET)
@@ -285,6 +288,112 @@ cell_unbind_cb (GtkSignalListItemFactory *factory,
   if (id != 0 && row != NULL)
     g_signal_handler_disconnect (row, id);
   g_object_set_data (G_OBJECT (item), "notify-id", NULL);
+}
+
+/* The Compare column: a check box per row.  Two ticked rows are compared
+ * side by side; ticking a third unticks the oldest.  (GTK 4.8's column
+ * view does not extend a selection with Ctrl+click, so comparing cannot
+ * rely on selecting two rows.) */
+
+static void update_detail (PrismCandidatesView *self);
+
+static void
+pin_changed (PrismCandidatesView *self,
+             PrismCandidateRow   *row,
+             gboolean             pinned)
+{
+  gboolean known;
+  guint index;
+
+  if (row == NULL)
+    return;
+  known = g_ptr_array_find (self->pinned, row, &index);
+  if (pinned == known)
+    return;
+  if (pinned)
+    {
+      g_ptr_array_add (self->pinned, g_object_ref (row));
+      if (self->pinned->len > 2)
+        {
+          g_autoptr(PrismCandidateRow) oldest = g_object_ref (g_ptr_array_index (self->pinned, 0));
+
+          g_ptr_array_remove_index (self->pinned, 0);
+          prism_candidate_row_set_pinned (oldest, FALSE);
+        }
+    }
+  else
+    g_ptr_array_remove_index (self->pinned, index);
+  prism_candidate_row_set_pinned (row, pinned);
+  update_detail (self);
+}
+
+static void
+compare_toggled_cb (GtkCheckButton *check,
+                    GtkListItem    *item)
+{
+  PrismCandidatesView *self = g_object_get_data (G_OBJECT (item), "view");
+
+  pin_changed (self, gtk_list_item_get_item (item), gtk_check_button_get_active (check));
+}
+
+static void
+compare_setup_cb (GtkSignalListItemFactory *factory,
+                  GtkListItem              *item,
+                  PrismCandidatesView      *self)
+{
+  GtkWidget *check = gtk_check_button_new ();
+
+  gtk_widget_set_halign (check, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text (check, _("Compare this candidate with another one"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Compare"), -1);
+  g_object_set_data (G_OBJECT (item), "view", self);
+  g_signal_connect (check, "toggled", G_CALLBACK (compare_toggled_cb), item);
+  gtk_list_item_set_child (item, check);
+}
+
+static void
+compare_bind_cb (GtkSignalListItemFactory *factory,
+                 GtkListItem              *item,
+                 PrismCandidatesView      *self)
+{
+  GBinding *binding = g_object_bind_property (gtk_list_item_get_item (item), "pinned",
+                                              gtk_list_item_get_child (item), "active",
+                                              G_BINDING_SYNC_CREATE);
+
+  g_object_set_data (G_OBJECT (item), "binding", binding);
+}
+
+static void
+compare_unbind_cb (GtkSignalListItemFactory *factory,
+                   GtkListItem              *item,
+                   PrismCandidatesView      *self)
+{
+  GBinding *binding = g_object_steal_data (G_OBJECT (item), "binding");
+
+  if (binding != NULL)
+    g_binding_unbind (binding);
+}
+
+static void
+add_compare_column (PrismCandidatesView *self)
+{
+  g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
+  g_autoptr(GtkColumnViewColumn) column = NULL;
+
+  g_signal_connect (factory, "setup", G_CALLBACK (compare_setup_cb), self);
+  g_signal_connect (factory, "bind", G_CALLBACK (compare_bind_cb), self);
+  g_signal_connect (factory, "unbind", G_CALLBACK (compare_unbind_cb), self);
+  column = gtk_column_view_column_new (C_("candidates column", "Compare"), g_object_ref (factory));
+  gtk_column_view_column_set_fixed_width (column, 84);
+  gtk_column_view_append_column (self->column_view, column);
+  self->compare_column = column;
+}
+
+static void
+clear_compare_cb (PrismCandidatesView *self)
+{
+  prism_candidates_view_clear_compare (self);
 }
 
 static void
@@ -531,8 +640,35 @@ info_from_row (PrismCandidateRow *row)
 }
 
 static void
+update_hint (PrismCandidatesView *self,
+             guint                n_selected)
+{
+  g_autofree char *text = NULL;
+
+  if (self->pinned->len == 2)
+    {
+      PrismCandidateRow *a = g_ptr_array_index (self->pinned, 0);
+      PrismCandidateRow *b = g_ptr_array_index (self->pinned, 1);
+
+      /* Translators: the two candidates compared, e.g. "Comparing #5 and #17" */
+      text = g_strdup_printf (_("Comparing #%u and #%u"), prism_candidate_row_get_id (a),
+                              prism_candidate_row_get_id (b));
+    }
+  else if (self->pinned->len == 1)
+    text = g_strdup_printf (_("Tick Compare on another candidate to compare it with #%u"),
+                            prism_candidate_row_get_id (g_ptr_array_index (self->pinned, 0)));
+  else if (n_selected == 2)
+    text = g_strdup (_("Comparing the two selected candidates"));
+  else
+    text = g_strdup (_("Tick Compare on two candidates to compare them"));
+  gtk_label_set_label (self->hint_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->clear_compare_button), self->pinned->len > 0);
+}
+
+static void
 update_detail (PrismCandidatesView *self)
 {
+  guint n_pinned = self->pinned->len;
   g_autoptr(GtkBitset) bitset = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->selection));
   g_autoptr(PrismCandidateRow) first = NULL;
   g_autoptr(PrismCandidateRow) second = NULL;
@@ -547,7 +683,16 @@ update_detail (PrismCandidatesView *self)
         second = g_list_model_get_item (G_LIST_MODEL (self->selection), position);
     }
 
-  if (first == NULL)
+  if (n_pinned == 2)
+    {
+      g_autoptr(PrismCandidateInfo) a = info_from_row (g_ptr_array_index (self->pinned, 0));
+      g_autoptr(PrismCandidateInfo) b = info_from_row (g_ptr_array_index (self->pinned, 1));
+
+      if (a != NULL && b != NULL)
+        prism_compare_view_set_candidates (self->compare_view, a, b);
+      gtk_stack_set_visible_child_name (self->detail_stack, "compare");
+    }
+  else if (first == NULL)
     {
       gtk_stack_set_visible_child_name (self->detail_stack, "none");
       prism_graph_view_set_graph (self->graph_view, NULL);
@@ -563,8 +708,9 @@ update_detail (PrismCandidatesView *self)
       show_verification (self, first);
       gtk_stack_set_visible_child_name (self->detail_stack, "single");
     }
-  else
+  else if (n == 2)
     {
+      /* Two rows selected (Shift+click on neighbours) compare too. */
       g_autoptr(PrismCandidateInfo) a = info_from_row (first);
       g_autoptr(PrismCandidateInfo) b = info_from_row (second);
 
@@ -572,13 +718,16 @@ update_detail (PrismCandidatesView *self)
         prism_compare_view_set_candidates (self->compare_view, a, b);
       gtk_stack_set_visible_child_name (self->detail_stack, "compare");
     }
-
-  if (n > 2)
-    gtk_label_set_label (self->hint_label, _("Comparing the first two selected candidates"));
-  else if (n == 2)
-    gtk_label_set_label (self->hint_label, _("Comparing two candidates"));
   else
-    gtk_label_set_label (self->hint_label, _("Select two candidates (Ctrl+click) to compare them"));
+    {
+      g_autoptr(PrismGraph) graph = prism_candidate_row_dup_concrete_graph (first);
+
+      if (first != self->selected || prism_graph_view_get_graph (self->graph_view) == NULL)
+        prism_graph_view_set_graph (self->graph_view, graph);
+      show_verification (self, first);
+      gtk_stack_set_visible_child_name (self->detail_stack, "single");
+    }
+  update_hint (self, n);
 
   if (self->n_selected != n)
     {
@@ -662,6 +811,9 @@ items_changed_cb (PrismCandidatesView *self,
                   GListModel          *model)
 {
   update_count (self);
+  /* A new search empties the store: what was ticked is gone. */
+  if (g_list_model_get_n_items (model) == 0 && self->pinned->len > 0)
+    prism_candidates_view_clear_compare (self);
 }
 
 static void
@@ -696,6 +848,7 @@ prism_candidates_view_dispose (GObject *object)
   g_clear_object (&self->selection);
   g_clear_object (&self->sorted);
   g_clear_object (&self->selected);
+  g_clear_pointer (&self->pinned, g_ptr_array_unref);
 
   G_OBJECT_CLASS (prism_candidates_view_parent_class)->dispose (object);
 }
@@ -780,6 +933,8 @@ prism_candidates_view_class_init (PrismCandidatesViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrismCandidatesView, graph_view);
   gtk_widget_class_bind_template_child (widget_class, PrismCandidatesView, verification_box);
   gtk_widget_class_bind_template_child (widget_class, PrismCandidatesView, compare_view);
+  gtk_widget_class_bind_template_child (widget_class, PrismCandidatesView, clear_compare_button);
+  gtk_widget_class_bind_template_callback (widget_class, clear_compare_cb);
   gtk_widget_class_set_css_name (widget_class, "candidatesview");
 }
 
@@ -788,8 +943,10 @@ prism_candidates_view_init (PrismCandidatesView *self)
 {
   GtkMultiSorter *sorter;
 
+  self->pinned = g_ptr_array_new_with_free_func (g_object_unref);
   gtk_widget_init_template (GTK_WIDGET (self));
 
+  add_compare_column (self);
   add_columns (self);
   /* The store is swapped in by set_model(). The table's sorter decides,
    * and candidates it finds equal keep the order they were found in. */
@@ -909,6 +1066,38 @@ prism_candidates_view_get_n_selected (PrismCandidatesView *self)
 {
   g_return_val_if_fail (PRISM_IS_CANDIDATES_VIEW (self), 0);
   return self->n_selected;
+}
+
+/**
+ * prism_candidates_view_clear_compare:
+ *
+ * Unticks every row of the Compare column.
+ */
+void
+prism_candidates_view_clear_compare (PrismCandidatesView *self)
+{
+  g_return_if_fail (PRISM_IS_CANDIDATES_VIEW (self));
+
+  while (self->pinned->len > 0)
+    {
+      g_autoptr(PrismCandidateRow) row = g_object_ref (g_ptr_array_index (self->pinned, 0));
+
+      g_ptr_array_remove_index (self->pinned, 0);
+      prism_candidate_row_set_pinned (row, FALSE);
+    }
+  update_detail (self);
+}
+
+/**
+ * prism_candidates_view_get_compare_column:
+ *
+ * Returns: (transfer none): the column of Compare check boxes
+ */
+GtkColumnViewColumn *
+prism_candidates_view_get_compare_column (PrismCandidatesView *self)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATES_VIEW (self), NULL);
+  return self->compare_column;
 }
 
 const char *

@@ -29,6 +29,8 @@ PrismCandidateRow  *prism_candidates_view_get_selected      (PrismCandidatesView
 guint               prism_candidates_view_get_n_selected    (PrismCandidatesView *self);
 /* "none", "single" or "compare" */
 const char         *prism_candidates_view_get_mode          (PrismCandidatesView *self);
+void                prism_candidates_view_clear_compare     (PrismCandidatesView *self);
+GtkColumnViewColumn *prism_candidates_view_get_compare_column (PrismCandidatesView *self);
 PrismGraphView     *prism_candidates_view_get_graph_view    (PrismCandidatesView *self);
 PrismCompareView   *prism_candidates_view_get_compare_view  (PrismCandidatesView *self);
 /* What the verification pane says, as plain text (transfer full). */

@@ -35,6 +35,7 @@
   } G_STMT_END
 
 static PrismApplication *app;
+
 static char *cache_dir;
 
 /*****************************************************************************/
@@ -221,6 +222,95 @@ assert_markup_parses (const char *path)
 /* Start a short search, wait for candidates, select one and two, export,
  * stop, close. */
 static void
+collect_check_buttons (GtkWidget *widget,
+                       GPtrArray *out)
+{
+  if (GTK_IS_CHECK_BUTTON (widget) && gtk_widget_get_mapped (widget))
+    g_ptr_array_add (out, widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_check_buttons (child, out);
+}
+
+/* The rows ticked in the Compare column, as "#ID" titles. */
+static GPtrArray *
+pinned_titles (GtkSelectionModel *selection)
+{
+  GPtrArray *titles = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (selection)); i++)
+    {
+      g_autoptr(PrismCandidateRow) row = g_list_model_get_item (G_LIST_MODEL (selection), i);
+      if (prism_candidate_row_get_pinned (row))
+        g_ptr_array_add (titles, g_strdup_printf ("#%u", prism_candidate_row_get_id (row)));
+    }
+  return titles;
+}
+
+static gboolean
+titles_contain (GPtrArray *titles, const char *title)
+{
+  for (guint i = 0; i < titles->len; i++)
+    if (g_strcmp0 (g_ptr_array_index (titles, i), title) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Comparing through the Compare column's check boxes, as a user clicks
+ * them: two ticked rows are compared, a third unticks the oldest, Clear
+ * Comparison unticks all. */
+static void
+test_compare_column (PrismCandidatesView *candidates,
+                     GtkSelectionModel   *selection)
+{
+  g_autoptr(GPtrArray) checks = g_ptr_array_new ();
+  PrismCompareView *compare = prism_candidates_view_get_compare_view (candidates);
+  g_autoptr(GPtrArray) titles = NULL;
+
+  gtk_selection_model_select_item (selection, 0, TRUE);
+  g_assert_cmpstr (prism_candidates_view_get_mode (candidates), ==, "single");
+  collect_check_buttons (GTK_WIDGET (prism_candidates_view_get_column_view (candidates)), checks);
+  g_assert_cmpuint (checks->len, >=, 3);
+
+  gtk_widget_activate (g_ptr_array_index (checks, 0));
+  g_assert_cmpstr (prism_candidates_view_get_mode (candidates), ==, "single");
+  gtk_widget_activate (g_ptr_array_index (checks, 1));
+  g_assert_cmpstr (prism_candidates_view_get_mode (candidates), ==, "compare");
+  titles = pinned_titles (selection);
+  g_assert_cmpuint (titles->len, ==, 2);
+  g_assert_true (titles_contain (titles, prism_compare_view_get_candidate (compare, FALSE)->id));
+  g_assert_true (titles_contain (titles, prism_compare_view_get_candidate (compare, TRUE)->id));
+  g_clear_pointer (&titles, g_ptr_array_unref);
+  WAIT_UNTIL (20, graph_shown (prism_compare_view_get_graph_view (compare, TRUE)));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (candidates));
+  save_screenshot (GTK_WIDGET (gtk_widget_get_root (GTK_WIDGET (candidates))), "compare-ticked.png");
+
+  /* A third: the first one ticked is unticked. */
+  gtk_widget_activate (g_ptr_array_index (checks, 2));
+  g_assert_false (gtk_check_button_get_active (g_ptr_array_index (checks, 0)));
+  g_assert_true (gtk_check_button_get_active (g_ptr_array_index (checks, 1)));
+  g_assert_true (gtk_check_button_get_active (g_ptr_array_index (checks, 2)));
+  titles = pinned_titles (selection);
+  g_assert_cmpuint (titles->len, ==, 2);
+  g_assert_true (titles_contain (titles, prism_compare_view_get_candidate (compare, FALSE)->id));
+  g_assert_true (titles_contain (titles, prism_compare_view_get_candidate (compare, TRUE)->id));
+  g_clear_pointer (&titles, g_ptr_array_unref);
+
+  /* Unticking one goes back to the selected candidate; Clear unticks all. */
+  gtk_widget_activate (g_ptr_array_index (checks, 2));
+  g_assert_cmpstr (prism_candidates_view_get_mode (candidates), ==, "single");
+  prism_candidates_view_clear_compare (candidates);
+  for (guint i = 0; i < checks->len; i++)
+    g_assert_false (gtk_check_button_get_active (g_ptr_array_index (checks, i)));
+  titles = pinned_titles (selection);
+  g_assert_cmpuint (titles->len, ==, 0);
+
+  /* Back to the two selected rows the rest of the test compares. */
+  g_assert_true (gtk_selection_model_select_range (selection, 0, 2, TRUE));
+  g_assert_cmpstr (prism_candidates_view_get_mode (candidates), ==, "compare");
+}
+
+static void
 test_search_run (void)
 {
   PrismWindow *window = window_new ();
@@ -375,6 +465,7 @@ test_search_run (void)
   WAIT_UNTIL (20, graph_shown (prism_compare_view_get_graph_view (prism_candidates_view_get_compare_view (candidates), TRUE)));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   save_screenshot (GTK_WIDGET (window), "compare-page.png");
+  test_compare_column (candidates, selection);
 
   /* Stop: the session finishes, the results are saved and can be exported. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.search-stop", NULL));
