@@ -35,6 +35,7 @@ typedef struct
   guint ticks;
   const PrismGraph *program;   /* set: check the sGraphs' output names */
   guint misnamed;
+  guint empty_root_ticks;      /* ticks whose counts had states below an empty root */
 } Collect;
 
 static void
@@ -114,12 +115,18 @@ on_task_done (PrismSearch *search, guint task, gboolean completed, gpointer user
   g_mutex_unlock (&c->lock);
 }
 
+/* The counts read while the search runs are a true tree: any state
+ * counted means the root (depth 0) is counted too. */
 static void
 on_tick (PrismSearch *search, gpointer user_data)
 {
   Collect *c = user_data;
+  PrismSearchStats st;
 
   c->ticks++;
+  prism_search_get_stats (search, &st);
+  if (st.states > 0 && st.states_by_depth[0] == 0)
+    c->empty_root_ticks++;
 }
 
 static int
@@ -170,6 +177,7 @@ run_search (const char *workload, const char *params, PrismSearchOptions *option
   /* Candidates keep the program's output names (exported code and the
    * explorer name them). */
   g_assert_cmpuint (c->misnamed, ==, 0);
+  g_assert_cmpuint (c->empty_root_ticks, ==, 0);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -825,12 +825,16 @@ task_run (gpointer data, gpointer user_data)
 }
 
 /* Hands a task to the pool, waiting while too many are queued so that the
- * split phase never runs far ahead of the workers. */
+ * split phase never runs far ahead of the workers.  The split phase's own
+ * counts (the top of the tree, @from) are published first: it runs for the
+ * whole search, and the live tree must not show deep states under an empty
+ * root. */
 static void
-push_task (PrismSearch *search, Task *t)
+push_task (PrismSearch *search, State *from, Task *t)
 {
   guint limit = MAX_QUEUED_PER_THREAD * g_thread_pool_get_max_threads (search->pool);
 
+  flush_stats (from);
   t->index = search->next_task++;
   g_mutex_lock (&search->lock);
   search->stats.n_tasks = search->next_task;
@@ -892,7 +896,7 @@ report (State *s, guint *sinks, guint n)
     {
       Task *t = g_new0 (Task, 1);
       t->sgraph = sg;
-      push_task (search, t);
+      push_task (search, s, t);
       return;
     }
   if (search->observer.sgraph_found)
@@ -1653,7 +1657,7 @@ search_kernel (State *s)
     {
       Task *t = g_new0 (Task, 1);
       t->state = state_copy (s);
-      push_task (search, t);
+      push_task (search, s, t);
       return;
     }
   check_complete (s);
@@ -2364,7 +2368,7 @@ search_block (State *s)
     {
       Task *t = g_new0 (Task, 1);
       t->state = state_copy (s);
-      push_task (search, t);
+      push_task (search, s, t);
       return;
     }
   try_close (s);
