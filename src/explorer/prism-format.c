@@ -97,3 +97,26 @@ prism_format_error (double error)
     return g_strdup_printf ("%.3g", error);
   return g_strdup_printf ("%.2e", error);
 }
+
+/* The engine's reason names (order, expr, …) are identifiers for files and
+ * scripts; the window says what they mean. */
+const char *
+prism_format_prune_reason (PrismPruneReason reason)
+{
+  switch (reason)
+    {
+    case PRISM_PRUNE_ORDER:     return C_("pruning reason", "Other order");
+    case PRISM_PRUNE_DUPLICATE: return C_("pruning reason", "Repeated operand");
+    case PRISM_PRUNE_SHAPE:     return C_("pruning reason", "Shape mismatch");
+    case PRISM_PRUNE_LOOP:      return C_("pruning reason", "Loop mix-up");
+    case PRISM_PRUNE_EXPR:      return C_("pruning reason", "Not in program");
+    case PRISM_PRUNE_SMEM:      return C_("pruning reason", "Shared memory");
+    case PRISM_PRUNE_ACCUM:     return C_("pruning reason", "Accumulator limit");
+    case PRISM_PRUNE_OPS:       return C_("pruning reason", "Op limit");
+    case PRISM_PRUNE_TRIVIAL:   return C_("pruning reason", "Copies only");
+    case PRISM_PRUNE_TIME:      return C_("pruning reason", "Out of time");
+    case PRISM_N_PRUNE_REASONS:
+    default:
+      g_return_val_if_reached ("?");
+    }
+}

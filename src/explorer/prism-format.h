@@ -6,6 +6,8 @@
 
 #include <glib.h>
 
+#include "prism-search.h"
+
 G_BEGIN_DECLS
 
 /* "987", "12.3 k", "4.56 M" (transfer full) */
@@ -20,5 +22,8 @@ char *prism_format_time_us  (double  microseconds);
 char *prism_format_speedup  (double  speedup);
 /* "0.05", "2.4e-07"; "—" when not a number (transfer full) */
 char *prism_format_error    (double  error);
+
+/* A pruning reason in a few words, for legends: "Shape mismatch" (transfer none) */
+const char *prism_format_prune_reason (PrismPruneReason reason);
 
 G_END_DECLS

@@ -147,7 +147,7 @@ segment_name (guint segment)
     case SEG_OTHER:
       return _("Too small to draw");
     default:
-      return prism_prune_reason_to_string (segment - SEG_PRUNED);
+      return prism_format_prune_reason (segment - SEG_PRUNED);
     }
 }
 

@@ -595,9 +595,9 @@ test_search_tree_chart (void)
   while (g_hash_table_iter_next (&iter, (gpointer *) &text, NULL))
     {
       saw_depth0 |= strstr (text, "Depth 0") != NULL;
-      saw_order |= strstr (text, "Pruned (order)") != NULL;
+      saw_order |= strstr (text, "Pruned (Other order)") != NULL;
       saw_small |= strstr (text, "too small to draw") != NULL;
-      saw_legend |= strstr (text, "<b>shape</b>") != NULL;
+      saw_legend |= strstr (text, "<b>Shape mismatch</b>") != NULL;
     }
   g_assert_true (saw_depth0);
   g_assert_true (saw_order);
