@@ -16,8 +16,11 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PrismSearchModel, prism_search_model, PRISM, SEARCH_MODEL, GObject)
 
 /* Defaults of the caps that keep the model's memory bounded however long a
- * search runs; what does not fit is counted, never silently dropped. */
-#define PRISM_SEARCH_MODEL_MAX_CANDIDATES 500
+ * search runs; what does not fit is counted, never silently dropped.  The
+ * table is a virtualized, sorted list: 20 000 rows (every candidate of the
+ * built-in workloads, whose largest search verifies about a thousand) cost
+ * a row object each, the candidates themselves are the run's. */
+#define PRISM_SEARCH_MODEL_MAX_CANDIDATES 20000
 #define PRISM_SEARCH_MODEL_MAX_POINTS     2048
 
 /* The search tree at one depth (steps from the input program). */
