@@ -112,10 +112,18 @@ test_translate_errors (void)
   int t, s, acc, kop;
 
   g_assert_true (prism_par_translate (env, prog, "r", term, roots, &error));
-  /* Inputs must match the first graph's. */
+  /* Inputs must match the first graph's, dtypes included (the terms are
+   * exact arithmetic on the rounded inputs). */
   g_assert_false (prism_par_translate (env, other, "c", term, roots, &error));
   g_assert_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH);
   g_clear_error (&error);
+  {
+    g_autoptr(PrismGraph) bf16 = load_test_graph ("rms_norm-w-bf16.json");
+    g_assert_false (prism_par_translate (env, bf16, "b", term, roots, &error));
+    g_assert_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH);
+    g_assert_cmpstr (error->message, ==, "input 1 is bf16, the reference's is f16");
+    g_clear_error (&error);
+  }
 
   /* Rescaling accumulators have no operator. */
   in[0] = (guint) prism_graph_add_input (g, "X", 2, shape, PRISM_DTYPE_F32, NULL);

@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "prism-graph.h"
+#include "prism-graph-json.h"
 
 /* Small shapes for which every fused reference still splits its work: each
  * grid axis that can be bigger than 1 is, and so is each loop. */
@@ -80,5 +81,18 @@ symbolic_rms_norm (gint64 n, gint64 d)
   kop = prism_graph_add_kernel (g, ins, 2, b, NULL);
   g_assert_cmpint (kop, >=, 0);
   g_assert_cmpint (prism_graph_add_output (g, prism_graph_op (g, (guint) kop)->outputs[0], "O", NULL), >=, 0);
+  return g;
+}
+
+/* A graph of tests/verify/graphs/ (see the README there). */
+G_GNUC_UNUSED static PrismGraph *
+load_test_graph (const char *name)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "verify", "graphs", name, NULL);
+  g_autoptr(GError) error = NULL;
+  PrismGraph *g = prism_graph_load (path, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (g);
   return g;
 }

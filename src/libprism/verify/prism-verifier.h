@@ -13,7 +13,9 @@ G_BEGIN_DECLS
 typedef enum
 {
   PRISM_VERDICT_EQUIVALENT,     /* proved formally, and the randomized test agrees */
-  PRISM_VERDICT_NOT_EQUIVALENT, /* the randomized test found a difference, or shapes differ */
+  PRISM_VERDICT_NOT_EQUIVALENT, /* the randomized test found a difference, the shapes or dtypes
+                                 * of inputs or outputs differ, or a proved candidate stores a
+                                 * value less precisely than the reference */
   PRISM_VERDICT_UNKNOWN,        /* not proved (limit hit) and no difference found */
   PRISM_VERDICT_VERIFIER_BUG,   /* proved, but the randomized test disagrees: reported loudly */
 } PrismVerdictKind;
@@ -48,6 +50,9 @@ typedef struct
   guint64 failing_seed;      /* when the randomized test differed */
   char *sizes;               /* nullable: the size assignment the randomized test ran */
   char *random_message;      /* nullable: why it could not run, or how it differed */
+  /* nullable: proved in exact arithmetic, but the candidate stores a value
+   * in a lower precision than the reference (see prism_verifier_check()) */
+  char *precision_message;
 } PrismVerdict;
 
 void          prism_verdict_free        (PrismVerdict *verdict);
@@ -89,6 +94,13 @@ void           prism_verifier_free      (PrismVerifier   *verifier);
  * partition/replicate/combine/reduce operators (sizes stay symbolic), and
  * independently runs it (instantiated with valid sizes) against the
  * reference on random inputs.  Safe to call from several threads at once.
+ *
+ * The interface comes first: inputs and outputs must have the reference's
+ * shapes and dtypes (a mismatch is %PRISM_VERDICT_NOT_EQUIVALENT naming the
+ * input or output, with neither method run).  A proof holds in exact
+ * arithmetic; a proved candidate that stores a tensor in a lower precision
+ * than the reference keeps that value in is not equivalent either
+ * (PrismVerdict.precision_message, see prism_formal_verifier_check()).
  *
  * Returns: (transfer full) (nullable): the verdict, or %NULL with @error on bad input
  */
