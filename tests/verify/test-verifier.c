@@ -181,6 +181,34 @@ test_dtypes_intermediates (void)
   }
 }
 
+/* "equivalent" needs both methods: a proved candidate that the randomized
+ * test cannot run (an unused kernel of more blocks than the interpreter
+ * runs, added to a right graph) is unknown, and says why; only when the
+ * caller asked for the formal method alone does the proof suffice. */
+static void
+test_both_methods (void)
+{
+  PrismVerifierOptions options;
+  g_autoptr(PrismVerifier) v = verifier_for ("rms_norm", "n=4,d=128", NULL);
+  g_autoptr(PrismVerifier) formal_only = NULL;
+  g_autoptr(PrismVerdict) verdict = check_file (v, "rms_norm-unused-huge-kernel.json");
+  g_autoptr(PrismVerdict) skipped = NULL;
+
+  g_assert_cmpint (verdict->kind, ==, PRISM_VERDICT_UNKNOWN);
+  g_assert_true (verdict->formal_ran && verdict->proved);
+  g_assert_false (verdict->random_ran);
+  g_assert_true (g_str_has_prefix (verdict->message, "Proved, but the randomized test could not run: "));
+  g_assert_nonnull (strstr (verdict->message, "blocks is more than the interpreter runs"));
+  g_assert_nonnull (strstr (verdict->random_message, "the candidate does not run"));
+
+  prism_verifier_options_init (&options);
+  options.skip_random = TRUE;
+  formal_only = verifier_for ("rms_norm", "n=4,d=128", &options);
+  skipped = check_file (formal_only, "rms_norm-unused-huge-kernel.json");
+  g_assert_cmpint (skipped->kind, ==, PRISM_VERDICT_EQUIVALENT);
+  g_assert_nonnull (strstr (skipped->message, "(skipped)"));
+}
+
 static void
 test_references (void)
 {
@@ -467,6 +495,7 @@ main (int argc, char **argv)
   g_test_add_func ("/verifier/bad-input", test_bad_input);
   g_test_add_func ("/verifier/choose-sizes", test_choose_sizes);
   g_test_add_func ("/verifier/threads", test_threads);
+  g_test_add_func ("/verifier/both-methods", test_both_methods);
   g_test_add_func ("/verifier/dtypes/interface", test_dtypes_interface);
   g_test_add_func ("/verifier/dtypes/random", test_dtypes_random);
   g_test_add_func ("/verifier/dtypes/intermediates", test_dtypes_intermediates);

@@ -317,6 +317,14 @@ decide (PrismVerdict *v, const PrismVerifierOptions *options)
       v->message = g_strdup_printf ("Not equivalent: proved equal in exact arithmetic, but %s.",
                                     v->precision_message);
     }
+  else if (v->proved && !v->random_ran && !options->skip_random)
+    {
+      /* Equivalent needs both methods: a candidate the interpreter cannot
+       * run is exactly where a wrong translation would go unnoticed. */
+      v->kind = PRISM_VERDICT_UNKNOWN;
+      v->message = g_strdup_printf ("Proved, but the randomized test could not run: %s.",
+                                    v->random_message ? v->random_message : "no reason given");
+    }
   else if (v->proved)
     {
       v->kind = PRISM_VERDICT_EQUIVALENT;
@@ -326,8 +334,7 @@ decide (PrismVerdict *v, const PrismVerifierOptions *options)
                                       v->seeds->len, v->max_error);
       else
         v->message = g_strdup_printf ("Proved equivalent in %u rewrite steps; the randomized test "
-                                      "did not run (%s).", v->proof_length,
-                                      options->skip_random ? "skipped" : v->random_message);
+                                      "did not run (skipped).", v->proof_length);
     }
   else if (v->random_ran && !v->random_ok)
     {

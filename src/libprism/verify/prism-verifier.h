@@ -12,11 +12,13 @@ G_BEGIN_DECLS
 
 typedef enum
 {
-  PRISM_VERDICT_EQUIVALENT,     /* proved formally, and the randomized test agrees */
+  PRISM_VERDICT_EQUIVALENT,     /* proved formally, and the randomized test ran and agrees
+                                 * (or was skipped: PrismVerifierOptions.skip_random) */
   PRISM_VERDICT_NOT_EQUIVALENT, /* the randomized test found a difference, the shapes or dtypes
                                  * of inputs or outputs differ, or a proved candidate stores a
                                  * value less precisely than the reference */
-  PRISM_VERDICT_UNKNOWN,        /* not proved (limit hit) and no difference found */
+  PRISM_VERDICT_UNKNOWN,        /* not proved (limit hit) and no difference found, or proved
+                                 * but the randomized test could not run */
   PRISM_VERDICT_VERIFIER_BUG,   /* proved, but the randomized test disagrees: reported loudly */
 } PrismVerdictKind;
 
@@ -67,7 +69,8 @@ typedef struct
   guint max_nodes;       /* e-graph limits for the proof */
   guint max_iterations;
   double time_limit_s;
-  gboolean skip_random;  /* formal only */
+  gboolean skip_random;  /* formal only: a proof alone is then "equivalent" (otherwise a
+                          * proved candidate the randomized test cannot run is "unknown") */
   guint n_threads;       /* interpreter threads per run: 1 (default) when checks run
                           * concurrently, 0 = one per processor */
   gboolean keep_explanation; /* fill PrismVerdict.explanation */
