@@ -209,6 +209,30 @@ test_both_methods (void)
   g_assert_nonnull (strstr (skipped->message, "(skipped)"));
 }
 
+/* The variants of verify-common.h through both methods: the right ones are
+ * equivalent, the wrong ones found different. */
+static void
+test_variants (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
+    {
+      g_autoptr(PrismVerifier) v = verifier_for (variants[i].workload, variants[i].params, NULL);
+      g_autoptr(PrismVerdict) verdict = check_file (v, variants[i].file);
+
+      if (variants[i].right)
+        {
+          g_assert_cmpint (verdict->kind, ==, PRISM_VERDICT_EQUIVALENT);
+          g_assert_true (verdict->random_ran && verdict->random_ok);
+        }
+      else
+        {
+          g_assert_cmpint (verdict->kind, ==, PRISM_VERDICT_NOT_EQUIVALENT);
+          g_assert_false (verdict->proved);
+          g_assert_true (verdict->random_ran && !verdict->random_ok);
+        }
+    }
+}
+
 static void
 test_references (void)
 {
@@ -496,6 +520,7 @@ main (int argc, char **argv)
   g_test_add_func ("/verifier/choose-sizes", test_choose_sizes);
   g_test_add_func ("/verifier/threads", test_threads);
   g_test_add_func ("/verifier/both-methods", test_both_methods);
+  g_test_add_func ("/verifier/variants", test_variants);
   g_test_add_func ("/verifier/dtypes/interface", test_dtypes_interface);
   g_test_add_func ("/verifier/dtypes/random", test_dtypes_random);
   g_test_add_func ("/verifier/dtypes/intermediates", test_dtypes_intermediates);

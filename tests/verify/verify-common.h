@@ -27,6 +27,29 @@ static const struct
   { "gqa", "b=2,q=128,kv=1152,dh=4" },
 };
 
+/* Graphs of tests/verify/graphs/: right variants of the fused references
+ * that the rules of groups 1, 7 and 11 of verify.rules prove (each with the
+ * rule that does it), and wrong variants beside them that nothing may
+ * prove. */
+G_GNUC_UNUSED static const struct
+{
+  const char *file;
+  const char *workload;
+  const char *params;
+  gboolean right;
+  const char *rule;      /* the rule a proof of a right one must use */
+} variants[] = {
+  { "rms_norm-neg-neg.json", "rms_norm", "n=4,d=128", TRUE, "neg-neg" },
+  { "rms_norm-neg.json", "rms_norm", "n=4,d=128", FALSE, NULL },
+  { "gqa-loop-replicated.json", "gqa", "b=2,q=128,kv=1152,dh=4", TRUE, "scale-cancel" },
+  { "norm_transformer-loop-replicated.json", "norm_transformer", "n=4,d=16", TRUE, "rms-norm-scale" },
+  { "gqa-loop-replicated-numerator.json", "gqa", "b=2,q=128,kv=1152,dh=4", FALSE, NULL },
+  { "attention-grid-replicated.json", "attention", "b=2,h=2,q=64,kv=576,dh=4", TRUE, "scale-cancel" },
+  { "rms_norm-grid-replicated.json", "rms_norm", "n=4,d=128", FALSE, NULL },
+  { "gqa-flash-decoding.json", "gqa", "b=2,q=128,kv=1152,dh=4", TRUE, "reduce-rename-nested" },
+  { "gqa-flash-decoding-grid-split.json", "gqa", "b=2,q=128,kv=1152,dh=4", FALSE, NULL },
+};
+
 /* The first op of @kind in the body of the first custom kernel of @graph, or -1. */
 static inline int
 first_block_op (const PrismGraph *graph, PrismOpKind kind, const PrismGraph **body)

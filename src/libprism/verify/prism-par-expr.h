@@ -36,6 +36,8 @@ G_BEGIN_DECLS
  *   (combine t d p)             concatenates the values along p on dim d; removes p
  *   (reduce t p)                sums the values along p; removes p
  *   (reduce_max t p)            maximum along p
+ *   (scale t p)                 t times size(p) (built only by the rules: a
+ *                               reduce of copies along p)
  *
  * A custom kernel becomes: each block INPUT is its kernel input partitioned
  * along every grid axis that maps a data dim (grid partition outer) and
