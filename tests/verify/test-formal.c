@@ -343,6 +343,9 @@ test_rule_copies (RuleFixture *fx, gconstpointer data)
                                  "(sum (reduce (replicate in2 c1.y) c1.y) 0))",
                                  "(map2 div (reduce (partition in0 0 c0.y) c0.y) (sum in2 0))", NULL));
   g_assert_true (saturate_equal (fx, "(rms_norm (reduce (replicate in0 c0.y) c0.y) 16)", "(rms_norm in0 16)", NULL));
+  /* The maximum of copies is the copy (accum_max of a loop-replicated tile). */
+  g_assert_true (saturate_equal (fx, "(reduce_max (replicate in0 c0.y) c0.y)", "in0", NULL));
+  g_assert_false (saturate_equal (fx, "(reduce_max (partition in0 0 c0.x) c0.x)", "(reduce (partition in0 0 c0.x) c0.x)", NULL));
   /* exp is not linear: exp (2x) / exp (2y) is not exp x / exp y. */
   g_assert_false (saturate_equal (fx, "(map2 div (map exp (reduce (replicate in0 c0.x) c0.x)) "
                                   "(map exp (reduce (replicate in0 c1.y) c1.y)))",
