@@ -149,6 +149,27 @@ input_dependencies (const PrismGraph *g, guint *n_inputs)
   return deps;
 }
 
+/* Which tensors of @g an output reads, directly or through other ops (a
+ * kernel's inputs all count as read when one of its outputs is).
+ * (transfer full) */
+static gboolean *
+live_tensors (const PrismGraph *g)
+{
+  gboolean *live = g_new0 (gboolean, MAX (g->tensors->len, 1));
+
+  for (guint i = g->ops->len; i-- > 0;)
+    {
+      const PrismOp *op = prism_graph_op (g, i);
+      gboolean used = op->kind == PRISM_OP_OUTPUT;
+
+      for (guint o = 0; o < op->n_outputs && !used; o++)
+        used = live[op->outputs[o]];
+      for (guint k = 0; used && k < op->n_inputs; k++)
+        live[op->inputs[k]] = TRUE;
+    }
+  return live;
+}
+
 /* "X" or "" for the @k-th input of @g. */
 static const char *
 input_name (const PrismGraph *g, guint k)
@@ -186,7 +207,7 @@ precision_loss (PrismEgraph *eg, const PrismTerm *term, const PrismGraph *ref, c
                 const PrismGraph *cand, const guint *cand_nodes)
 {
   g_autoptr(GArray) inputs = NULL;
-  g_autofree gboolean *deps = NULL;
+  g_autofree gboolean *deps = NULL, *live = NULL;
   guint n_inputs;
 
   if (one_dtype (ref, cand))
@@ -194,29 +215,31 @@ precision_loss (PrismEgraph *eg, const PrismTerm *term, const PrismGraph *ref, c
   prism_egraph_rebuild (eg);
   inputs = prism_graph_get_inputs (cand);
   deps = input_dependencies (cand, &n_inputs);
+  live = live_tensors (cand);
   for (guint t = 0; t < cand->tensors->len; t++)
     {
       const PrismTensor *x = prism_graph_tensor (cand, t);
       const PrismOp *op = prism_graph_op (cand, (guint) x->producer);
-      const PrismTensor *kept = NULL;
-      guint lost = 0;
+      const PrismTensor *finer = NULL;   /* an input it is computed from that x cannot hold */
+      guint finer_index = 0;
       gint cls;
 
-      if (op->kind == PRISM_OP_INPUT)
+      /* The rounding of a tensor that no output reads reaches nothing. */
+      if (op->kind == PRISM_OP_INPUT || !live[t])
         continue;
-      for (guint k = 0; k < n_inputs && kept == NULL; k++)
+      for (guint k = 0; k < n_inputs && finer == NULL; k++)
         {
           const PrismTensor *in = prism_graph_tensor (cand, g_array_index (inputs, guint, k));
           if (deps[(gsize) t * n_inputs + k] && !keeps (x->dtype, in->dtype))
             {
-              kept = in;
-              lost = k;
+              finer = in;
+              finer_index = k;
             }
         }
-      if (kept == NULL)
+      if (finer == NULL)
         continue;
-      /* A tensor that no output reads is not in the e-graph: its rounding
-       * reaches nothing. */
+      /* Not in the e-graph: no output's term contains it (a kernel input
+       * that only the kernel's other outputs read). */
       cls = prism_egraph_lookup_term_node (eg, term, cand_nodes[t]);
       if (cls == PRISM_EGRAPH_NONE || reference_stores (eg, term, ref, ref_nodes, (guint) cls, x->dtype))
         continue;
@@ -224,8 +247,8 @@ precision_loss (PrismEgraph *eg, const PrismTerm *term, const PrismGraph *ref, c
                               "less precise than input %u (%s, %s) that it is computed from, and the "
                               "proof found no tensor of the reference equal to it stored as %s",
                               t, x->producer_slot, x->producer, prism_op_kind_to_string (op->kind),
-                              prism_dtype_to_string (x->dtype), lost, input_name (cand, lost),
-                              prism_dtype_to_string (kept->dtype), prism_dtype_to_string (x->dtype));
+                              prism_dtype_to_string (x->dtype), finer_index, input_name (cand, finer_index),
+                              prism_dtype_to_string (finer->dtype), prism_dtype_to_string (x->dtype));
     }
   return NULL;
 }
