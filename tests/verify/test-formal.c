@@ -112,10 +112,18 @@ test_translate_errors (void)
   int t, s, acc, kop;
 
   g_assert_true (prism_par_translate (env, prog, "r", term, roots, &error));
-  /* Inputs must match the first graph's. */
+  /* Inputs must match the first graph's, dtypes included (the terms are
+   * exact arithmetic on the rounded inputs). */
   g_assert_false (prism_par_translate (env, other, "c", term, roots, &error));
   g_assert_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH);
   g_clear_error (&error);
+  {
+    g_autoptr(PrismGraph) bf16 = load_test_graph ("rms_norm-w-bf16.json");
+    g_assert_false (prism_par_translate (env, bf16, "b", term, roots, &error));
+    g_assert_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH);
+    g_assert_cmpstr (error->message, ==, "input 1 is bf16, the reference's is f16");
+    g_clear_error (&error);
+  }
 
   /* Rescaling accumulators have no operator. */
   in[0] = (guint) prism_graph_add_input (g, "X", 2, shape, PRISM_DTYPE_F32, NULL);
@@ -311,6 +319,56 @@ test_rule_sums (RuleFixture *fx, gconstpointer data)
                                   "(rms_norm in0 16)", NULL));
 }
 
+static void
+test_rule_neg (RuleFixture *fx, gconstpointer data)
+{
+  g_assert_true (saturate_equal (fx, "(map neg (map neg (partition in0 0 c0.x)))", "(partition in0 0 c0.x)", NULL));
+  g_assert_false (saturate_equal (fx, "(map neg in0)", "in0", NULL));
+}
+
+static void
+test_rule_copies (RuleFixture *fx, gconstpointer data)
+{
+  /* A sum of copies is not the copy … */
+  g_assert_false (saturate_equal (fx, "(reduce (replicate in0 c0.x) c0.x)", "in0", NULL));
+  /* … but the factor cancels in a quotient when both sides have it with
+   * equal sizes (c0.x and c1.y are 2, c0.y is 4) … */
+  g_assert_true (saturate_equal (fx, "(map2 div (reduce (replicate in0 c0.x) c0.x) (reduce (replicate in2 c1.y) c1.y))",
+                                 "(map2 div in0 in2)", NULL));
+  g_assert_false (saturate_equal (fx, "(map2 div (reduce (replicate in0 c0.x) c0.x) (reduce (replicate in2 c0.y) c0.y))",
+                                  "(map2 div in0 in2)", NULL));
+  g_assert_false (saturate_equal (fx, "(map2 div (reduce (replicate in0 c0.x) c0.x) in2)", "(map2 div in0 in2)", NULL));
+  /* … after moving out of chunks and sums, and under rms_norm. */
+  g_assert_true (saturate_equal (fx, "(map2 div (reduce (partition (reduce (replicate in0 c0.x) c0.x) 0 c0.y) c0.y) "
+                                 "(sum (reduce (replicate in2 c1.y) c1.y) 0))",
+                                 "(map2 div (reduce (partition in0 0 c0.y) c0.y) (sum in2 0))", NULL));
+  g_assert_true (saturate_equal (fx, "(rms_norm (reduce (replicate in0 c0.y) c0.y) 16)", "(rms_norm in0 16)", NULL));
+  /* The maximum of copies is the copy (accum_max of a loop-replicated tile). */
+  g_assert_true (saturate_equal (fx, "(reduce_max (replicate in0 c0.y) c0.y)", "in0", NULL));
+  g_assert_false (saturate_equal (fx, "(reduce_max (partition in0 0 c0.x) c0.x)", "(reduce (partition in0 0 c0.x) c0.x)", NULL));
+  /* exp is not linear: exp (2x) / exp (2y) is not exp x / exp y. */
+  g_assert_false (saturate_equal (fx, "(map2 div (map exp (reduce (replicate in0 c0.x) c0.x)) "
+                                  "(map exp (reduce (replicate in0 c1.y) c1.y)))",
+                                  "(map2 div (map exp in0) (map exp in0))", NULL));
+}
+
+static void
+test_rule_rename_nested (RuleFixture *fx, gconstpointer data)
+{
+  /* Four pieces (c0.y) concatenated, chunked by c0.x (2) and each chunk by
+   * c1.y (2): every inner chunk is a piece, and the sum over both is the
+   * sum of the pieces … */
+  g_assert_true (saturate_equal (fx,
+                                 "(reduce (reduce (partition (partition (combine (map exp (partition in0 0 c0.y)) 0 c0.y) 0 c0.x) 0 c1.y) c0.x) c1.y)",
+                                 "(reduce (map exp (partition in0 0 c0.y)) c0.y)", NULL));
+  /* … but two pieces of 8 (c0.x) chunked twice in two (c1.y, c0.f) give
+   * quarters that are half pieces: size(c0.x) is not 2 · 2, and the sum
+   * of the quarters (a [8, 4] tensor) is not the sum of the pieces. */
+  g_assert_false (saturate_equal (fx,
+                                  "(reduce (reduce (partition (partition (combine (map exp (partition in0 0 c0.x)) 0 c0.x) 0 c1.y) 0 c0.f) c1.y) c0.f)",
+                                  "(reduce (map exp (partition in0 0 c0.x)) c0.x)", NULL));
+}
+
 /* Whole graphs -------------------------------------------------------------- */
 
 static void
@@ -430,6 +488,43 @@ test_not_proved (void)
 }
 
 static void
+test_variants (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
+    {
+      g_autoptr(PrismGraph) prog = prism_workload_build (variants[i].workload, variants[i].params, NULL);
+      g_autoptr(PrismGraph) cand = load_test_graph (variants[i].file);
+      g_autoptr(PrismFormalVerifier) fv = prism_formal_verifier_new (prog, NULL);
+      g_autoptr(GError) error = NULL;
+      PrismFormalOptions options;
+      PrismFormalResult r;
+      gboolean used = FALSE;
+
+      prism_formal_options_init (&options);
+      options.audit = TRUE;
+      g_assert_true (prism_formal_verifier_check (fv, cand, &options, &r, &error));
+      g_assert_no_error (error);
+      g_test_message ("%s: %s in %u steps, %u iterations, %u e-nodes, %.3f s", variants[i].file,
+                      r.stop_reason, r.proof_length, r.iterations, r.n_nodes, r.seconds);
+      if (!variants[i].right)
+        {
+          if (r.proved)
+            g_error ("%s: a wrong variant is proved", variants[i].file);
+          g_assert_cmpstr (r.stop_reason, ==, "saturated");
+          prism_formal_result_clear (&r);
+          continue;
+        }
+      if (!r.proved)
+        g_error ("%s: not proved (%s)", variants[i].file, r.stop_reason);
+      for (guint k = 0; k < r.rules_used->len; k++)
+        used |= g_str_equal (g_ptr_array_index (r.rules_used, k), variants[i].rule);
+      if (!used)
+        g_error ("%s: proved without %s", variants[i].file, variants[i].rule);
+      prism_formal_result_clear (&r);
+    }
+}
+
+static void
 test_limits (void)
 {
   g_autoptr(PrismGraph) prog = prism_workload_build ("qk_norm_attention", "b=2,h=2,q=64,kv=1024,dh=8", NULL);
@@ -475,6 +570,13 @@ main (int argc, char **argv)
               rule_fixture_teardown);
   g_test_add ("/formal/rules/sums", RuleFixture, NULL, rule_fixture_setup, test_rule_sums,
               rule_fixture_teardown);
+  g_test_add ("/formal/rules/neg", RuleFixture, NULL, rule_fixture_setup, test_rule_neg,
+              rule_fixture_teardown);
+  g_test_add ("/formal/rules/copies", RuleFixture, NULL, rule_fixture_setup, test_rule_copies,
+              rule_fixture_teardown);
+  g_test_add ("/formal/rules/rename-nested", RuleFixture, NULL, rule_fixture_setup, test_rule_rename_nested,
+              rule_fixture_teardown);
+  g_test_add_func ("/formal/variants", test_variants);
   g_test_add_func ("/formal/references/default-shapes", test_references_default);
   g_test_add_func ("/formal/references/small-shapes", test_references_small);
   g_test_add_func ("/formal/references/other-shapes", test_references_other_shapes);

@@ -54,6 +54,185 @@ mutant (const char *name, const char *params, MutKind kind, int op_kind, int b)
   return NULL;
 }
 
+/* A verifier for a program of tests/verify/graphs/. */
+static PrismVerifier *
+verifier_for_file (const char *name, PrismVerifierOptions *options)
+{
+  g_autoptr(PrismGraph) prog = load_test_graph (name);
+  g_autoptr(GError) error = NULL;
+  PrismVerifier *v = prism_verifier_new (prog, options, &error);
+
+  g_assert_no_error (error);
+  return v;
+}
+
+static PrismVerdict *
+check_file (PrismVerifier *v, const char *name)
+{
+  g_autoptr(PrismGraph) cand = load_test_graph (name);
+  g_autoptr(GError) error = NULL;
+  PrismVerdict *verdict = prism_verifier_check (v, cand, &error);
+
+  g_assert_no_error (error);
+  g_test_message ("%s: %s", name, verdict->message);
+  return verdict;
+}
+
+/* Dtypes of inputs and outputs are part of the interface: W declared bf16
+ * where the program has f16 (which makes the output bf16 too) is not the
+ * program, whatever the values, with or without the randomized test. */
+static void
+test_dtypes_interface (void)
+{
+  for (guint skip = 0; skip < 2; skip++)
+    {
+      PrismVerifierOptions options;
+      g_autoptr(PrismVerifier) v = NULL;
+      g_autoptr(PrismVerifier) mixed = NULL;
+      g_autoptr(PrismVerdict) w = NULL, out = NULL, good = NULL;
+
+      prism_verifier_options_init (&options);
+      options.skip_random = skip;
+      v = verifier_for ("rms_norm", "n=4,d=128", &options);
+      w = check_file (v, "rms_norm-w-bf16.json");
+      g_assert_cmpint (w->kind, ==, PRISM_VERDICT_NOT_EQUIVALENT);
+      g_assert_false (w->proved);
+      g_assert_nonnull (strstr (w->message, "input 1 (W) of the candidate is bf16, the reference's is f16"));
+
+      /* X f32, W f16: the fused kernel's output has the dtype of the input
+       * its last block input reads; W there makes it f16. */
+      mixed = verifier_for_file ("mixed-rms_norm.json", &options);
+      out = check_file (mixed, "mixed-rms_norm-f16-output.json");
+      g_assert_cmpint (out->kind, ==, PRISM_VERDICT_NOT_EQUIVALENT);
+      g_assert_nonnull (strstr (out->message, "output 0 (O) of the candidate is f16, the reference's is f32"));
+      good = check_file (mixed, "mixed-rms_norm-fused.json");
+      g_assert_cmpint (good->kind, ==, PRISM_VERDICT_EQUIVALENT);
+      g_assert_true (good->proved);
+      g_assert_true (good->random_ran == !skip);
+    }
+}
+
+/* The randomized test on its own: each side gets inputs rounded to its own
+ * dtypes, and outputs of different dtypes are compared after each side's
+ * rounding. */
+static void
+test_dtypes_random (void)
+{
+  g_autoptr(PrismGraph) prog = prism_workload_build ("rms_norm", "n=4,d=128", NULL);
+  g_autoptr(PrismGraph) mixed = load_test_graph ("mixed-rms_norm.json");
+  g_autoptr(PrismGraph) w = load_test_graph ("rms_norm-w-bf16.json");
+  g_autoptr(PrismGraph) out = load_test_graph ("mixed-rms_norm-f16-output.json");
+  g_autoptr(PrismGraph) good = load_test_graph ("mixed-rms_norm-fused.json");
+  g_autoptr(PrismRandomCheck) rc = prism_random_check_new (prog, 2, 1, 1);
+  g_autoptr(PrismRandomCheck) mc = prism_random_check_new (mixed, 2, 1, 1);
+  PrismRandomResult r;
+
+  prism_random_check_run (rc, w, &r);
+  g_test_message ("W in bf16: %s", r.message ? r.message : "agrees");
+  g_assert_true (r.ran);
+  g_assert_false (r.ok);
+  g_assert_cmpfloat (r.max_error, >, 1e-6);
+  prism_random_result_clear (&r);
+
+  prism_random_check_run (mc, out, &r);
+  g_test_message ("f16 output: %s", r.message ? r.message : "agrees");
+  g_assert_true (r.ran);
+  g_assert_false (r.ok);
+  g_assert_cmpfloat (r.max_error, >, 1e-6);
+  prism_random_result_clear (&r);
+
+  prism_random_check_run (mc, good, &r);
+  g_assert_true (r.ran && r.ok);
+  g_assert_cmpfloat (r.max_error, <=, PRISM_RANDOM_TOLERANCE);
+  prism_random_result_clear (&r);
+}
+
+/* X @ W in a kernel whose output is stored as f16 where the program keeps
+ * it in f32: equal in exact arithmetic (proved, and the f64 randomized test
+ * agrees) but rounded more than the program rounds it. */
+static void
+test_dtypes_intermediates (void)
+{
+  g_autoptr(PrismVerifier) v = verifier_for_file ("mixed-residual.json", NULL);
+  g_autoptr(PrismVerdict) lossy = check_file (v, "mixed-residual-f16-intermediate.json");
+  g_autoptr(PrismVerdict) kept = check_file (v, "mixed-residual-f32-intermediate.json");
+  g_autoptr(JsonNode) json = prism_verdict_to_json (lossy);
+  JsonObject *formal = json_object_get_object_member (json_node_get_object (json), "formal");
+
+  g_assert_cmpint (lossy->kind, ==, PRISM_VERDICT_NOT_EQUIVALENT);
+  g_assert_true (lossy->proved);
+  g_assert_nonnull (lossy->precision_message);
+  g_assert_nonnull (strstr (lossy->message, "proved equal in exact arithmetic, but tensor 2 (output 0 of op 2, "
+                                            "kernel) of the candidate is stored as f16"));
+  g_assert_nonnull (strstr (lossy->message, "input 0 (X, f32)"));
+  g_assert_cmpstr (json_object_get_string_member (formal, "precision"), ==, lossy->precision_message);
+  g_assert_true (lossy->random_ran && lossy->random_ok);
+
+  g_assert_cmpint (kept->kind, ==, PRISM_VERDICT_EQUIVALENT);
+  g_assert_null (kept->precision_message);
+
+  /* A program that stores S ⊙ X in f16 itself is its own equivalent. */
+  {
+    g_autoptr(PrismVerifier) self = verifier_for_file ("mixed-scale.json", NULL);
+    g_autoptr(PrismVerdict) same = check_file (self, "mixed-scale.json");
+
+    g_assert_cmpint (same->kind, ==, PRISM_VERDICT_EQUIVALENT);
+    g_assert_null (same->precision_message);
+  }
+}
+
+/* "equivalent" needs both methods: a proved candidate that the randomized
+ * test cannot run (an unused kernel of more blocks than the interpreter
+ * runs, added to a right graph) is unknown, and says why; only when the
+ * caller asked for the formal method alone does the proof suffice. */
+static void
+test_both_methods (void)
+{
+  PrismVerifierOptions options;
+  g_autoptr(PrismVerifier) v = verifier_for ("rms_norm", "n=4,d=128", NULL);
+  g_autoptr(PrismVerifier) formal_only = NULL;
+  g_autoptr(PrismVerdict) verdict = check_file (v, "rms_norm-unused-huge-kernel.json");
+  g_autoptr(PrismVerdict) skipped = NULL;
+
+  g_assert_cmpint (verdict->kind, ==, PRISM_VERDICT_UNKNOWN);
+  g_assert_true (verdict->formal_ran && verdict->proved);
+  g_assert_false (verdict->random_ran);
+  g_assert_true (g_str_has_prefix (verdict->message, "Proved, but the randomized test could not run: "));
+  g_assert_nonnull (strstr (verdict->message, "blocks is more than the interpreter runs"));
+  g_assert_nonnull (strstr (verdict->random_message, "the candidate does not run"));
+
+  prism_verifier_options_init (&options);
+  options.skip_random = TRUE;
+  formal_only = verifier_for ("rms_norm", "n=4,d=128", &options);
+  skipped = check_file (formal_only, "rms_norm-unused-huge-kernel.json");
+  g_assert_cmpint (skipped->kind, ==, PRISM_VERDICT_EQUIVALENT);
+  g_assert_nonnull (strstr (skipped->message, "(skipped)"));
+}
+
+/* The variants of verify-common.h through both methods: the right ones are
+ * equivalent, the wrong ones found different. */
+static void
+test_variants (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
+    {
+      g_autoptr(PrismVerifier) v = verifier_for (variants[i].workload, variants[i].params, NULL);
+      g_autoptr(PrismVerdict) verdict = check_file (v, variants[i].file);
+
+      if (variants[i].right)
+        {
+          g_assert_cmpint (verdict->kind, ==, PRISM_VERDICT_EQUIVALENT);
+          g_assert_true (verdict->random_ran && verdict->random_ok);
+        }
+      else
+        {
+          g_assert_cmpint (verdict->kind, ==, PRISM_VERDICT_NOT_EQUIVALENT);
+          g_assert_false (verdict->proved);
+          g_assert_true (verdict->random_ran && !verdict->random_ok);
+        }
+    }
+}
+
 static void
 test_references (void)
 {
@@ -340,6 +519,11 @@ main (int argc, char **argv)
   g_test_add_func ("/verifier/bad-input", test_bad_input);
   g_test_add_func ("/verifier/choose-sizes", test_choose_sizes);
   g_test_add_func ("/verifier/threads", test_threads);
+  g_test_add_func ("/verifier/both-methods", test_both_methods);
+  g_test_add_func ("/verifier/variants", test_variants);
+  g_test_add_func ("/verifier/dtypes/interface", test_dtypes_interface);
+  g_test_add_func ("/verifier/dtypes/random", test_dtypes_random);
+  g_test_add_func ("/verifier/dtypes/intermediates", test_dtypes_intermediates);
 
   return g_test_run ();
 }

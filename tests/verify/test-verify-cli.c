@@ -149,6 +149,37 @@ test_files (void)
   g_assert_nonnull (strstr (out, "Not equivalent: the candidate has 3 inputs, the reference 2."));
 }
 
+/* A dtype that differs is a different interface, also without the
+ * randomized test (which would see the difference in the values). */
+static void
+test_dtypes (void)
+{
+  g_autofree char *w = g_test_build_filename (G_TEST_DIST, "verify", "graphs", "rms_norm-w-bf16.json", NULL);
+  const char *args[] = { "--no-random", RMS, w, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_cmpint (run_verify (args, &out, &err), ==, 1);
+  g_assert_true (g_str_has_prefix (out, "verdict: not-equivalent\n"));
+  g_assert_nonnull (strstr (out, "input 1 (W) of the candidate is bf16, the reference's is f16"));
+}
+
+/* A proof alone is not "equivalent" unless --no-random asked for it. */
+static void
+test_random_cannot_run (void)
+{
+  g_autofree char *huge = g_test_build_filename (G_TEST_DIST, "verify", "graphs",
+                                                 "rms_norm-unused-huge-kernel.json", NULL);
+  const char *both[] = { RMS, huge, NULL };
+  const char *formal[] = { "--no-random", RMS, huge, NULL };
+  g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL;
+
+  g_assert_cmpint (run_verify (both, &out, &err), ==, 1);
+  g_assert_true (g_str_has_prefix (out, "verdict: unknown\nProved, but the randomized test could not run: "));
+  g_assert_nonnull (strstr (out, "\nrandom: did not run: the candidate does not run: "));
+  g_assert_cmpint (run_verify (formal, &out2, &err2), ==, 0);
+  g_assert_true (g_str_has_prefix (out2, "verdict: equivalent\n"));
+}
+
 static void
 test_options (void)
 {
@@ -226,6 +257,8 @@ main (int argc, char **argv)
   g_test_add_func ("/verify-cli/json", test_json);
   g_test_add_func ("/verify-cli/files", test_files);
   g_test_add_func ("/verify-cli/options", test_options);
+  g_test_add_func ("/verify-cli/dtypes", test_dtypes);
+  g_test_add_func ("/verify-cli/random-cannot-run", test_random_cannot_run);
   g_test_add_func ("/verify-cli/bad-input", test_bad_input);
 
   ret = g_test_run ();

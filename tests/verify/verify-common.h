@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "prism-graph.h"
+#include "prism-graph-json.h"
 
 /* Small shapes for which every fused reference still splits its work: each
  * grid axis that can be bigger than 1 is, and so is each loop. */
@@ -24,6 +25,29 @@ static const struct
   { "attention", "b=2,h=2,q=64,kv=576,dh=4" },
   { "qk_norm_attention", "b=2,h=2,q=64,kv=576,dh=4" },
   { "gqa", "b=2,q=128,kv=1152,dh=4" },
+};
+
+/* Graphs of tests/verify/graphs/: right variants of the fused references
+ * that the rules of groups 1, 7 and 11 of verify.rules prove (each with the
+ * rule that does it), and wrong variants beside them that nothing may
+ * prove. */
+G_GNUC_UNUSED static const struct
+{
+  const char *file;
+  const char *workload;
+  const char *params;
+  gboolean right;
+  const char *rule;      /* the rule a proof of a right one must use */
+} variants[] = {
+  { "rms_norm-neg-neg.json", "rms_norm", "n=4,d=128", TRUE, "neg-neg" },
+  { "rms_norm-neg.json", "rms_norm", "n=4,d=128", FALSE, NULL },
+  { "gqa-loop-replicated.json", "gqa", "b=2,q=128,kv=1152,dh=4", TRUE, "scale-cancel" },
+  { "norm_transformer-loop-replicated.json", "norm_transformer", "n=4,d=16", TRUE, "rms-norm-scale" },
+  { "gqa-loop-replicated-numerator.json", "gqa", "b=2,q=128,kv=1152,dh=4", FALSE, NULL },
+  { "attention-grid-replicated.json", "attention", "b=2,h=2,q=64,kv=576,dh=4", TRUE, "scale-cancel" },
+  { "rms_norm-grid-replicated.json", "rms_norm", "n=4,d=128", FALSE, NULL },
+  { "gqa-flash-decoding.json", "gqa", "b=2,q=128,kv=1152,dh=4", TRUE, "reduce-rename-nested" },
+  { "gqa-flash-decoding-grid-split.json", "gqa", "b=2,q=128,kv=1152,dh=4", FALSE, NULL },
 };
 
 /* The first op of @kind in the body of the first custom kernel of @graph, or -1. */
@@ -80,5 +104,18 @@ symbolic_rms_norm (gint64 n, gint64 d)
   kop = prism_graph_add_kernel (g, ins, 2, b, NULL);
   g_assert_cmpint (kop, >=, 0);
   g_assert_cmpint (prism_graph_add_output (g, prism_graph_op (g, (guint) kop)->outputs[0], "O", NULL), >=, 0);
+  return g;
+}
+
+/* A graph of tests/verify/graphs/ (see the README there). */
+G_GNUC_UNUSED static PrismGraph *
+load_test_graph (const char *name)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "verify", "graphs", name, NULL);
+  g_autoptr(GError) error = NULL;
+  PrismGraph *g = prism_graph_load (path, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (g);
   return g;
 }

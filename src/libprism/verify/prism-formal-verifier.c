@@ -40,6 +40,7 @@ prism_formal_result_clear (PrismFormalResult *result)
   g_clear_pointer (&result->rules_used, g_ptr_array_unref);
   g_clear_pointer (&result->message, g_free);
   g_clear_pointer (&result->explanation, g_free);
+  g_clear_pointer (&result->precision_message, g_free);
 }
 
 PrismFormalVerifier *
@@ -70,6 +71,186 @@ prism_formal_verifier_free (PrismFormalVerifier *fv)
     return;
   prism_graph_unref (fv->reference);
   g_free (fv);
+}
+
+/* Precision of stored tensors ------------------------------------------------ */
+
+/* f32 keeps every f16 and bf16 value; f16 and bf16 do not keep each other's. */
+static gboolean
+keeps (PrismDtype a, PrismDtype b)
+{
+  return a == b || a == PRISM_DTYPE_F32;
+}
+
+static gboolean
+one_dtype (const PrismGraph *a, const PrismGraph *b)
+{
+  PrismDtype d = prism_graph_tensor (a, 0)->dtype;
+
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      const PrismGraph *g = pass == 0 ? a : b;
+      for (guint i = 0; i < g->tensors->len; i++)
+        if (prism_graph_tensor (g, i)->dtype != d)
+          return FALSE;
+    }
+  return TRUE;
+}
+
+/* Which graph inputs (by index) every kernel-level tensor is computed from:
+ * @n_inputs flags per tensor.  A custom kernel's outputs each depend on the
+ * kernel inputs that reach their block OUTPUT op. (transfer full) */
+static gboolean *
+input_dependencies (const PrismGraph *g, guint *n_inputs)
+{
+  g_autoptr(GArray) ids = prism_graph_get_inputs (g);
+  guint n = ids->len, n_seen = 0;
+  gboolean *deps = g_new0 (gboolean, (gsize) g->tensors->len * MAX (n, 1));
+
+  *n_inputs = n;
+  for (guint i = 0; i < g->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (g, i);
+
+      if (op->kind == PRISM_OP_INPUT)
+        deps[(gsize) op->outputs[0] * n + n_seen++] = TRUE;
+      else if (op->kind == PRISM_OP_KERNEL)
+        {
+          const PrismGraph *body = op->body;
+          g_autofree guint *mask = g_new0 (guint, body->tensors->len);
+          guint out = 0;
+
+          for (guint j = 0; j < body->ops->len; j++)
+            {
+              const PrismOp *bop = prism_graph_op (body, j);
+              guint m = 0;
+
+              if (bop->kind == PRISM_OP_INPUT)
+                m = 1u << bop->attrs.input_index;
+              for (guint k = 0; k < bop->n_inputs; k++)
+                m |= mask[bop->inputs[k]];
+              for (guint k = 0; k < bop->n_outputs; k++)
+                mask[bop->outputs[k]] = m;
+              if (bop->kind != PRISM_OP_OUTPUT || out >= op->n_outputs)
+                continue;
+              for (guint k = 0; k < op->n_inputs; k++)
+                if (m & (1u << k))
+                  for (guint x = 0; x < n; x++)
+                    deps[(gsize) op->outputs[out] * n + x] |= deps[(gsize) op->inputs[k] * n + x];
+              out++;
+            }
+        }
+      else
+        for (guint o = 0; o < op->n_outputs; o++)
+          for (guint k = 0; k < op->n_inputs; k++)
+            for (guint x = 0; x < n; x++)
+              deps[(gsize) op->outputs[o] * n + x] |= deps[(gsize) op->inputs[k] * n + x];
+    }
+  return deps;
+}
+
+/* Which tensors of @g an output reads, directly or through other ops (a
+ * kernel's inputs all count as read when one of its outputs is).
+ * (transfer full) */
+static gboolean *
+live_tensors (const PrismGraph *g)
+{
+  gboolean *live = g_new0 (gboolean, MAX (g->tensors->len, 1));
+
+  for (guint i = g->ops->len; i-- > 0;)
+    {
+      const PrismOp *op = prism_graph_op (g, i);
+      gboolean used = op->kind == PRISM_OP_OUTPUT;
+
+      for (guint o = 0; o < op->n_outputs && !used; o++)
+        used = live[op->outputs[o]];
+      for (guint k = 0; used && k < op->n_inputs; k++)
+        live[op->inputs[k]] = TRUE;
+    }
+  return live;
+}
+
+/* "X" or "" for the @k-th input of @g. */
+static const char *
+input_name (const PrismGraph *g, guint k)
+{
+  for (guint i = 0, n = 0; i < g->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (g, i);
+      if (op->kind == PRISM_OP_INPUT && n++ == k)
+        return op->name ? op->name : "";
+    }
+  return "";
+}
+
+/* Whether a tensor of @ref stored as @dtype is in e-class @cls. */
+static gboolean
+reference_stores (const PrismEgraph *eg, const PrismTerm *term, const PrismGraph *ref,
+                  const guint *ref_nodes, guint cls, PrismDtype dtype)
+{
+  for (guint r = 0; r < ref->tensors->len; r++)
+    {
+      gint rc;
+      if (prism_graph_tensor (ref, r)->dtype != dtype)
+        continue;
+      rc = prism_egraph_lookup_term_node (eg, term, ref_nodes[r]);
+      if (rc != PRISM_EGRAPH_NONE && prism_egraph_equiv (eg, (guint) rc, cls))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Why the proved candidate still rounds a value more than the reference,
+ * or NULL (see prism_formal_verifier_check()). (transfer full) */
+static char *
+precision_loss (PrismEgraph *eg, const PrismTerm *term, const PrismGraph *ref, const guint *ref_nodes,
+                const PrismGraph *cand, const guint *cand_nodes)
+{
+  g_autoptr(GArray) inputs = NULL;
+  g_autofree gboolean *deps = NULL, *live = NULL;
+  guint n_inputs;
+
+  if (one_dtype (ref, cand))
+    return NULL;
+  prism_egraph_rebuild (eg);
+  inputs = prism_graph_get_inputs (cand);
+  deps = input_dependencies (cand, &n_inputs);
+  live = live_tensors (cand);
+  for (guint t = 0; t < cand->tensors->len; t++)
+    {
+      const PrismTensor *x = prism_graph_tensor (cand, t);
+      const PrismOp *op = prism_graph_op (cand, (guint) x->producer);
+      const PrismTensor *finer = NULL;   /* an input it is computed from that x cannot hold */
+      guint finer_index = 0;
+      gint cls;
+
+      /* The rounding of a tensor that no output reads reaches nothing. */
+      if (op->kind == PRISM_OP_INPUT || !live[t])
+        continue;
+      for (guint k = 0; k < n_inputs && finer == NULL; k++)
+        {
+          const PrismTensor *in = prism_graph_tensor (cand, g_array_index (inputs, guint, k));
+          if (deps[(gsize) t * n_inputs + k] && !keeps (x->dtype, in->dtype))
+            {
+              finer = in;
+              finer_index = k;
+            }
+        }
+      if (finer == NULL)
+        continue;
+      /* Not in the e-graph: no output's term contains it (a kernel input
+       * that only the kernel's other outputs read). */
+      cls = prism_egraph_lookup_term_node (eg, term, cand_nodes[t]);
+      if (cls == PRISM_EGRAPH_NONE || reference_stores (eg, term, ref, ref_nodes, (guint) cls, x->dtype))
+        continue;
+      return g_strdup_printf ("tensor %u (output %u of op %d, %s) of the candidate is stored as %s, "
+                              "less precise than input %u (%s, %s) that it is computed from, and the "
+                              "proof found no tensor of the reference equal to it stored as %s",
+                              t, x->producer_slot, x->producer, prism_op_kind_to_string (op->kind),
+                              prism_dtype_to_string (x->dtype), finer_index, input_name (cand, finer_index),
+                              prism_dtype_to_string (finer->dtype), prism_dtype_to_string (x->dtype));
+    }
+  return NULL;
 }
 
 static gboolean
@@ -130,6 +311,7 @@ prism_formal_verifier_check (PrismFormalVerifier *fv, const PrismGraph *candidat
   g_autoptr(PrismRuleSet) rules = NULL;
   g_autoptr(GError) local = NULL;
   g_autofree guint *ref_roots = NULL, *cand_roots = NULL, *ref_ids = NULL, *cand_ids = NULL;
+  g_autofree guint *ref_nodes = NULL, *cand_nodes = NULL;
   gint64 start = g_get_monotonic_time ();
   guint n = fv->n_outputs;
 
@@ -139,7 +321,7 @@ prism_formal_verifier_check (PrismFormalVerifier *fv, const PrismGraph *candidat
       prism_formal_options_init (&defaults);
       options = &defaults;
     }
-  *result = (PrismFormalResult) { FALSE, "unsupported", 0, NULL, 0, 0, 0.0, NULL, NULL };
+  *result = (PrismFormalResult) { FALSE, "unsupported", 0, NULL, 0, 0, 0.0, NULL, NULL, NULL };
 
   if (prism_par_count_outputs (candidate) != n)
     {
@@ -150,9 +332,11 @@ prism_formal_verifier_check (PrismFormalVerifier *fv, const PrismGraph *candidat
     }
   ref_roots = g_new0 (guint, n + 1);
   cand_roots = g_new0 (guint, n + 1);
-  if (!prism_par_translate (env, fv->reference, "r", term, ref_roots, error))
+  ref_nodes = g_new0 (guint, fv->reference->tensors->len);
+  cand_nodes = g_new0 (guint, candidate->tensors->len);
+  if (!prism_par_translate_full (env, fv->reference, "r", term, ref_roots, ref_nodes, error))
     return FALSE;
-  if (!prism_par_translate (env, candidate, "c", term, cand_roots, &local))
+  if (!prism_par_translate_full (env, candidate, "c", term, cand_roots, cand_nodes, &local))
     {
       result->message = g_strdup (local->message);
       return TRUE;
@@ -225,6 +409,9 @@ prism_formal_verifier_check (PrismFormalVerifier *fv, const PrismGraph *candidat
           result->message = g_strdup_printf ("the proof could not be explained: %s", local->message);
           g_clear_pointer (&result->rules_used, g_ptr_array_unref);
         }
+      else
+        result->precision_message = precision_loss (eg, term, fv->reference, ref_nodes, candidate,
+                                                    cand_nodes);
     }
   result->seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
   return TRUE;

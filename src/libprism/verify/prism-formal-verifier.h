@@ -45,6 +45,10 @@ typedef struct
   double seconds;
   char *message;             /* why not proved, when it is known (unsupported op …) */
   char *explanation;         /* with keep_explanation: the steps, one term per line */
+  /* When proved: why the candidate is still not exactly the reference (a
+   * value stored in a lower precision, see prism_formal_verifier_check()),
+   * or NULL. */
+  char *precision_message;
 } PrismFormalResult;
 
 void prism_formal_result_clear (PrismFormalResult *result);
@@ -80,6 +84,18 @@ void                 prism_formal_verifier_free  (PrismFormalVerifier       *ver
  * chain of named rule applications) and the chain replayed by
  * prism_explanation_check().  A candidate the language cannot express is
  * "unsupported", not an error.  Safe to call from several threads at once.
+ *
+ * The terms are exact arithmetic on the inputs (rounded to their dtypes,
+ * which must be the reference's).  What they leave out is the rounding of
+ * the tensors a graph stores between ops in global memory, each in its
+ * dtype.  So after a proof, every such tensor of the candidate that is
+ * stored in a lower precision than an input it is computed from (f16 or
+ * bf16 below f32, or f16 and bf16 mixed) must hold a value the proof found
+ * equal to a tensor the reference stores in the same dtype; otherwise the
+ * candidate rounds a value the reference keeps more precisely, and
+ * @result's precision_message says which (the proof itself still holds).
+ * With one input dtype, as in every built-in workload, every tensor has
+ * that dtype and there is nothing to check.
  *
  * Returns: %FALSE with @error only on internal failures (a rule file that
  *   does not parse, a failed audit)

@@ -8,6 +8,8 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "prism-error.h"
 #include "prism-par-expr.h"
 
@@ -488,6 +490,13 @@ gboolean
 prism_par_translate (PrismParEnv *env, const PrismGraph *graph, const char *prefix,
                      PrismTerm *term, guint *roots, GError **error)
 {
+  return prism_par_translate_full (env, graph, prefix, term, roots, NULL, error);
+}
+
+gboolean
+prism_par_translate_full (PrismParEnv *env, const PrismGraph *graph, const char *prefix,
+                          PrismTerm *term, guint *roots, guint *tensor_nodes, GError **error)
+{
   Translation tr = { env, graph, prefix, term, env->inputs->len == 0, 0 };
   g_autofree guint *t = NULL;
   guint n_roots = 0, n_kernels = 0;
@@ -524,6 +533,16 @@ prism_par_translate (PrismParEnv *env, const PrismGraph *graph, const char *pref
                              "input %u differs from the reference's inputs", k);
                 return FALSE;
               }
+            else if (shape->dtype != ((const PrismTensor *) g_ptr_array_index (env->inputs, k))->dtype)
+              {
+                /* The terms are exact arithmetic on the rounded inputs: an
+                 * input rounded to another dtype is another input. */
+                const PrismTensor *first = g_ptr_array_index (env->inputs, k);
+                g_set_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH,
+                             "input %u is %s, the reference's is %s", k,
+                             prism_dtype_to_string (shape->dtype), prism_dtype_to_string (first->dtype));
+                return FALSE;
+              }
             t[op->outputs[0]] = prism_term_add_symbol (term, name);
           }
           break;
@@ -556,5 +575,7 @@ prism_par_translate (PrismParEnv *env, const PrismGraph *graph, const char *pref
                    "the graph has %u inputs, the reference %u", tr.n_inputs_seen, env->inputs->len);
       return FALSE;
     }
+  if (tensor_nodes != NULL)
+    memcpy (tensor_nodes, t, sizeof (guint) * graph->tensors->len);
   return TRUE;
 }

@@ -36,6 +36,8 @@ G_BEGIN_DECLS
  *   (combine t d p)             concatenates the values along p on dim d; removes p
  *   (reduce t p)                sums the values along p; removes p
  *   (reduce_max t p)            maximum along p
+ *   (scale t p)                 t times size(p) (built only by the rules: a
+ *                               reduce of copies along p)
  *
  * A custom kernel becomes: each block INPUT is its kernel input partitioned
  * along every grid axis that maps a data dim (grid partition outer) and
@@ -85,7 +87,7 @@ const PrismDim *prism_par_env_lookup_size (const PrismParEnv *env,
 /**
  * prism_par_translate:
  * @env: the environment; the first graph translated into it defines the
- *   inputs, later ones must have inputs of the same shapes
+ *   inputs, later ones must have inputs of the same shapes and dtypes
  * @graph: a kernel graph with concrete maps (sizes may be symbolic)
  * @prefix: a prefix for the graph's axis names ("r" reference, "c" candidate),
  *   so that two graphs never share an axis
@@ -105,6 +107,24 @@ gboolean     prism_par_translate        (PrismParEnv       *env,
                                          const char        *prefix,
                                          PrismTerm         *term,
                                          guint             *roots,
+                                         GError           **error);
+
+/**
+ * prism_par_translate_full:
+ * @tensor_nodes: (out caller-allocates) (array) (nullable): room for one
+ *   node per tensor of @graph; receives the term node of every tensor of
+ *   the kernel level (what each one holds, as a term)
+ *
+ * Same as prism_par_translate(), and says which term each tensor is.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean     prism_par_translate_full   (PrismParEnv       *env,
+                                         const PrismGraph  *graph,
+                                         const char        *prefix,
+                                         PrismTerm         *term,
+                                         guint             *roots,
+                                         guint             *tensor_nodes,
                                          GError           **error);
 
 /* Returns the number of OUTPUT ops of a kernel graph. */

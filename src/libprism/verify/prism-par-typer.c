@@ -5,7 +5,8 @@
  * The typing judgement mirrors the IR's shape rules (prism-graph.c) on
  * parallel tensors: binary ops broadcast dims of size 1 and need equal axis
  * sets, matmul needs equal batch dims and A[-1] == B[-2], partition needs a
- * fresh axis, combine and reduce an axis the operand has.
+ * fresh axis, combine and reduce an axis the operand has; (scale t p), which
+ * only the rules build, has t's type.
  */
 #include "config.h"
 
@@ -41,7 +42,7 @@ static struct
   PrismSymbol exp, square, sqrt, silu, gelu, relu, neg;
   PrismSymbol add, sub, mul, div, pow;
   PrismSymbol map, map2, matmul, sum, divn, rms_norm, rms, concat;
-  PrismSymbol partition, replicate, combine, reduce, reduce_max;
+  PrismSymbol partition, replicate, combine, reduce, reduce_max, scale;
 } sym;
 
 static void
@@ -76,6 +77,7 @@ intern_symbols (void)
       sym.combine = prism_symbol_intern ("combine");
       sym.reduce = prism_symbol_intern ("reduce");
       sym.reduce_max = prism_symbol_intern ("reduce_max");
+      sym.scale = prism_symbol_intern ("scale");
       g_once_init_leave (&done, 1);
     }
 }
@@ -338,6 +340,15 @@ node_type (PrismParTyper *ty, guint node, PrismParType *out, gboolean *cycle)
         type_set_dim (out, a->ndims - 1, prism_dim_const (1));
       return TRUE;
     }
+  if (n == 2 && op == sym.scale)
+    {
+      /* t times the size of an axis: t's type; the axis is only a size
+       * here, t may or may not have it. */
+      if (class_axis (ty, ch[1]) < 0)
+        return FALSE;
+      type_copy (out, a);
+      return TRUE;
+    }
   if (n == 2 && op == sym.sum)
     {
       guint d;
@@ -515,6 +526,32 @@ cond_same_size (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, g
                           prism_par_env_get_axis_size (ty->env, (guint) aq));
 }
 
+static const PrismDim *
+arg_axis_size (PrismParTyper *ty, const PrismCondArg *arg)
+{
+  guint cls;
+  int axis;
+
+  if (!arg_class (arg, &cls) || (axis = class_axis (ty, cls)) < 0)
+    return NULL;
+  return prism_par_env_get_axis_size (ty->env, (guint) axis);
+}
+
+static gboolean
+cond_size_product (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  PrismParTyper *ty = user_data;
+  const PrismDim *p = arg_axis_size (ty, &args[0]);
+  const PrismDim *q = arg_axis_size (ty, &args[1]);
+  const PrismDim *r = arg_axis_size (ty, &args[2]);
+  g_autoptr(PrismDim) qr = NULL;
+
+  if (p == NULL || q == NULL || r == NULL)
+    return FALSE;
+  qr = prism_dim_mul (q, r);
+  return prism_dim_equal (p, qr);
+}
+
 static gboolean
 cond_mm_ok (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
 {
@@ -583,6 +620,7 @@ prism_par_typer_register_conditions (PrismParTyper *ty, PrismRuleSet *rules)
   prism_rule_set_register_condition (rules, "same_dim", 3, cond_same_dim, ty, NULL);
   prism_rule_set_register_condition (rules, "dim_one", 2, cond_dim_one, ty, NULL);
   prism_rule_set_register_condition (rules, "same_size", 2, cond_same_size, ty, NULL);
+  prism_rule_set_register_condition (rules, "size_product", 3, cond_size_product, ty, NULL);
   prism_rule_set_register_condition (rules, "mm_ok", 2, cond_mm_ok, ty, NULL);
   prism_rule_set_register_condition (rules, "fits", 2, cond_fits, ty, NULL);
   prism_rule_set_register_condition (rules, "count_of", 2, cond_count_of, ty, NULL);

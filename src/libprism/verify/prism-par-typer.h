@@ -64,6 +64,7 @@ const PrismParType *prism_par_typer_get (PrismParTyper     *typer,
  *   same_dim(?a, ?b, ?d)  both are tensors with equal sizes along dim ?d (from the last)
  *   dim_one(?a, ?d)       ?a is a tensor whose dim ?d has the constant size 1
  *   same_size(?p, ?q)     the axes ?p and ?q have equal sizes
+ *   size_product(?p, ?q, ?r)  size(?p) = size(?q) · size(?r) for axes ?p, ?q, ?r
  *   mm_ok(?a, ?b)         (matmul ?a ?b) is well typed
  *   fits(?s, ?a)          ?s broadcasts into ?a's shape without changing it
  *   count_of(?t, ?n)      the size ?n equals the last dim of ?t

@@ -85,7 +85,10 @@ PrismGraph       *prism_random_choose_sizes (const PrismGraph *graph,
  *   not run)
  *
  * Runs @candidate on the inputs of every seed and compares each output with
- * the reference's.
+ * the reference's.  Each side gets the same random values rounded to its
+ * own input dtypes (prism_interp_make_inputs()); an output whose dtype
+ * differs from the reference's is compared after each side's rounding to
+ * its own dtype, outputs of one dtype as computed (f64).
  */
 void              prism_random_check_run  (PrismRandomCheck  *check,
                                            const PrismGraph  *candidate,

@@ -37,6 +37,7 @@ prism_verdict_free (PrismVerdict *v)
   g_free (v->explanation);
   g_free (v->sizes);
   g_free (v->random_message);
+  g_free (v->precision_message);
   g_free (v);
 }
 
@@ -117,6 +118,7 @@ prism_verdict_to_json (const PrismVerdict *v)
   add_number (b, "seconds", v->formal_seconds);
   add_string (b, "message", v->formal_message);
   add_string (b, "explanation", v->explanation);
+  add_string (b, "precision", v->precision_message);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "random");
@@ -226,7 +228,37 @@ has_symbolic_maps (const PrismGraph *g)
   return FALSE;
 }
 
-/* Why the interfaces differ, or NULL when inputs and outputs match. */
+/* The name of the @k-th INPUT or OUTPUT op of @g, or NULL. */
+static const char *
+io_name (const PrismGraph *g, PrismOpKind kind, guint k)
+{
+  for (guint i = 0, n = 0; i < g->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (g, i);
+      if (op->kind == kind && n++ == k)
+        return op->name;
+    }
+  return NULL;
+}
+
+/* "input 1 (W)" (transfer full) */
+static char *
+io_label (const PrismGraph *ref, const PrismGraph *cand, gboolean input, guint k)
+{
+  PrismOpKind kind = input ? PRISM_OP_INPUT : PRISM_OP_OUTPUT;
+  const char *name = io_name (ref, kind, k);
+
+  if (name == NULL || *name == '\0')
+    name = io_name (cand, kind, k);
+  if (name == NULL || *name == '\0')
+    return g_strdup_printf ("%s %u", input ? "input" : "output", k);
+  return g_strdup_printf ("%s %u (%s)", input ? "input" : "output", k, name);
+}
+
+/* Why the interfaces differ, or NULL when inputs and outputs match.  The
+ * dtypes are part of the interface: inputs are rounded to theirs before a
+ * kernel sees them and outputs are stored in theirs, so a candidate with a
+ * bf16 weight where the program has f16 computes something else. */
 static char *
 interface_difference (const PrismGraph *ref, const PrismGraph *cand)
 {
@@ -247,16 +279,21 @@ interface_difference (const PrismGraph *ref, const PrismGraph *cand)
           const PrismTensor *x = prism_graph_tensor (ref, g_array_index (a, guint, k));
           const PrismTensor *y = prism_graph_tensor (cand, g_array_index (b, guint, k));
           gboolean same = x->ndims == y->ndims;
+          g_autofree char *label = NULL;
 
           for (guint d = 0; same && d < x->ndims; d++)
             same = prism_dim_equal (x->dims[d], y->dims[d]);
+          if (same && x->dtype == y->dtype)
+            continue;
+          label = io_label (ref, cand, pass == 0, k);
           if (!same)
             {
               g_autofree char *want = prism_tensor_shape_to_string (ref, x);
               g_autofree char *got = prism_tensor_shape_to_string (cand, y);
-              return g_strdup_printf ("%s %u of the candidate is %s, the reference's is %s",
-                                      pass == 0 ? "input" : "output", k, got, want);
+              return g_strdup_printf ("%s of the candidate is %s, the reference's is %s", label, got, want);
             }
+          return g_strdup_printf ("%s of the candidate is %s, the reference's is %s", label,
+                                  prism_dtype_to_string (y->dtype), prism_dtype_to_string (x->dtype));
         }
     }
   return NULL;
@@ -273,6 +310,21 @@ decide (PrismVerdict *v, const PrismVerifierOptions *options)
                                     v->proof_length, v->max_error, v->failing_seed,
                                     v->sizes && *v->sizes ? v->sizes : "as given");
     }
+  else if (v->proved && v->precision_message != NULL)
+    {
+      /* Equal in exact arithmetic, but rounded more than the reference. */
+      v->kind = PRISM_VERDICT_NOT_EQUIVALENT;
+      v->message = g_strdup_printf ("Not equivalent: proved equal in exact arithmetic, but %s.",
+                                    v->precision_message);
+    }
+  else if (v->proved && !v->random_ran && !options->skip_random)
+    {
+      /* Equivalent needs both methods: a candidate the interpreter cannot
+       * run is exactly where a wrong translation would go unnoticed. */
+      v->kind = PRISM_VERDICT_UNKNOWN;
+      v->message = g_strdup_printf ("Proved, but the randomized test could not run: %s.",
+                                    v->random_message ? v->random_message : "no reason given");
+    }
   else if (v->proved)
     {
       v->kind = PRISM_VERDICT_EQUIVALENT;
@@ -282,8 +334,7 @@ decide (PrismVerdict *v, const PrismVerifierOptions *options)
                                       v->seeds->len, v->max_error);
       else
         v->message = g_strdup_printf ("Proved equivalent in %u rewrite steps; the randomized test "
-                                      "did not run (%s).", v->proof_length,
-                                      options->skip_random ? "skipped" : v->random_message);
+                                      "did not run (skipped).", v->proof_length);
     }
   else if (v->random_ran && !v->random_ok)
     {
@@ -356,6 +407,7 @@ prism_verifier_check (PrismVerifier *verifier, const PrismGraph *candidate, GErr
   v->formal_nodes = fr.n_nodes;
   v->formal_message = g_steal_pointer (&fr.message);
   v->explanation = g_steal_pointer (&fr.explanation);
+  v->precision_message = g_steal_pointer (&fr.precision_message);
   prism_formal_result_clear (&fr);
 
   if (!o->skip_random)

@@ -12,9 +12,13 @@ G_BEGIN_DECLS
 
 typedef enum
 {
-  PRISM_VERDICT_EQUIVALENT,     /* proved formally, and the randomized test agrees */
-  PRISM_VERDICT_NOT_EQUIVALENT, /* the randomized test found a difference, or shapes differ */
-  PRISM_VERDICT_UNKNOWN,        /* not proved (limit hit) and no difference found */
+  PRISM_VERDICT_EQUIVALENT,     /* proved formally, and the randomized test ran and agrees
+                                 * (or was skipped: PrismVerifierOptions.skip_random) */
+  PRISM_VERDICT_NOT_EQUIVALENT, /* the randomized test found a difference, the shapes or dtypes
+                                 * of inputs or outputs differ, or a proved candidate stores a
+                                 * value less precisely than the reference */
+  PRISM_VERDICT_UNKNOWN,        /* not proved (limit hit) and no difference found, or proved
+                                 * but the randomized test could not run */
   PRISM_VERDICT_VERIFIER_BUG,   /* proved, but the randomized test disagrees: reported loudly */
 } PrismVerdictKind;
 
@@ -48,6 +52,9 @@ typedef struct
   guint64 failing_seed;      /* when the randomized test differed */
   char *sizes;               /* nullable: the size assignment the randomized test ran */
   char *random_message;      /* nullable: why it could not run, or how it differed */
+  /* nullable: proved in exact arithmetic, but the candidate stores a value
+   * in a lower precision than the reference (see prism_verifier_check()) */
+  char *precision_message;
 } PrismVerdict;
 
 void          prism_verdict_free        (PrismVerdict *verdict);
@@ -62,7 +69,8 @@ typedef struct
   guint max_nodes;       /* e-graph limits for the proof */
   guint max_iterations;
   double time_limit_s;
-  gboolean skip_random;  /* formal only */
+  gboolean skip_random;  /* formal only: a proof alone is then "equivalent" (otherwise a
+                          * proved candidate the randomized test cannot run is "unknown") */
   guint n_threads;       /* interpreter threads per run: 1 (default) when checks run
                           * concurrently, 0 = one per processor */
   gboolean keep_explanation; /* fill PrismVerdict.explanation */
@@ -89,6 +97,13 @@ void           prism_verifier_free      (PrismVerifier   *verifier);
  * partition/replicate/combine/reduce operators (sizes stay symbolic), and
  * independently runs it (instantiated with valid sizes) against the
  * reference on random inputs.  Safe to call from several threads at once.
+ *
+ * The interface comes first: inputs and outputs must have the reference's
+ * shapes and dtypes (a mismatch is %PRISM_VERDICT_NOT_EQUIVALENT naming the
+ * input or output, with neither method run).  A proof holds in exact
+ * arithmetic; a proved candidate that stores a tensor in a lower precision
+ * than the reference keeps that value in is not equivalent either
+ * (PrismVerdict.precision_message, see prism_formal_verifier_check()).
  *
  * Returns: (transfer full) (nullable): the verdict, or %NULL with @error on bad input
  */
