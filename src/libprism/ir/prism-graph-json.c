@@ -22,6 +22,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
+#include "prism-atomic-file.h"
 #include "prism-error.h"
 #include "prism-graph-json.h"
 #include "prism-json-reader.h"
@@ -1782,9 +1783,9 @@ prism_graph_save (const PrismGraph *graph, JsonNode *provenance, const char *pat
   g_autofree char *data = prism_graph_to_data (graph, provenance);
   g_autoptr(GError) local = NULL;
 
-  /* CONSISTENT: a temporary file in the same folder, renamed over @path, so
-   * a reader (or a crash) sees the old file or the new one, never half. */
-  if (!g_file_set_contents_full (path, data, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local))
+  /* A temporary file in the same folder, renamed over @path, so a reader
+   * (or a crash) sees the old file or the new one, never half. */
+  if (!prism_atomic_file_write (path, data, strlen (data), &local))
     return fail (error, PRISM_ERROR_FAILED, NULL, NULL, "%s", local->message);
   return TRUE;
 }
