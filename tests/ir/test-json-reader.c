@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 
 #include "prism-error.h"
+#include "prism-gpu-target.h"
 #include "prism-json-reader.h"
 
 static char *tmpdir;
@@ -316,6 +317,43 @@ test_spans (void)
   g_assert_false (prism_json_find_member ("[1]", 3, "a", &span));
 }
 
+/* prism-gpu files (GPU tables, calibrations) go through the same checker
+ * and reader: json-glib alone took a second document, comments and hex. */
+static void
+test_gpu_files (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "data", "gpus", "h100.json", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *fifo = g_build_filename (tmpdir, "gpu-fifo.json", NULL);
+  g_autoptr(PrismGpuTarget) ok = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (path, &text, &len, NULL));
+  ok = prism_gpu_target_load_data (text, (gssize) len, "h100.json", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (ok);
+  {
+    g_autofree char *twice = g_strconcat (text, text, NULL);
+    g_autofree char *comment = g_strconcat ("// calibrated\n", text, NULL);
+    const char *bad[] = { twice, comment };
+    const char *messages[] = { "more text after the document", "a comment; JSON has none" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+      {
+        g_autoptr(PrismGpuTarget) t = prism_gpu_target_load_data (bad[i], -1, "bad.json", &error);
+        g_assert_null (t);
+        g_assert_error (error, PRISM_ERROR, PRISM_ERROR_PARSE);
+        g_assert_nonnull (strstr (error->message, messages[i]));
+        g_clear_error (&error);
+      }
+  }
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_null (prism_gpu_target_load_file (fifo, &error));
+  g_assert_nonnull (strstr (error->message, "is a FIFO (named pipe), not a regular file"));
+  g_unlink (fifo);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -328,6 +366,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/json-reader/depth", test_depth);
   g_test_add_func ("/json-reader/read-file", test_read_file);
   g_test_add_func ("/json-reader/spans", test_spans);
+  g_test_add_func ("/json-reader/gpu-files", test_gpu_files);
   status = g_test_run ();
   g_rmdir (tmpdir);
   g_free (tmpdir);
