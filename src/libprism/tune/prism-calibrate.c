@@ -572,8 +572,12 @@ load_datasheet (const char *path, GError **error)
 
   /* A regular file of bounded size (the message names it), strict JSON
    * (prism-json-reader.h), then json-glib. */
-  if ((data = prism_json_read_file (path, PRISM_JSON_GPU_MAX_SIZE, &len, error)) == NULL)
-    return NULL;
+  if ((data = prism_json_read_file (path, PRISM_JSON_GPU_MAX_SIZE, &len, &local)) == NULL)
+    {
+      /* Bad input, like a file that does not parse. */
+      g_set_error_literal (error, PRISM_ERROR, PRISM_ERROR_PARSE, local->message);
+      return NULL;
+    }
   if (!prism_json_check_text (data, len, prism_json_limits_for (PRISM_JSON_GPU), &local) ||
       !json_parser_load_from_data (parser, data, (gssize) len, &local))
     {
