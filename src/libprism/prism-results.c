@@ -1467,6 +1467,51 @@ read_candidate (const char *data, const PrismJsonSpan *span, guint index, GError
   return c;
 }
 
+/* A member of the candidate object at @span, parsed on its own. */
+static JsonNode *
+candidate_member (const char *data, const PrismJsonSpan *span, const char *name)
+{
+  PrismJsonSpan m;
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+
+  if (!prism_json_find_member (data + span->start, span->end - span->start, name, &m) ||
+      !json_parser_load_from_data (parser, data + span->start + m.start, (gssize) (m.end - m.start), NULL))
+    return NULL;
+  return json_parser_steal_root (parser);
+}
+
+/* What a select function is told, without building the candidate: its id,
+ * digest and speedup, found in its text (checked as strictly as when the
+ * candidate is read; the others are not read at all). */
+static gboolean
+summarize_candidate (const char *data, const PrismJsonSpan *span, PrismCandidateSummary *out, char **digest,
+                     GError **error)
+{
+  g_autoptr(JsonNode) id = NULL, dg = NULL, speedup = NULL;
+
+  if (data[span->start] != '{')
+    return fail (error, PRISM_ERROR_PARSE, "a candidate is not an object");
+  id = candidate_member (data, span, "id");
+  if (id == NULL || !JSON_NODE_HOLDS_VALUE (id) || json_node_get_value_type (id) != G_TYPE_INT64 ||
+      json_node_get_int (id) < 1 || json_node_get_int (id) > G_MAXINT32)
+    return fail (error, PRISM_ERROR_PARSE, "“id” is not a number from 1 to %d", G_MAXINT32);
+  out->id = (guint) json_node_get_int (id);
+  dg = candidate_member (data, span, "digest");
+  if (dg == NULL || !JSON_NODE_HOLDS_VALUE (dg) || json_node_get_value_type (dg) != G_TYPE_STRING ||
+      !is_digest (json_node_get_string (dg)))
+    return fail (error, PRISM_ERROR_PARSE, "candidate %u: “digest” is not 32 hex digits", out->id);
+  speedup = candidate_member (data, span, "speedup");
+  out->speedup = 0;
+  if (speedup != NULL)
+    {
+      if (!node_is_number (speedup) || !(json_node_get_double (speedup) >= 0))
+        return fail (error, PRISM_ERROR_PARSE, "candidate %u: “speedup” is not a number from 0 up", out->id);
+      out->speedup = json_node_get_double (speedup);
+    }
+  *digest = g_strdup (json_node_get_string (dg));
+  return TRUE;
+}
+
 static PrismResults *
 load_text (const char *data, gsize length, PrismResultsSelectFunc select, gpointer user_data,
            GError **error)
@@ -1517,8 +1562,9 @@ load_text (const char *data, gsize length, PrismResultsSelectFunc select, gpoint
   if (spans == NULL)
     return g_steal_pointer (&r);
 
-  /* Every candidate is read (and checked); with @select only those it
-   * picks are kept, so that memory stays that of one at a time. */
+  /* Every candidate is read (and checked); with @select, only the few
+   * members it is told about are read of the others, and only those it
+   * picks are kept: time and memory are those of the few a command acts on. */
   r->n_candidates_in_file = spans->len;
   keep = g_new0 (gboolean, MAX (spans->len, 1));
   if (select != NULL)
@@ -1528,12 +1574,16 @@ load_text (const char *data, gsize length, PrismResultsSelectFunc select, gpoint
 
       for (guint i = 0; i < spans->len; i++)
         {
-          g_autoptr(PrismCandidate) c = read_candidate (data, &g_array_index (spans, PrismJsonSpan, i), i, error);
-          if (c == NULL)
-            return NULL;
-          all[i] = (PrismCandidateSummary) { i, c->id, NULL, c->speedup };
-          g_ptr_array_add (digests, g_steal_pointer (&c->digest));
-          all[i].digest = g_ptr_array_index (digests, i);
+          char *digest = NULL;
+
+          if (!summarize_candidate (data, &g_array_index (spans, PrismJsonSpan, i), &all[i], &digest, error))
+            {
+              g_prefix_error (error, "candidates[%u]: ", i);
+              return NULL;
+            }
+          all[i].index = i;
+          g_ptr_array_add (digests, digest);
+          all[i].digest = digest;
         }
       select (all, spans->len, keep, user_data);
     }

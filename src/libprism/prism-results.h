@@ -280,9 +280,10 @@ typedef void (*PrismResultsSelectFunc) (const PrismCandidateSummary *candidates,
                                         gboolean                    *keep,
                                         gpointer                     user_data);
 
-/* prism_results_load() that keeps only the candidates @select picks (all are
- * still read and checked), so that a large file costs the memory of the
- * few a command acts on. */
+/* prism_results_load() that reads only the id, digest and speedup of each
+ * candidate (checked), and then in full only the candidates @select picks,
+ * so that a large file costs the time and memory of the few a command acts
+ * on. */
 PrismResults   *prism_results_load_selected (const char            *path,
                                              PrismResultsSelectFunc select,
                                              gpointer               user_data,

@@ -1362,6 +1362,39 @@ prism_graph_load_from_data (const char *data, gssize length, JsonNode **provenan
   if (provenance != NULL)
     *provenance = NULL;
   /* json-glib is lenient and recursive: the strict checker sees the text first. */
+  if (!prism_json_check_text (data, len, prism_json_limits_for (PRISM_JSON_GRAPH), error))
+    return NULL;
+  /* Another format (a results file given for a program) is told apart before
+   * json-glib builds a tree twenty times the text: the same error, from a
+   * document of its "format" and "version" alone. */
+  {
+    PrismJsonSpan format, version;
+    g_autoptr(JsonNode) value = NULL;
+
+    if (prism_json_find_member (data, len, "format", &format) &&
+        (value = prism_json_parse (data + format.start, format.end - format.start, NULL, NULL)) != NULL &&
+        !(JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_STRING &&
+          g_str_equal (json_node_get_string (value), PRISM_GRAPH_FORMAT)))
+      {
+        g_autoptr(GString) head = g_string_new ("{\"format\": ");
+        g_autoptr(JsonNode) small = NULL;
+
+        g_string_append_len (head, data + format.start, (gssize) (format.end - format.start));
+        if (prism_json_find_member (data, len, "version", &version))
+          {
+            g_string_append (head, ", \"version\": ");
+            g_string_append_len (head, data + version.start, (gssize) (version.end - version.start));
+          }
+        g_string_append (head, "}");
+        small = prism_json_parse (head->str, head->len, NULL, NULL);
+        if (small != NULL)
+          {
+            g_autoptr(PrismGraph) none = prism_graph_from_json (small, NULL, error);
+            g_assert (none == NULL);
+            return NULL;
+          }
+      }
+  }
   root = prism_json_parse (data, len, prism_json_limits_for (PRISM_JSON_GRAPH), error);
   if (root == NULL)
     return NULL;

@@ -38,11 +38,24 @@ prism_json_limits_for (PrismJsonKind kind)
 /* ------------------------------------------------------------------------ */
 /* The checker */
 
+/* Objects remember their member names (decoded) to refuse one given twice:
+ * a few are compared one by one, more go to a hash table. */
+#define LINEAR_KEYS 16
+
 typedef struct
 {
   char close;              /* ']' or '}' */
-  GHashTable *keys;        /* objects: member names seen (decoded), made on the first */
+  guint first_key;         /* objects: index of their first name in Checker.keys */
+  gsize first_byte;        /* … and of its first byte in Checker.key_bytes */
+  GHashTable *many;        /* objects with more than LINEAR_KEYS names: all of them */
 } Frame;
+
+typedef struct
+{
+  gsize start;             /* in Checker.key_bytes */
+  gsize len;
+  guint hash;
+} Key;
 
 typedef struct
 {
@@ -53,6 +66,8 @@ typedef struct
   gsize line_start;
   const PrismJsonLimits *limits;
   GArray *frames;          /* Frame */
+  GArray *keys;            /* Key: the names of the open objects, innermost last */
+  GString *key_bytes;
   GString *key;            /* the member name being read, decoded */
   GError **error;
 } Checker;
@@ -150,7 +165,7 @@ skip_whitespace (Checker *c)
 static gboolean
 push (Checker *c, char close)
 {
-  Frame f = { close, NULL };
+  Frame f = { close, c->keys ? c->keys->len : 0, c->key_bytes ? c->key_bytes->len : 0, NULL };
 
   if (c->frames->len >= c->limits->max_depth)
     return fail_at (c, c->pos, PRISM_ERROR_LIMIT, "nested deeper than %u levels",
@@ -164,7 +179,9 @@ pop (Checker *c)
 {
   Frame *f = &g_array_index (c->frames, Frame, c->frames->len - 1);
 
-  g_clear_pointer (&f->keys, g_hash_table_unref);
+  g_clear_pointer (&f->many, g_hash_table_unref);
+  g_array_set_size (c->keys, f->first_key);
+  g_string_truncate (c->key_bytes, f->first_byte);
   g_array_set_size (c->frames, c->frames->len - 1);
 }
 
@@ -326,9 +343,14 @@ check_string (Checker *c, gboolean decode)
                         control_name (b), b);
       if (b < 0x80)
         {
+          /* Plain text runs: the common case, in one go. */
+          gsize end = c->pos + 1;
+          while (end < c->len && c->data[end] >= 0x20 && c->data[end] < 0x80 && c->data[end] != '"' &&
+                 c->data[end] != '\\')
+            end++;
           if (decode)
-            g_string_append_c (c->key, (char) b);
-          c->pos++;
+            g_string_append_len (c->key, (const char *) c->data + c->pos, (gssize) (end - c->pos));
+          c->pos = end;
           continue;
         }
       {
@@ -406,9 +428,11 @@ check_number (Checker *c)
       while (c->pos < c->len && g_ascii_isdigit (c->data[c->pos]))
         c->pos++;
     }
-  if (!integer)
+  /* JSON has no infinities: a number too large for a double is not one.
+   * Only an exponent or more than 300 digits before the point can be. */
+  if (!integer && (memchr (c->data + start, 'e', c->pos - start) != NULL ||
+                   memchr (c->data + start, 'E', c->pos - start) != NULL || c->pos - digits > 300))
     {
-      /* JSON has no infinities: a number too large for a double is not one. */
       g_autofree char *text = g_strndup ((const char *) c->data + start, c->pos - start);
       if (isinf (g_ascii_strtod (text, NULL)))
         return fail_at (c, start, PRISM_ERROR_PARSE, "the number %.*s%s is out of range",
@@ -435,6 +459,41 @@ check_literal (Checker *c)
   return fail_unexpected (c, "a value");
 }
 
+/* Adds c->key to the names of @f; FALSE if it is there already. */
+static gboolean
+remember_key (Checker *c, Frame *f)
+{
+  guint hash = g_str_hash (c->key->str);
+  guint n = c->keys->len - f->first_key;
+  Key k = { c->key_bytes->len, c->key->len, hash };
+
+  if (f->many != NULL)
+    return g_hash_table_add (f->many, g_strndup (c->key->str, c->key->len));
+  for (guint i = f->first_key; i < c->keys->len; i++)
+    {
+      const Key *old = &g_array_index (c->keys, Key, i);
+      if (old->hash == hash && old->len == c->key->len &&
+          memcmp (c->key_bytes->str + old->start, c->key->str, c->key->len) == 0)
+        return FALSE;
+    }
+  if (n >= LINEAR_KEYS)
+    {
+      /* A large object: its names move to a table (and leave the list). */
+      f->many = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      for (guint i = f->first_key; i < c->keys->len; i++)
+        {
+          const Key *old = &g_array_index (c->keys, Key, i);
+          g_hash_table_add (f->many, g_strndup (c->key_bytes->str + old->start, old->len));
+        }
+      g_array_set_size (c->keys, f->first_key);
+      g_string_truncate (c->key_bytes, f->first_byte);
+      return g_hash_table_add (f->many, g_strndup (c->key->str, c->key->len));
+    }
+  g_string_append_len (c->key_bytes, c->key->str, (gssize) c->key->len);
+  g_array_append_val (c->keys, k);
+  return TRUE;
+}
+
 /* A member name at c->pos, then its colon. */
 static gboolean
 check_key (Checker *c)
@@ -446,9 +505,7 @@ check_key (Checker *c)
     return fail_unexpected (c, "a member name (a string in double quotes)");
   if (!check_string (c, TRUE))
     return FALSE;
-  if (f->keys == NULL)
-    f->keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  if (!g_hash_table_add (f->keys, g_strndup (c->key->str, c->key->len)))
+  if (!remember_key (c, f))
     return fail_at (c, start, PRISM_ERROR_PARSE,
                     "the member “%.*s%s” appears twice in one object (which one counts is not defined)",
                     (int) MIN (c->key->len, 64), c->key->str, c->key->len > 64 ? "…" : "");
@@ -553,7 +610,6 @@ check_document (Checker *c)
             }
           {
             char close = g_array_index (c->frames, Frame, c->frames->len - 1).close;
-            g_autofree char *expected = g_strdup_printf ("“,” or “%c”", close);
 
             if (c->pos < c->len && c->data[c->pos] == ',')
               {
@@ -575,7 +631,7 @@ check_document (Checker *c)
               return fail_at (c, c->pos, PRISM_ERROR_PARSE, "the document ends inside an %s",
                               close == '}' ? "object" : "array");
             else
-              return fail_unexpected (c, expected);
+              return fail_unexpected (c, close == '}' ? "“,” or “}”" : "“,” or “]”");
           }
           break;
 
@@ -608,12 +664,16 @@ prism_json_check_text (const char *data, gsize length, const PrismJsonLimits *li
   c.line = 1;
   c.limits = limits;
   c.frames = g_array_new (FALSE, FALSE, sizeof (Frame));
+  c.keys = g_array_new (FALSE, FALSE, sizeof (Key));
+  c.key_bytes = g_string_new (NULL);
   c.key = g_string_new (NULL);
   c.error = error;
   ok = check_document (&c);
   while (c.frames->len > 0)
     pop (&c);
   g_array_unref (c.frames);
+  g_array_unref (c.keys);
+  g_string_free (c.key_bytes, TRUE);
   g_string_free (c.key, TRUE);
   return ok;
 }
