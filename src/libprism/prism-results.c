@@ -502,11 +502,11 @@ prism_candidate_from_json (JsonNode *node, GError **error)
           g_ptr_array_add (c->alternatives, a);
         }
     }
-  if ((member = json_object_get_member (obj, "order")) != NULL && JSON_NODE_HOLDS_ARRAY (member) &&
-      json_array_get_length (json_node_get_array (member)) == 2)
+  if ((member = json_object_get_member (obj, "order")) != NULL)
     {
-      gint64 task = array_int (json_node_get_array (member), 0, -1);
-      gint64 seq = array_int (json_node_get_array (member), 1, -1);
+      gboolean pair = JSON_NODE_HOLDS_ARRAY (member) && json_array_get_length (json_node_get_array (member)) == 2;
+      gint64 task = pair ? array_int (json_node_get_array (member), 0, -1) : -1;
+      gint64 seq = pair ? array_int (json_node_get_array (member), 1, -1) : -1;
 
       if (task < 0 || task > G_MAXINT32 || seq < 0 || seq > G_MAXINT32)
         {
