@@ -1554,6 +1554,16 @@ load_text (const char *data, gsize length, PrismResultsSelectFunc select, gpoint
             PRISM_RESULTS_MAX_HEAD_SIZE);
       return NULL;
     }
+  /* The head is one tree: it has the value limit of any other document. */
+  {
+    const PrismJsonLimits head_limits = { PRISM_RESULTS_MAX_HEAD_SIZE, PRISM_JSON_MAX_DEPTH, PRISM_JSON_MAX_VALUES };
+
+    if (!prism_json_check_text (head->str, head->len, &head_limits, error))
+      {
+        g_prefix_error (error, "everything but the candidates: ");
+        return NULL;
+      }
+  }
   root = parse_span (head->str, &(PrismJsonSpan) { 0, head->len }, error);
   if (root == NULL || (r = read_head (root, error)) == NULL)
     return NULL;

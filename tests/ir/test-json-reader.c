@@ -179,6 +179,13 @@ test_depth (void)
   g_assert_false (prism_json_check_text ("[{\"a\": [[]]}]", 13, &limits, &error));
   g_assert_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT);
   g_clear_error (&error);
+  /* Values: json-glib's tree is about 80 bytes each. */
+  limits.max_values = 3;
+  g_assert_true (prism_json_check_text ("[1, 2]", 6, &limits, &error));
+  g_assert_false (prism_json_check_text ("[1, [2]]", 8, &limits, &error));
+  g_assert_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT);
+  g_assert_nonnull (strstr (error->message, "more than 3 values in the document"));
+  g_clear_error (&error);
   /* Size: refused before a byte is looked at. */
   limits.max_size = 4;
   limits.max_depth = 64;

@@ -638,6 +638,15 @@ test_limits (void)
   big[PRISM_GRAPH_JSON_MAX_SIZE + 1] = '\0';
   expect_rejected (big, PRISM_GRAPH_JSON_MAX_SIZE + 1, PRISM_ERROR_LIMIT, "at most");
 
+  /* Many small values (64 MiB of them took 2.7 GB): refused before json-glib
+   * builds its tree. */
+  {
+    g_autoptr(GString) values = g_string_new ("{\"format\": \"prism-graph\", \"version\": 1, \"provenance\": {\"a\": [");
+    for (guint i = 0; i < PRISM_JSON_MAX_VALUES; i++)
+      g_string_append (values, i ? ",0" : "0");
+    g_string_append (values, "]}, \"ops\": []}");
+    expect_rejected (values->str, (gssize) values->len, PRISM_ERROR_LIMIT, "more than 2097152 values in the document");
+  }
   /* Too many ops. */
   for (guint i = 0; i <= PRISM_GRAPH_JSON_MAX_OPS; i++)
     g_string_append_printf (many, "%s1", i ? "," : "");

@@ -23,9 +23,10 @@
 #include "prism-json-reader.h"
 
 static const PrismJsonLimits limits_by_kind[] = {
-  [PRISM_JSON_GRAPH] = { PRISM_JSON_GRAPH_MAX_SIZE, PRISM_JSON_MAX_DEPTH },
-  [PRISM_JSON_RESULTS] = { PRISM_JSON_RESULTS_MAX_SIZE, PRISM_JSON_MAX_DEPTH },
-  [PRISM_JSON_GPU] = { PRISM_JSON_GPU_MAX_SIZE, PRISM_JSON_MAX_DEPTH },
+  [PRISM_JSON_GRAPH] = { PRISM_JSON_GRAPH_MAX_SIZE, PRISM_JSON_MAX_DEPTH, PRISM_JSON_MAX_VALUES },
+  /* Read part by part, each part with its own limits. */
+  [PRISM_JSON_RESULTS] = { PRISM_JSON_RESULTS_MAX_SIZE, PRISM_JSON_MAX_DEPTH, 0 },
+  [PRISM_JSON_GPU] = { PRISM_JSON_GPU_MAX_SIZE, PRISM_JSON_MAX_DEPTH, PRISM_JSON_MAX_VALUES },
 };
 
 const PrismJsonLimits *
@@ -69,6 +70,7 @@ typedef struct
   GArray *keys;            /* Key: the names of the open objects, innermost last */
   GString *key_bytes;
   GString *key;            /* the member name being read, decoded */
+  guint64 values;          /* values begun so far */
   GError **error;
 } Checker;
 
@@ -542,6 +544,9 @@ check_document (Checker *c)
       switch (state)
         {
         case EXPECT_VALUE:
+          if (++c->values > c->limits->max_values && c->limits->max_values > 0)
+            return fail_at (c, c->pos, PRISM_ERROR_LIMIT, "more than %u values in the document",
+                            c->limits->max_values);
           if (c->pos >= c->len && c->frames->len > 0)
             return fail_at (c, c->pos, PRISM_ERROR_PARSE, "the document ends inside an %s",
                             g_array_index (c->frames, Frame, c->frames->len - 1).close == '}' ? "object" : "array");

@@ -21,11 +21,17 @@ G_BEGIN_DECLS
 #define PRISM_JSON_GRAPH_MAX_SIZE   (64 * 1024 * 1024)
 #define PRISM_JSON_RESULTS_MAX_SIZE (64 * 1024 * 1024)
 #define PRISM_JSON_GPU_MAX_SIZE     (1024 * 1024)
+/* Values (objects, arrays, strings, numbers, literals) of a document that
+ * json-glib builds a tree of: its tree takes about 80 bytes per value, so
+ * 64 MiB of "[0,0,0,…" would take 2.7 GB.  A results file is never parsed
+ * whole (its parts are: prism-results.h). */
+#define PRISM_JSON_MAX_VALUES       (1 << 21)
 
 /**
  * PrismJsonLimits:
  * @max_size: bytes of text
  * @max_depth: levels of nesting of arrays and objects
+ * @max_values: values in the document (0: no limit)
  *
  * What prism_json_check_text() accepts.
  */
@@ -33,6 +39,7 @@ typedef struct
 {
   gsize max_size;
   guint max_depth;
+  guint max_values;
 } PrismJsonLimits;
 
 typedef enum
