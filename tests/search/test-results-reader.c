@@ -92,7 +92,7 @@ test_members (void)
     { "\"mode\" : \"symbolic\"", "\"mode\" : \"sideways\"", PRISM_ERROR_PARSE, "“mode” is “sideways”" },
     { "\"mode\" : \"symbolic\"", "\"mode\" : 1", PRISM_ERROR_PARSE, "“mode” is not a string" },
     { "\"target\" : \"h100\"", "\"target\" : \"h100;rm\"", PRISM_ERROR_PARSE, "“target” is not the name" },
-    { "\"fingerprint\" : \"", "\"fingerprint\" : \"zz", PRISM_ERROR_PARSE, "“fingerprint” is not 32 hex digits" },
+    { "\"fingerprint\" : \"", "\"fingerprint\" : \"a;", PRISM_ERROR_PARSE, "“fingerprint” is not a word" },
     { "\"version\" : 1", "\"version\" : 2", PRISM_ERROR_VERSION, "version 2 is not supported" },
     { "\"format\" : \"prism-results\"", "\"format\" : \"prism-graph\"", PRISM_ERROR_PARSE, "not a prism-results file" },
     { "\"progress\" : {\n    \"tasks\" : ", "\"progress\" : {\"tasks\" : 2000000, \"x\" : ", PRISM_ERROR_LIMIT,
