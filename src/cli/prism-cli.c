@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <string.h>
 #include <glib/gi18n.h>
 
 #include "prism-cli.h"
@@ -66,11 +67,62 @@ prism_cli_target_names (void)
   return g_string_free (s, FALSE);
 }
 
+G_DEFINE_QUARK (prism-cli-error-quark, prism_cli_error)
+
+char *
+prism_cli_escape (const char *text)
+{
+  GString *s = g_string_sized_new (strlen (text));
+  const char *p = text;
+
+  while (*p != '\0')
+    {
+      gunichar u = g_utf8_get_char_validated (p, -1);
+
+      if (u == (gunichar) -1 || u == (gunichar) -2)
+        {
+          g_string_append_printf (s, "\\x%02X", (guchar) *p);
+          p++;
+          continue;
+        }
+      /* Line breaks and tabs are harmless: messages may hold them. */
+      if ((u < 0x20 && u != '\n' && u != '\t') || u == 0x7F)
+        g_string_append_printf (s, "\\x%02X", u);
+      else if (u >= 0x80 && u <= 0x9F)
+        g_string_append_printf (s, "\\u{%04X}", u);
+      else
+        g_string_append_len (s, p, g_utf8_next_char (p) - p);
+      p = g_utf8_next_char (p);
+    }
+  return g_string_free (s, FALSE);
+}
+
+void
+prism_cli_name_file (GError **error, const char *path)
+{
+  g_autofree char *quoted = g_strdup_printf ("“%s”", path);
+
+  if (error == NULL || *error == NULL || g_str_has_prefix ((*error)->message, path) ||
+      strstr ((*error)->message, quoted) != NULL)
+    return;
+  g_prefix_error (error, "%s: ", path);
+}
+
 int
 prism_cli_fail (const char *command, const char *message)
 {
-  g_printerr ("prism %s: %s\n", command, message);
+  g_autofree char *safe = prism_cli_escape (message);
+
+  g_printerr ("prism %s: %s\n", command, safe);
   return PRISM_EXIT_BAD_INPUT;
+}
+
+int
+prism_cli_fail_with (const char *command, const GError *error)
+{
+  prism_cli_fail (command, error->message);
+  return g_error_matches (error, PRISM_CLI_ERROR, PRISM_CLI_ERROR_NOT_EQUIVALENT) ? PRISM_EXIT_FAILED
+                                                                                  : PRISM_EXIT_BAD_INPUT;
 }
 
 gboolean

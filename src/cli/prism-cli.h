@@ -20,6 +20,14 @@ enum
 
 typedef int (*PrismCliCommand) (int argc, char **argv);
 
+/* Errors of the command line itself (the engine's are PRISM_ERROR). */
+#define PRISM_CLI_ERROR (prism_cli_error_quark ())
+typedef enum
+{
+  PRISM_CLI_ERROR_NOT_EQUIVALENT,  /* a results file's candidate failed its re-verification */
+} PrismCliErrorCode;
+GQuark      prism_cli_error_quark  (void);
+
 /* Loads a program: a built-in workload name (optionally "name:key=value,…")
  * or a prism-graph JSON file. */
 PrismGraph *prism_cli_open_program (const char *arg,
@@ -29,9 +37,21 @@ PrismGraph *prism_cli_open_program (const char *arg,
 PrismGraph *prism_cli_open_reference (const char *arg,
                                       GError    **error);
 
-/* Prints "prism CMD: MESSAGE" to stderr and returns PRISM_EXIT_BAD_INPUT. */
+/* Prints "prism CMD: MESSAGE" to stderr, control characters escaped (a
+ * message may quote a file), and returns PRISM_EXIT_BAD_INPUT. */
 int         prism_cli_fail         (const char *command,
                                     const char *message);
+/* The same for @error; returns PRISM_EXIT_FAILED for a candidate that failed
+ * its re-verification, else PRISM_EXIT_BAD_INPUT. */
+int         prism_cli_fail_with    (const char   *command,
+                                    const GError *error);
+/* Starts the message of @error with "PATH: " unless it names @path already. */
+void        prism_cli_name_file    (GError    **error,
+                                    const char *path);
+/* @text with control characters (C0, DEL, C1) written as \xNN or \u{NNNN}, and
+ * invalid UTF-8 as \xNN, so that nothing read from a file reaches the
+ * terminal as a command (transfer full). */
+char       *prism_cli_escape       (const char *text);
 
 /* Parses @entries from argv with GOptionContext; on failure prints the error
  * and returns FALSE (the caller exits with PRISM_EXIT_BAD_INPUT). */
@@ -52,18 +72,23 @@ const char *prism_cli_baseline_label (const char *kind,
 /* "h100, h200, a100" — the GPUs --target takes (transfer full). */
 char       *prism_cli_target_names   (void);
 
-/* prism-results files (prism-cmd-export.c): TRUE if @path is one. */
+/* prism-results files (prism-cli-results.c): TRUE if @path is a regular
+ * file of bounded size holding a well-formed JSON object whose "format" is
+ * "prism-results". */
 gboolean    prism_cli_is_results_file (const char *path);
 
 /* The candidates of a prism-results file with their best sizes: the one
  * whose number (or digest prefix) is @want_id, or (@want_id NULL) the first
- * @max (0 = all) by predicted speedup; @ids gets their numbers and @program
- * the input program.  (element-type PrismGraph) (transfer full) */
+ * @max (0 = all) by predicted speedup; @ids gets their numbers, @program the
+ * input program and @target the GPU table the search used.  Each is proved
+ * again first: one that fails is an error (PRISM_CLI_ERROR_NOT_EQUIVALENT)
+ * naming it and the file.  (element-type PrismGraph) (transfer full) */
 GPtrArray  *prism_cli_open_candidates (const char  *path,
                                        const char  *want_id,
                                        guint        max,
                                        GPtrArray  **ids,
                                        PrismGraph **program,
+                                       char       **target,
                                        GError     **error);
 
 /* Subcommands, one file each (prism-cmd-NAME.c). */

@@ -70,7 +70,7 @@ add_baselines (GPtrArray *entries, const char *name, PrismGraph *graph)
 /* What to time: the unfused program first (the baseline), then the fused
  * graphs. */
 static GPtrArray *
-collect (const char *arg, guint n_candidates, GError **error)
+collect (const char *arg, guint n_candidates, char **results_target, GError **error)
 {
   g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func (entry_free);
   g_auto(GStrv) parts = g_strsplit (arg, ":", 2);
@@ -80,7 +80,8 @@ collect (const char *arg, guint n_candidates, GError **error)
     {
       g_autoptr(GPtrArray) ids = NULL;
       PrismGraph *program = NULL;
-      g_autoptr(GPtrArray) graphs = prism_cli_open_candidates (arg, NULL, n_candidates, &ids, &program, error);
+      g_autoptr(GPtrArray) graphs = prism_cli_open_candidates (arg, NULL, n_candidates, &ids, &program,
+                                                               results_target, error);
 
       if (graphs == NULL)
         return NULL;
@@ -110,7 +111,10 @@ collect (const char *arg, guint n_candidates, GError **error)
       g_autofree char *base = g_path_get_basename (arg);
 
       if (g == NULL)
-        return NULL;
+        {
+          prism_cli_name_file (error, arg);
+          return NULL;
+        }
       add_baselines (entries, base, g);
     }
   return g_steal_pointer (&entries);
@@ -277,6 +281,7 @@ prism_cmd_bench (int argc, char **argv)
   g_autofree char *format_name = NULL;
   g_autofree char *target = NULL;
   g_autofree char *baseline = NULL;
+  g_autofree char *results_target = NULL;
   gboolean keep = FALSE, explain = FALSE;
   PrismBaselineKind against = PRISM_BASELINE_VENDOR;
   GOptionEntry entries[] = {
@@ -334,9 +339,9 @@ prism_cmd_bench (int argc, char **argv)
   if (baseline != NULL && !prism_baseline_kind_from_string (baseline, &against))
     return prism_cli_fail ("bench", _("--baseline must be vendor or prism-lowered"));
 
-  programs = collect (argv[1], (guint) n_candidates, &error);
+  programs = collect (argv[1], (guint) n_candidates, &results_target, &error);
   if (programs == NULL)
-    return prism_cli_fail ("bench", error->message);
+    return prism_cli_fail_with ("bench", error);
   /* The baseline speedups are against comes first. */
   if (programs->len >= 2 && against == PRISM_BASELINE_LOWERED)
     {
@@ -353,12 +358,8 @@ prism_cmd_bench (int argc, char **argv)
       if (!g_error_matches (error, PRISM_ERROR, PRISM_ERROR_NO_GPU))
         return prism_cli_fail ("bench", error->message);
       /* A results file predicts for the target its search used. */
-      if (target == NULL && prism_cli_is_results_file (argv[1]))
-        {
-          g_autoptr(PrismResults) results = prism_results_load (argv[1], NULL);
-          if (results != NULL && prism_gpu_target_lookup (prism_results_get_target (results)) != NULL)
-            target = g_strdup (prism_results_get_target (results));
-        }
+      if (target == NULL && results_target != NULL && prism_gpu_target_lookup (results_target) != NULL)
+        target = g_strdup (results_target);
       return print_predicted (programs, target, error->message, format, against, explain);
     }
   g_clear_error (&error);

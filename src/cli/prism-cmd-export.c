@@ -1,7 +1,5 @@
 /* prism-cmd-export.c — `prism export`: the CUDA bundle of a program or candidate
  *
- * Also holds the reader of prism-results files shared with `prism bench`.
- *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
@@ -18,94 +16,6 @@
 #include "prism-graph-json.h"
 #include "prism-results.h"
 #include "prism-workload.h"
-
-/* ------------------------------------------------------------------------ */
-/* prism-results files */
-
-static JsonNode *
-load_json (const char *path, GError **error)
-{
-  g_autoptr(JsonParser) parser = json_parser_new ();
-
-  if (!json_parser_load_from_file (parser, path, error))
-    return NULL;
-  return json_node_copy (json_parser_get_root (parser));
-}
-
-gboolean
-prism_cli_is_results_file (const char *path)
-{
-  g_autoptr(JsonNode) root = NULL;
-  JsonObject *o;
-
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) || (root = load_json (path, NULL)) == NULL ||
-      !JSON_NODE_HOLDS_OBJECT (root))
-    return FALSE;
-  o = json_node_get_object (root);
-  return g_strcmp0 (json_object_get_string_member_with_default (o, "format", ""), "prism-results") == 0;
-}
-
-static int
-by_speedup (gconstpointer a, gconstpointer b)
-{
-  const PrismCandidate *x = *(PrismCandidate * const *) a, *y = *(PrismCandidate * const *) b;
-
-  if (x->speedup != y->speedup)
-    return x->speedup > y->speedup ? -1 : 1;
-  return x->id < y->id ? -1 : x->id > y->id;
-}
-
-GPtrArray *
-prism_cli_open_candidates (const char *path, const char *want_id, guint max, GPtrArray **ids,
-                           PrismGraph **program, GError **error)
-{
-  g_autoptr(PrismResults) results = prism_results_load (path, error);
-  g_autoptr(GPtrArray) graphs = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_graph_unref);
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) order = NULL;
-  GPtrArray *cands;
-
-  if (results == NULL)
-    return NULL;
-  /* Every candidate of a results file is verified; best predicted first. */
-  cands = prism_results_get_candidates (results);
-  /* A borrowed view: g_ptr_array_copy() would copy the free function too. */
-  order = g_ptr_array_sized_new (cands->len);
-  for (guint i = 0; i < cands->len; i++)
-    g_ptr_array_add (order, g_ptr_array_index (cands, i));
-  g_ptr_array_sort (order, by_speedup);
-  for (guint i = 0; i < order->len && (max == 0 || graphs->len < max); i++)
-    {
-      const PrismCandidate *c = g_ptr_array_index (order, i);
-      g_autofree char *id = g_strdup_printf ("%u", c->id);
-      PrismGraph *g;
-
-      /* An id is the candidate's number or a prefix of its digest. */
-      if (want_id != NULL && !g_str_equal (id, want_id) &&
-          !(strlen (want_id) >= 4 && c->digest != NULL && g_str_has_prefix (c->digest, want_id)))
-        continue;
-      g = prism_candidate_instantiate (c, error);
-      if (g == NULL)
-        {
-          g_prefix_error (error, _("%s, candidate %s: "), path, id);
-          return NULL;
-        }
-      g_ptr_array_add (graphs, g);
-      g_ptr_array_add (names, g_steal_pointer (&id));
-    }
-  if (want_id != NULL && graphs->len == 0)
-    {
-      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, _("%s has no candidate “%s”"), path, want_id);
-      return NULL;
-    }
-  if (program != NULL)
-    *program = prism_graph_ref (prism_results_get_program (results));
-  if (ids != NULL)
-    *ids = g_steal_pointer (&names);
-  return g_steal_pointer (&graphs);
-}
-
-/* ------------------------------------------------------------------------ */
 
 int
 prism_cmd_export (int argc, char **argv)
@@ -181,10 +91,12 @@ prism_cmd_export (int argc, char **argv)
   if (prism_cli_is_results_file (argv[1]))
     {
       g_autoptr(GPtrArray) ids = NULL;
-      g_autoptr(GPtrArray) graphs = prism_cli_open_candidates (argv[1], candidate, 1, &ids, NULL, &error);
+      g_autofree char *results_target = NULL;
+      g_autoptr(GPtrArray) graphs = prism_cli_open_candidates (argv[1], candidate, 1, &ids, NULL,
+                                                               &results_target, &error);
 
       if (graphs == NULL)
-        return prism_cli_fail ("export", error->message);
+        return prism_cli_fail_with ("export", error);
       if (graphs->len == 0)
         return prism_cli_fail ("export", _("the results file has no candidate"));
       graph = prism_graph_ref (g_ptr_array_index (graphs, 0));
@@ -192,9 +104,7 @@ prism_cmd_export (int argc, char **argv)
       /* Planned for the GPU the search ranked it for. */
       if (options.target == NULL && arch == NULL)
         {
-          g_autoptr(PrismResults) results = prism_results_load (argv[1], NULL);
-          if (results != NULL)
-            options.target = prism_gpu_target_lookup (prism_results_get_target (results));
+          options.target = prism_gpu_target_lookup (results_target);
           if (options.target != NULL)
             options.sm = options.target->compute_capability;
         }
@@ -208,7 +118,11 @@ prism_cmd_export (int argc, char **argv)
       if (reference)
         graph = prism_cli_open_reference (argv[1], &error);
       else if (prism_workload_lookup (parts[0]) == NULL && g_file_test (argv[1], G_FILE_TEST_EXISTS))
-        graph = prism_graph_load (argv[1], &provenance, &error);
+        {
+          graph = prism_graph_load (argv[1], &provenance, &error);
+          if (graph == NULL)
+            prism_cli_name_file (&error, argv[1]);
+        }
       else
         graph = prism_cli_open_program (argv[1], &error);
       if (graph == NULL)
@@ -219,7 +133,7 @@ prism_cmd_export (int argc, char **argv)
                             no_usage ? PRISM_EXPORT_DEFAULT : PRISM_EXPORT_RESOURCE_USAGE, out, &files,
                             &usage_message, &error))
     {
-      g_printerr ("prism export: %s\n", error->message);
+      prism_cli_fail ("export", error->message);
       return g_error_matches (error, PRISM_ERROR, PRISM_ERROR_LIMIT) ||
              g_error_matches (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED) ? PRISM_EXIT_FAILED
                                                                            : PRISM_EXIT_BAD_INPUT;

@@ -15,6 +15,7 @@
 #include "prism-gpu-bench.h"
 #include "prism-graph-export.h"
 #include "prism-graph-json.h"
+#include "prism-open-file.h"
 #include "prism-search-view.h"
 #include "prism-session.h"
 #include "prism-window.h"
@@ -779,6 +780,45 @@ export_results_action (GtkWidget  *widget,
  * Signal callbacks
  */
 
+/* A results file opened: its program, and its candidates (each proved
+ * again when it was read) as a finished search shows them. */
+static void
+show_results (PrismWindow *self,
+              PrismOpenedFile *opened,
+              GFile *file)
+{
+  GPtrArray *cands = prism_results_get_candidates (opened->results);
+  g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_event_unref);
+  gboolean search_on_open = self->search_on_open;
+  PrismEvent *e;
+
+  /* Nothing to search for: the file holds what a search found. */
+  self->search_on_open = FALSE;
+  set_program (self, opened->program, NULL, file, NULL);
+  self->search_on_open = search_on_open;
+
+  prism_search_model_set_baseline (self->search_model, prism_results_get_baseline_kind (opened->results));
+  for (guint i = 0; i < cands->len; i++)
+    {
+      PrismCandidate *c = g_ptr_array_index (cands, i);
+
+      e = prism_event_new (PRISM_EVENT_VERIFIED);
+      e->candidate = prism_candidate_ref (c);
+      e->id = c->id;
+      e->time_s = c->found_at_s;
+      g_ptr_array_add (events, e);
+    }
+  e = prism_event_new (PRISM_EVENT_FINISHED);
+  e->stats = *prism_results_get_stats (opened->results);
+  e->time_s = e->stats.search.elapsed_s;
+  e->message = g_strdup (prism_results_get_stop_reason (opened->results));
+  g_ptr_array_add (events, e);
+  prism_search_model_apply_events (self->search_model, (PrismEvent **) events->pdata, events->len);
+  gtk_stack_set_visible_child_name (self->view_stack, "candidates");
+  update_search_actions (self);
+  update_status (self);
+}
+
 static void
 file_loaded_cb (GObject      *object,
                 GAsyncResult *result,
@@ -786,15 +826,12 @@ file_loaded_cb (GObject      *object,
 {
   LoadData *data = user_data;
   PrismWindow *self = data->self;
-  g_autoptr(PrismGraph) graph = NULL;
+  g_autoptr(PrismOpenedFile) opened = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *contents = NULL;
-  gsize length = 0;
 
   g_assert (G_IS_FILE (object));
 
-  if (g_file_load_contents_finish (G_FILE (object), result, &contents, &length, NULL, &error))
-    graph = prism_graph_load_from_data (contents, length, NULL, &error);
+  opened = prism_open_file_finish (result, &error);
 
   /* A newer load, or the window closing, made this one stale. */
   if (g_cancellable_is_cancelled (data->cancellable))
@@ -804,14 +841,30 @@ file_loaded_cb (GObject      *object,
     }
 
   set_loading (self, NULL);
-  if (graph != NULL)
-    set_program (self, graph, NULL, data->file, NULL);
+  if (opened != NULL && opened->results != NULL)
+    show_results (self, opened, data->file);
+  else if (opened != NULL)
+    set_program (self, opened->program, NULL, data->file, NULL);
   else
     {
       g_autofree char *name = file_display_name (data->file);
       g_autofree char *primary = g_strdup_printf (_("Could not open “%s”"), name);
 
       show_error (self, primary, error ? error->message : _("The file could not be read."));
+    }
+  if (opened != NULL && opened->refused->len > 0)
+    {
+      g_autofree char *name = file_display_name (data->file);
+      g_autofree char *primary = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                               "%u candidate of “%s” was not opened",
+                                                               "%u candidates of “%s” were not opened",
+                                                               opened->refused->len),
+                                                  opened->refused->len, name);
+      g_autoptr(GString) secondary = g_string_new (NULL);
+
+      for (guint i = 0; i < opened->refused->len; i++)
+        g_string_append_printf (secondary, "%s%s", i ? "\n" : "", (char *) g_ptr_array_index (opened->refused, i));
+      show_error (self, primary, secondary->str);
     }
   load_data_free (data);
 }
@@ -1376,11 +1429,14 @@ prism_window_open_workload (PrismWindow *self,
 
 /**
  * prism_window_open_file:
- * @file: a prism-graph JSON file
+ * @file: a prism-graph or prism-results JSON file
  *
  * Reads @file in the background and shows its program, or reports why it
  * cannot be read in a dialog (the window keeps what it showed). This is what
- * the Open… button does with the chosen file.
+ * the Open… button does with the chosen file. A results file shows its
+ * program and the candidates it holds, as a finished search (no search
+ * starts); each candidate is proved again first, and a dialog names those
+ * that fail, which are left out.
  */
 void
 prism_window_open_file (PrismWindow *self,
@@ -1397,7 +1453,9 @@ prism_window_open_file (PrismWindow *self,
   data->self = g_object_ref (self);
   data->file = g_object_ref (file);
   data->cancellable = g_object_ref (cancellable);
-  g_file_load_contents_async (file, cancellable, file_loaded_cb, data);
+  /* Bounded, never blocking on a FIFO; a results file's candidates are
+   * proved again (prism-open-file.c). */
+  prism_open_file_async (file, cancellable, file_loaded_cb, data);
 }
 
 gboolean

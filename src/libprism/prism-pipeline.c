@@ -14,9 +14,12 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 
+#include "prism-atomic-file.h"
 #include "prism-cost-model.h"
 #include "prism-error.h"
 #include "prism-gpu-bench.h"
@@ -25,6 +28,7 @@
 #include "prism-oracle.h"
 #include "prism-param-instantiate.h"
 #include "prism-pipeline.h"
+#include "prism-recheck.h"
 #include "prism-screen.h"
 
 #define SAVE_INTERVAL_US (2 * G_USEC_PER_SEC)
@@ -296,6 +300,7 @@ struct _PrismPipeline
   GArray *done;                /* finished tasks (earlier runs included) */
   guint next_id;
   PrismCandidate *best;
+  gboolean resumed;            /* p->results came from results.json: recheck it */
   gboolean dirty;
   gint64 last_save_us;
   char *stop_reason;
@@ -1140,15 +1145,20 @@ load_previous (PrismPipeline *p, GError **error)
 {
   g_autoptr(GError) local = NULL;
   g_autoptr(PrismResults) r = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *found = NULL;
   GPtrArray *cands;
+  GStatBuf st;
 
-  if (!g_file_test (p->results_path, G_FILE_TEST_EXISTS))
+  if (g_lstat (p->results_path, &st) != 0 && errno == ENOENT)
     return TRUE;   /* nothing to resume: a fresh start */
+  /* Bounded and strict: a FIFO, a device or a huge file fails at once. */
   r = prism_results_load (p->results_path, &local);
   if (r == NULL)
     {
-      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, _("cannot resume from %s: %s"),
-                   p->results_path, local->message);
+      /* The message starts with the file's name. */
+      g_set_error (error, PRISM_ERROR, local->code == PRISM_ERROR_VERSION ? PRISM_ERROR_VERSION : PRISM_ERROR_PARSE,
+                   _("cannot resume: %s"), local->message);
       return FALSE;
     }
   if (g_strcmp0 (prism_results_get_fingerprint (r), p->fingerprint) != 0)
@@ -1156,6 +1166,18 @@ load_previous (PrismPipeline *p, GError **error)
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE,
                    _("cannot resume from %s: it comes from a different program, mode, target or "
                      "search limits"), p->results_path);
+      return FALSE;
+    }
+  /* The fingerprint names the program, but the file's "program" is what its
+   * candidates were proved against and what it will keep saying: it must be
+   * this run's program itself. */
+  expected = prism_graph_to_data (p->program, NULL);
+  found = prism_graph_to_data (prism_results_get_program (r), NULL);
+  if (!g_str_equal (expected, found))
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE,
+                   _("cannot resume from %s: its “program” is not the program its fingerprint names "
+                     "(the file was edited)"), p->results_path);
       return FALSE;
     }
   p->previous = *prism_results_get_stats (r);
@@ -1186,6 +1208,93 @@ load_previous (PrismPipeline *p, GError **error)
     }
   /* Counters of decided candidates start from the earlier run's. */
   p->results = g_steal_pointer (&r);
+  p->resumed = TRUE;
+  return TRUE;
+}
+
+static void
+error_free0 (gpointer error)
+{
+  if (error != NULL)
+    g_error_free (error);
+}
+
+/* A candidate of the resumed file that is not proved again is dropped: it
+ * is not kept as verified, and the task that found it is searched again (so
+ * that the real candidate of that place, if any, is found). */
+static void
+drop_previous (PrismPipeline *p, PrismCandidate *c, const char *why)
+{
+  Key128 k;
+
+  g_warning ("candidate %u of %s is not equivalent to its program: %s; it is dropped and its task "
+             "searched again", c->id, p->results_path, why);
+  if (key_from_digest (c->digest, &k))
+    g_hash_table_remove (p->seen, &k);
+  for (guint i = 0; i < p->done->len; i++)
+    if (g_array_index (p->done, guint, i) == c->task)
+      {
+        g_array_remove_index (p->done, i);
+        break;
+      }
+  if (p->previous.verified > 0)
+    p->previous.verified--;
+  prism_results_remove_candidate (p->results, c);
+}
+
+/* Every candidate of a resumed file is proved again before it counts: the
+ * file is input like any other.  Formally only, on the search's threads
+ * (milliseconds each; docs/format.md says how long a big file takes). */
+static gboolean
+recheck_previous (PrismPipeline *p, GError **error)
+{
+  g_autoptr(GPtrArray) cands = NULL;
+  g_autoptr(GPtrArray) errors = NULL;
+  GPtrArray *kept;
+
+  kept = prism_results_get_candidates (p->results);
+  if (!p->resumed || kept->len == 0)
+    return TRUE;
+  cands = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_candidate_unref);
+  for (guint i = 0; i < kept->len; i++)
+    g_ptr_array_add (cands, prism_candidate_ref (g_ptr_array_index (kept, i)));
+  if (p->opts.verify_func != NULL)
+    {
+      /* Tests replace the verifier: the same one decides here. */
+      errors = g_ptr_array_new_full (cands->len, error_free0);
+      for (guint i = 0; i < cands->len; i++)
+        {
+          PrismCandidate *c = g_ptr_array_index (cands, i);
+          g_autoptr(JsonNode) evidence = NULL;
+          g_autofree char *message = NULL;
+
+          if (verify (p, c->graph, &evidence, &message) == PRISM_VERDICT_EQUIVALENT)
+            g_ptr_array_add (errors, NULL);
+          else
+            g_ptr_array_add (errors, g_error_new_literal (PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH,
+                                                          message ? message : "not proved"));
+        }
+    }
+  else
+    {
+      g_autoptr(PrismRecheck) recheck = prism_recheck_new (p->program, error);
+
+      if (recheck == NULL)
+        return FALSE;
+      errors = prism_recheck_all (recheck, cands, p->opts.search.n_threads);
+    }
+  g_mutex_lock (&p->lock);
+  for (guint i = 0; i < cands->len; i++)
+    if (g_ptr_array_index (errors, i) != NULL)
+      drop_previous (p, g_ptr_array_index (cands, i), ((GError *) g_ptr_array_index (errors, i))->message);
+  p->best = NULL;
+  for (guint i = 0; i < kept->len; i++)
+    {
+      PrismCandidate *c = g_ptr_array_index (kept, i);
+      if (p->best == NULL || c->speedup > p->best->speedup)
+        p->best = c;
+    }
+  g_mutex_unlock (&p->lock);
   return TRUE;
 }
 
@@ -1238,6 +1347,8 @@ prism_pipeline_new (PrismGraph *program, const PrismPipelineOptions *options, GE
   if (p->out_dir != NULL)
     {
       p->results_path = g_build_filename (p->out_dir, "results.json", NULL);
+      /* Temporary files of writers killed with SIGKILL. */
+      prism_atomic_file_remove_stale (p->results_path);
       if (options->resume && !load_previous (p, error))
         return NULL;
     }
@@ -1613,6 +1724,8 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
     }
   p->screen = prism_screen_new (p->program, p->opts.random_seeds, p->opts.seed, 0, &local);
   if (p->screen == NULL)
+    goto fail;
+  if (!recheck_previous (p, &local))
     goto fail;
   /* Both baselines are predicted; speedups are against the chosen one. */
   {

@@ -7,11 +7,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
 
+#include "prism-atomic-file.h"
 #include "prism-error.h"
 #include "prism-graph-json.h"
+#include "prism-json-reader.h"
 #include "prism-results.h"
 
 /* ------------------------------------------------------------------------ */
@@ -306,12 +309,21 @@ prism_candidate_to_json (const PrismCandidate *c)
   return json_builder_get_root (b);
 }
 
+/* Readers of values that may be anything: a member of another type reads
+ * as the fallback (these are counters and times, shown, never trusted). */
+static gboolean
+node_is_number (JsonNode *n)
+{
+  return n != NULL && JSON_NODE_HOLDS_VALUE (n) &&
+         (json_node_get_value_type (n) == G_TYPE_INT64 || json_node_get_value_type (n) == G_TYPE_DOUBLE);
+}
+
 static double
 get_double (JsonObject *obj, const char *name, double fallback)
 {
   JsonNode *n = json_object_get_member (obj, name);
 
-  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n))
+  if (!node_is_number (n))
     return fallback;
   return json_node_get_double (n);
 }
@@ -321,9 +333,26 @@ get_int (JsonObject *obj, const char *name, gint64 fallback)
 {
   JsonNode *n = json_object_get_member (obj, name);
 
-  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n))
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_INT64)
     return fallback;
   return json_node_get_int (n);
+}
+
+/* json_array_get_int_element() is critical on a non-value. */
+static gint64
+array_int (JsonArray *a, guint i, gint64 fallback)
+{
+  JsonNode *n = i < json_array_get_length (a) ? json_array_get_element (a, i) : NULL;
+
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_INT64)
+    return fallback;
+  return json_node_get_int (n);
+}
+
+static guint
+get_count (JsonObject *obj, const char *name)
+{
+  return (guint) CLAMP (get_int (obj, name, 0), 0, G_MAXUINT32);
 }
 
 static const char *
@@ -336,49 +365,125 @@ get_string (JsonObject *obj, const char *name)
   return json_node_get_string (n);
 }
 
+G_GNUC_PRINTF (3, 4) static gboolean
+fail (GError **error, PrismErrorCode code, const char *fmt, ...)
+{
+  va_list args;
+  g_autofree char *msg = NULL;
+
+  va_start (args, fmt);
+  msg = g_strdup_vprintf (fmt, args);
+  va_end (args);
+  g_set_error_literal (error, PRISM_ERROR, code, msg);
+  return FALSE;
+}
+
+/* 32 lower-case hex digits, as key_digest() writes them. */
+static gboolean
+is_digest (const char *s)
+{
+  guint n = 0;
+
+  for (; s[n] != '\0'; n++)
+    if (!g_ascii_isdigit (s[n]) && !(s[n] >= 'a' && s[n] <= 'f'))
+      return FALSE;
+  return n == 32;
+}
+
+/* A finite number from 0 up (times, speedups); absent reads as 0. */
+static gboolean
+read_nonnegative (JsonObject *obj, const char *name, double *out, GError **error)
+{
+  JsonNode *n = json_object_get_member (obj, name);
+
+  *out = 0;
+  if (n == NULL)
+    return TRUE;
+  if (!node_is_number (n) || !(json_node_get_double (n) >= 0) || !isfinite (json_node_get_double (n)))
+    return fail (error, PRISM_ERROR_PARSE, "“%s” is not a number from 0 up", name);
+  *out = json_node_get_double (n);
+  return TRUE;
+}
+
+/* Every member is checked: a results file is input like any other, and
+ * export, bench and --resume act on what it says. */
 PrismCandidate *
 prism_candidate_from_json (JsonNode *node, GError **error)
 {
   g_autoptr(PrismCandidate) c = prism_candidate_new ();
   JsonObject *obj;
   JsonNode *member;
-  JsonArray *order;
+  gint64 v;
 
   if (!JSON_NODE_HOLDS_OBJECT (node))
     {
-      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, "a candidate is not an object");
+      fail (error, PRISM_ERROR_PARSE, "a candidate is not an object");
       return NULL;
     }
   obj = json_node_get_object (node);
+  v = get_int (obj, "id", -1);
+  if (v < 1 || v > G_MAXINT32)
+    {
+      fail (error, PRISM_ERROR_PARSE, "“id” is not a number from 1 to %d", G_MAXINT32);
+      return NULL;
+    }
+  c->id = (guint) v;
+  c->digest = g_strdup (get_string (obj, "digest"));
+  if (c->digest == NULL || !is_digest (c->digest))
+    {
+      fail (error, PRISM_ERROR_PARSE, "candidate %u: “digest” is not 32 hex digits", c->id);
+      return NULL;
+    }
   if ((member = json_object_get_member (obj, "symbolic_graph")) == NULL &&
       (member = json_object_get_member (obj, "graph")) == NULL)
     {
-      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, "a candidate has no “symbolic_graph”");
+      fail (error, PRISM_ERROR_PARSE, "candidate %u has no “symbolic_graph”", c->id);
       return NULL;
     }
   c->graph = prism_graph_from_json (member, NULL, error);
   if (c->graph == NULL)
-    return NULL;
-  c->id = (guint) get_int (obj, "id", 0);
-  c->digest = g_strdup (get_string (obj, "digest"));
-  if (c->digest == NULL)
     {
-      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, "candidate %u has no “digest”", c->id);
+      g_prefix_error (error, "candidate %u: symbolic_graph: ", c->id);
       return NULL;
     }
-  c->n_kernels = (guint) get_int (obj, "kernels", prism_graph_count_kernels (c->graph));
+  v = get_int (obj, "kernels", prism_graph_count_kernels (c->graph));
+  c->n_kernels = (guint) CLAMP (v, 0, G_MAXINT32);
   c->verdict = g_strdup (get_string (obj, "verdict"));
+  /* Only verified candidates are stored. */
+  if (c->verdict != NULL && !g_str_equal (c->verdict, "equivalent"))
+    {
+      fail (error, PRISM_ERROR_PARSE, "candidate %u: “verdict” is “%.64s”, not “equivalent”", c->id,
+            c->verdict);
+      return NULL;
+    }
   if ((member = json_object_get_member (obj, "verification")) != NULL && !JSON_NODE_HOLDS_NULL (member))
-    c->verification = json_node_copy (member);
+    {
+      if (!JSON_NODE_HOLDS_OBJECT (member))
+        {
+          fail (error, PRISM_ERROR_PARSE, "candidate %u: “verification” is not an object", c->id);
+          return NULL;
+        }
+      c->verification = json_node_copy (member);
+    }
   if (!params_from_json (c->graph, json_object_get_member (obj, "params"), &c->values, &c->n_values,
-                         error))
-    return NULL;
-  c->predicted_us = get_double (obj, "predicted_us", 0);
-  c->speedup = get_double (obj, "speedup", 0);
-  c->found_at_s = get_double (obj, "found_at_s", 0);
+                         error) ||
+      !read_nonnegative (obj, "predicted_us", &c->predicted_us, error) ||
+      !read_nonnegative (obj, "speedup", &c->speedup, error) ||
+      !read_nonnegative (obj, "found_at_s", &c->found_at_s, error))
+    {
+      g_prefix_error (error, "candidate %u: ", c->id);
+      return NULL;
+    }
   if ((member = json_object_get_member (obj, "alternatives")) != NULL && JSON_NODE_HOLDS_ARRAY (member))
     {
       JsonArray *alts = json_node_get_array (member);
+
+      if (json_array_get_length (alts) > PRISM_RESULTS_MAX_ALTERNATIVES)
+        {
+          fail (error, PRISM_ERROR_LIMIT, "candidate %u: more than %d “alternatives”", c->id,
+                PRISM_RESULTS_MAX_ALTERNATIVES);
+          return NULL;
+        }
       for (guint i = 0; i < json_array_get_length (alts); i++)
         {
           JsonNode *an = json_array_get_element (alts, i);
@@ -387,20 +492,30 @@ prism_candidate_from_json (JsonNode *node, GError **error)
             continue;
           a = g_new0 (PrismParamAssignment, 1);
           if (!params_from_json (c->graph, json_object_get_member (json_node_get_object (an), "params"),
-                                 &a->values, &a->n_values, error))
+                                 &a->values, &a->n_values, error) ||
+              !read_nonnegative (json_node_get_object (an), "predicted_us", &a->predicted_us, error))
             {
               prism_param_assignment_free (a);
+              g_prefix_error (error, "candidate %u: alternatives[%u]: ", c->id, i);
               return NULL;
             }
-          a->predicted_us = get_double (json_node_get_object (an), "predicted_us", 0);
           g_ptr_array_add (c->alternatives, a);
         }
     }
-  if ((member = json_object_get_member (obj, "order")) != NULL && JSON_NODE_HOLDS_ARRAY (member) &&
-      json_array_get_length (order = json_node_get_array (member)) == 2)
+  if ((member = json_object_get_member (obj, "order")) != NULL)
     {
-      c->task = (guint) json_array_get_int_element (order, 0);
-      c->seq = (guint) json_array_get_int_element (order, 1);
+      gboolean pair = JSON_NODE_HOLDS_ARRAY (member) && json_array_get_length (json_node_get_array (member)) == 2;
+      gint64 task = pair ? array_int (json_node_get_array (member), 0, -1) : -1;
+      gint64 seq = pair ? array_int (json_node_get_array (member), 1, -1) : -1;
+
+      if (task < 0 || task > G_MAXINT32 || seq < 0 || seq > G_MAXINT32)
+        {
+          fail (error, PRISM_ERROR_PARSE, "candidate %u: “order” is not two numbers from 0 to %d", c->id,
+                G_MAXINT32);
+          return NULL;
+        }
+      c->task = (guint) task;
+      c->seq = (guint) seq;
     }
   c->measurement = prism_measurement_from_json (json_object_get_member (obj, "measured"));
   return g_steal_pointer (&c);
@@ -531,7 +646,7 @@ prism_run_stats_to_json (const PrismRunStats *s)
   return json_builder_get_root (b);
 }
 
-#define GET_COUNTER(obj, s, field) ((s)->field = (guint64) get_int (obj, #field, 0))
+#define GET_COUNTER(obj, s, field) ((s)->field = (guint64) MAX (0, get_int (obj, #field, 0)))
 
 void
 prism_run_stats_from_json (JsonObject *obj, PrismRunStats *s)
@@ -539,12 +654,12 @@ prism_run_stats_from_json (JsonObject *obj, PrismRunStats *s)
   JsonNode *n;
 
   memset (s, 0, sizeof *s);
-  s->search.states = (guint64) get_int (obj, "states", 0);
+  s->search.states = (guint64) MAX (0, get_int (obj, "states", 0));
   if ((n = json_object_get_member (obj, "states_by_depth")) != NULL && JSON_NODE_HOLDS_ARRAY (n))
     {
       JsonArray *a = json_node_get_array (n);
       for (guint d = 0; d < MIN (json_array_get_length (a), PRISM_SEARCH_MAX_DEPTH); d++)
-        s->search.states_by_depth[d] = (guint64) json_array_get_int_element (a, d);
+        s->search.states_by_depth[d] = (guint64) MAX (0, array_int (a, d, 0));
     }
   if ((n = json_object_get_member (obj, "pruned")) != NULL && JSON_NODE_HOLDS_OBJECT (n))
     for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
@@ -554,7 +669,7 @@ prism_run_stats_from_json (JsonObject *obj, PrismRunStats *s)
   if ((n = json_object_get_member (obj, "pruned_by_depth")) != NULL && JSON_NODE_HOLDS_ARRAY (n))
     {
       JsonArray *a = json_node_get_array (n);
-      for (guint d = 0; d < json_array_get_length (a); d++)
+      for (guint d = 0; d < MIN (json_array_get_length (a), PRISM_SEARCH_MAX_DEPTH * 4); d++)
         {
           JsonNode *e = json_array_get_element (a, d);
           guint row = MIN (d, PRISM_SEARCH_MAX_DEPTH - 1);
@@ -566,9 +681,9 @@ prism_run_stats_from_json (JsonObject *obj, PrismRunStats *s)
               (guint64) MAX (0, get_int (json_node_get_object (e), prism_prune_reason_to_string (r), 0));
         }
     }
-  s->search.sgraphs = (guint64) get_int (obj, "sgraphs", 0);
-  s->search.n_tasks = (guint) get_int (obj, "tasks", 0);
-  s->search.tasks_done = (guint) get_int (obj, "tasks_done", 0);
+  s->search.sgraphs = (guint64) MAX (0, get_int (obj, "sgraphs", 0));
+  s->search.n_tasks = get_count (obj, "tasks");
+  s->search.tasks_done = get_count (obj, "tasks_done");
   s->search.elapsed_s = get_double (obj, "elapsed_s", 0);
   s->setup_s = get_double (obj, "setup_s", 0);
   s->time_to_best_s = get_double (obj, "time_to_best_s", -1);
@@ -667,6 +782,7 @@ struct _PrismResults
   guint n_tasks;
   GArray *done;            /* guint, ascending */
   char *stop_reason;
+  guint n_candidates_in_file; /* read back: all of them, kept or not */
 };
 
 PrismResults *
@@ -799,6 +915,12 @@ void
 prism_results_add_candidate (PrismResults *r, PrismCandidate *c)
 {
   g_ptr_array_add (r->candidates, prism_candidate_ref (c));
+}
+
+void
+prism_results_remove_candidate (PrismResults *r, PrismCandidate *c)
+{
+  g_ptr_array_remove (r->candidates, c);
 }
 
 void
@@ -1082,159 +1204,451 @@ prism_results_save (PrismResults *r, const char *path, GError **error)
       g_string_append (data, c->json_text);
     }
   g_string_append (data, "\n  ]\n}\n");
-  /* g_file_set_contents() writes a temporary file and renames it over the
-   * old one: a reader (or a kill) never sees half a file. */
-  ok = g_file_set_contents (path, data->str, (gssize) data->len, error);
+  /* A temporary file renamed over the old one: a reader (or a kill) never
+   * sees half a file; a killed writer's temporary file carries its process
+   * id, so that the next run removes it (prism_atomic_file_remove_stale()). */
+  ok = prism_atomic_file_write (path, data->str, data->len, error);
   g_string_free (data, TRUE);
   return ok;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Reading */
+
+/* A word: letters, digits, "_", "-", "." (GPU names, modes, kinds). */
 static gboolean
-load_fail (GError **error, const char *path, const char *what)
+is_word (const char *s, gsize max)
 {
-  g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, "%s: %s", path, what);
-  return FALSE;
+  gsize n = 0;
+
+  for (; s[n] != '\0'; n++)
+    if (!g_ascii_isalnum (s[n]) && s[n] != '_' && s[n] != '-' && s[n] != '.' && s[n] != ' ')
+      return FALSE;
+  return n > 0 && n <= max;
 }
 
-PrismResults *
-prism_results_load (const char *path, GError **error)
+/* A string member that must be short (absent: NULL). */
+static gboolean
+read_short_string (JsonObject *obj, const char *name, gsize max_chars, const char **out, GError **error)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonNode *n = json_object_get_member (obj, name);
+
+  *out = NULL;
+  if (n == NULL || JSON_NODE_HOLDS_NULL (n))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
+    return fail (error, PRISM_ERROR_PARSE, "“%s” is not a string", name);
+  if ((gsize) g_utf8_strlen (json_node_get_string (n), -1) > max_chars)
+    return fail (error, PRISM_ERROR_LIMIT, "“%s” is longer than %" G_GSIZE_FORMAT " characters", name,
+                 max_chars);
+  *out = json_node_get_string (n);
+  return TRUE;
+}
+
+static gboolean
+read_progress (PrismResults *r, JsonObject *p, GError **error)
+{
+  JsonNode *d = json_object_get_member (p, "done");
+  gint64 tasks = get_int (p, "tasks", 0);
+  g_autoptr(GHashTable) seen = NULL;
+
+  /* Each finished task is one entry of an array and of the search's skip
+   * set: bounded, so that "[[0, 2147483647]]" allocates nothing. */
+  if (tasks < 0 || tasks > PRISM_RESULTS_MAX_TASKS)
+    return fail (error, PRISM_ERROR_LIMIT, "“progress.tasks” is not a number from 0 to %d",
+                 PRISM_RESULTS_MAX_TASKS);
+  r->n_tasks = (guint) tasks;
+  if (d == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY (d))
+    return fail (error, PRISM_ERROR_PARSE, "“progress.done” is not an array");
+  seen = g_hash_table_new (NULL, NULL);
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (d)); i++)
+    {
+      JsonNode *run = json_array_get_element (json_node_get_array (d), i);
+      JsonArray *ra;
+      gint64 first, last;
+
+      if (!JSON_NODE_HOLDS_ARRAY (run) || json_array_get_length (ra = json_node_get_array (run)) != 2)
+        return fail (error, PRISM_ERROR_PARSE, "“progress.done” holds something that is not a [first, last] pair");
+      first = array_int (ra, 0, -1);
+      last = array_int (ra, 1, -1);
+      if (first < 0 || last < first || last >= tasks)
+        return fail (error, PRISM_ERROR_PARSE,
+                     "“progress.done[%u]” is not a range of the %" G_GINT64_FORMAT " tasks", i, tasks);
+      for (gint64 t = first; t <= last; t++)
+        {
+          guint v = (guint) t;
+          if (!g_hash_table_add (seen, GUINT_TO_POINTER (v + 1)))
+            return fail (error, PRISM_ERROR_PARSE, "“progress.done” lists task %u twice", v);
+          g_array_append_val (r->done, v);
+        }
+    }
+  g_array_sort (r->done, compare_guint);
+  return TRUE;
+}
+
+static gboolean
+read_baseline (PrismResults *r, JsonObject *base, GError **error)
+{
+  const char *kind, *mkind, *note, *gpu, *merror;
+  JsonNode *alts;
+  double us;
+
+  if (!read_short_string (base, "kind", 64, &kind, error) ||
+      !read_short_string (base, "measured_kind", 64, &mkind, error) ||
+      !read_short_string (base, "measured_note", 1024, &note, error) ||
+      !read_short_string (base, "measured_gpu", 256, &gpu, error) ||
+      !read_short_string (base, "measure_error", 4096, &merror, error) ||
+      !read_nonnegative (base, "predicted_us", &us, error))
+    {
+      g_prefix_error (error, "baseline: ");
+      return FALSE;
+    }
+  r->baseline_kind = g_strdup (kind);
+  r->baseline_us = us;
+  r->baseline_launches = get_count (base, "launches");
+  if ((alts = json_object_get_member (base, "alternatives")) != NULL && JSON_NODE_HOLDS_ARRAY (alts) &&
+      json_array_get_length (json_node_get_array (alts)) > 0 &&
+      JSON_NODE_HOLDS_OBJECT (json_array_get_element (json_node_get_array (alts), 0)))
+    {
+      JsonObject *alt = json_array_get_object_element (json_node_get_array (alts), 0);
+      const char *alt_kind;
+
+      if (!read_short_string (alt, "kind", 64, &alt_kind, error) ||
+          !read_nonnegative (alt, "predicted_us", &us, error))
+        {
+          g_prefix_error (error, "baseline.alternatives[0]: ");
+          return FALSE;
+        }
+      prism_results_set_baseline_alternative (r, alt_kind, us, get_count (alt, "launches"));
+    }
+  r->baseline_measured_kind = g_strdup (mkind);
+  r->baseline_measured_note = g_strdup (note);
+  if (get_double (base, "measured_us", 0) > 0 || merror != NULL)
+    {
+      r->baseline_measured = prism_measurement_new (gpu, merror);
+      r->baseline_measured->median_us = get_double (base, "measured_us", 0);
+      r->baseline_measured->p20_us = get_double (base, "measured_p20_us", r->baseline_measured->median_us);
+      r->baseline_measured->p80_us = get_double (base, "measured_p80_us", r->baseline_measured->median_us);
+      r->baseline_measured->max_rel_error = get_double (base, "measured_max_rel_error", 0);
+      r->baseline_measured->speedup = r->baseline_measured->error == NULL ? 1 : 0;
+    }
+  return TRUE;
+}
+
+/* The document without its candidates (json-glib builds a tree about twenty
+ * times its text: the candidates are read one at a time). */
+static PrismResults *
+read_head (JsonNode *root, GError **error)
+{
   g_autoptr(PrismGraph) program = NULL;
   g_autoptr(PrismResults) r = NULL;
+  const char *format, *source, *mode, *target, *fingerprint, *stop_reason;
   JsonObject *obj;
   JsonNode *n;
-  const char *format;
+  gint64 version;
 
-  if (!json_parser_load_from_file (parser, path, error))
-    return NULL;
-  n = json_parser_get_root (parser);
-  if (n == NULL || !JSON_NODE_HOLDS_OBJECT (n))
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
-      load_fail (error, path, "not a JSON object");
+      fail (error, PRISM_ERROR_PARSE, "not a JSON object");
       return NULL;
     }
-  obj = json_node_get_object (n);
+  obj = json_node_get_object (root);
   format = get_string (obj, "format");
   if (g_strcmp0 (format, PRISM_RESULTS_FORMAT) != 0)
     {
-      load_fail (error, path, "not a prism-results file (“format” is not “prism-results”)");
+      fail (error, PRISM_ERROR_PARSE, "not a prism-results file (“format” is not “prism-results”)");
       return NULL;
     }
-  if (get_int (obj, "version", -1) != PRISM_RESULTS_FORMAT_VERSION)
+  version = get_int (obj, "version", -1);
+  if (version != PRISM_RESULTS_FORMAT_VERSION)
     {
-      g_set_error (error, PRISM_ERROR, PRISM_ERROR_VERSION,
-                   "%s: prism-results version %" G_GINT64_FORMAT " is not supported (only %d)",
-                   path, get_int (obj, "version", -1), PRISM_RESULTS_FORMAT_VERSION);
+      fail (error, PRISM_ERROR_VERSION, "prism-results version %" G_GINT64_FORMAT " is not supported (only %d)",
+            version, PRISM_RESULTS_FORMAT_VERSION);
       return NULL;
     }
   if ((n = json_object_get_member (obj, "program")) == NULL)
     {
-      load_fail (error, path, "no “program”");
+      fail (error, PRISM_ERROR_PARSE, "no “program”");
       return NULL;
     }
   program = prism_graph_from_json (n, NULL, error);
   if (program == NULL)
     {
-      g_prefix_error (error, "%s: program: ", path);
+      g_prefix_error (error, "program: ");
       return NULL;
     }
-  r = prism_results_new (program, get_string (obj, "source"), get_string (obj, "mode"),
-                         get_string (obj, "target"), get_string (obj, "fingerprint"));
-  if (r->mode == NULL || r->target == NULL)
+  if (!read_short_string (obj, "source", 4096, &source, error) ||
+      !read_short_string (obj, "mode", 64, &mode, error) ||
+      !read_short_string (obj, "target", 64, &target, error) ||
+      !read_short_string (obj, "fingerprint", 64, &fingerprint, error) ||
+      !read_short_string (obj, "stop_reason", 64, &stop_reason, error))
+    return NULL;
+  if (mode == NULL || target == NULL)
     {
-      load_fail (error, path, "“mode” or “target” is missing");
+      fail (error, PRISM_ERROR_PARSE, "“mode” or “target” is missing");
       return NULL;
     }
+  if (!g_str_equal (mode, "symbolic") && !g_str_equal (mode, "enumerative"))
+    {
+      fail (error, PRISM_ERROR_PARSE, "“mode” is “%s”, not “symbolic” or “enumerative”", mode);
+      return NULL;
+    }
+  if (!is_word (target, 64))
+    {
+      fail (error, PRISM_ERROR_PARSE, "“target” is not the name of a GPU table");
+      return NULL;
+    }
+  /* Only ever compared (by --resume): a short word is all it must be. */
+  if (fingerprint != NULL && fingerprint[0] != '\0' && !is_word (fingerprint, 64))
+    {
+      fail (error, PRISM_ERROR_PARSE, "“fingerprint” is not a word of letters and digits");
+      return NULL;
+    }
+  r = prism_results_new (program, source, mode, target, fingerprint);
   if ((n = json_object_get_member (obj, "options")) != NULL && !JSON_NODE_HOLDS_NULL (n))
     r->options = json_node_copy (n);
-  r->stop_reason = g_strdup (get_string (obj, "stop_reason"));
+  r->stop_reason = g_strdup (stop_reason);
   if ((n = json_object_get_member (obj, "stats")) != NULL && JSON_NODE_HOLDS_OBJECT (n))
     prism_run_stats_from_json (json_node_get_object (n), &r->stats);
-  if ((n = json_object_get_member (obj, "baseline")) != NULL && JSON_NODE_HOLDS_OBJECT (n))
-    {
-      JsonObject *base = json_node_get_object (n);
-
-      JsonNode *alts;
-
-      r->baseline_kind = g_strdup (get_string (base, "kind"));
-      r->baseline_us = get_double (base, "predicted_us", 0);
-      r->baseline_launches = (guint) get_int (base, "launches", 0);
-      if ((alts = json_object_get_member (base, "alternatives")) != NULL && JSON_NODE_HOLDS_ARRAY (alts) &&
-          json_array_get_length (json_node_get_array (alts)) > 0 &&
-          JSON_NODE_HOLDS_OBJECT (json_array_get_element (json_node_get_array (alts), 0)))
-        {
-          JsonObject *alt = json_array_get_object_element (json_node_get_array (alts), 0);
-          prism_results_set_baseline_alternative (r, get_string (alt, "kind"), get_double (alt, "predicted_us", 0),
-                                                  (guint) get_int (alt, "launches", 0));
-        }
-      r->baseline_measured_kind = g_strdup (get_string (base, "measured_kind"));
-      r->baseline_measured_note = g_strdup (get_string (base, "measured_note"));
-      if (get_double (base, "measured_us", 0) > 0 || get_string (base, "measure_error") != NULL)
-        {
-          r->baseline_measured = prism_measurement_new (get_string (base, "measured_gpu"),
-                                                        get_string (base, "measure_error"));
-          r->baseline_measured->median_us = get_double (base, "measured_us", 0);
-          r->baseline_measured->p20_us = get_double (base, "measured_p20_us", r->baseline_measured->median_us);
-          r->baseline_measured->p80_us = get_double (base, "measured_p80_us", r->baseline_measured->median_us);
-          r->baseline_measured->max_rel_error = get_double (base, "measured_max_rel_error", 0);
-          r->baseline_measured->speedup = r->baseline_measured->error == NULL ? 1 : 0;
-        }
-    }
+  if ((n = json_object_get_member (obj, "baseline")) != NULL && JSON_NODE_HOLDS_OBJECT (n) &&
+      !read_baseline (r, json_node_get_object (n), error))
+    return NULL;
   if ((n = json_object_get_member (obj, "tuning")) != NULL && JSON_NODE_HOLDS_OBJECT (n))
-    prism_results_set_tuning (r, get_string (json_node_get_object (n), "gpu"),
-                              get_string (json_node_get_object (n), "message"),
-                              (guint) get_int (json_node_get_object (n), "top", 0));
-  if ((n = json_object_get_member (obj, "progress")) != NULL && JSON_NODE_HOLDS_OBJECT (n))
     {
-      JsonObject *p = json_node_get_object (n);
-      JsonNode *d = json_object_get_member (p, "done");
+      const char *gpu, *message;
 
-      r->n_tasks = (guint) get_int (p, "tasks", 0);
-      if (d != NULL && JSON_NODE_HOLDS_ARRAY (d))
+      if (!read_short_string (json_node_get_object (n), "gpu", 256, &gpu, error) ||
+          !read_short_string (json_node_get_object (n), "message", 4096, &message, error))
         {
-          JsonArray *runs = json_node_get_array (d);
-          for (guint i = 0; i < json_array_get_length (runs); i++)
-            {
-              JsonNode *run = json_array_get_element (runs, i);
-              JsonArray *ra;
-              gint64 first, last;
-
-              if (!JSON_NODE_HOLDS_ARRAY (run) || json_array_get_length (ra = json_node_get_array (run)) != 2)
-                {
-                  load_fail (error, path, "“progress.done” holds something that is not a [first, last] pair");
-                  return NULL;
-                }
-              first = json_array_get_int_element (ra, 0);
-              last = json_array_get_int_element (ra, 1);
-              if (first < 0 || last < first || last > G_MAXINT32)
-                {
-                  load_fail (error, path, "“progress.done” holds a bad range");
-                  return NULL;
-                }
-              for (gint64 t = first; t <= last; t++)
-                {
-                  guint v = (guint) t;
-                  g_array_append_val (r->done, v);
-                }
-            }
+          g_prefix_error (error, "tuning: ");
+          return NULL;
         }
+      prism_results_set_tuning (r, gpu, message, get_count (json_node_get_object (n), "top"));
     }
-  if ((n = json_object_get_member (obj, "candidates")) != NULL && JSON_NODE_HOLDS_ARRAY (n))
+  if ((n = json_object_get_member (obj, "progress")) != NULL && JSON_NODE_HOLDS_OBJECT (n) &&
+      !read_progress (r, json_node_get_object (n), error))
+    return NULL;
+  return g_steal_pointer (&r);
+}
+
+static JsonNode *
+parse_span (const char *data, const PrismJsonSpan *span, GError **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr(GError) local = NULL;
+
+  if (!json_parser_load_from_data (parser, data + span->start, (gssize) (span->end - span->start), &local))
     {
-      JsonArray *cands = json_node_get_array (n);
-      for (guint i = 0; i < json_array_get_length (cands); i++)
+      fail (error, PRISM_ERROR_PARSE, "malformed JSON: %s", local->message);
+      return NULL;
+    }
+  return json_parser_steal_root (parser);
+}
+
+static PrismCandidate *
+read_candidate (const char *data, const PrismJsonSpan *span, guint index, GError **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+  PrismCandidate *c;
+
+  if (span->end - span->start > PRISM_RESULTS_MAX_CANDIDATE_SIZE)
+    {
+      fail (error, PRISM_ERROR_LIMIT, "candidates[%u] has %" G_GSIZE_FORMAT " bytes; at most %d are read",
+            index, span->end - span->start, PRISM_RESULTS_MAX_CANDIDATE_SIZE);
+      return NULL;
+    }
+  if ((node = parse_span (data, span, error)) == NULL ||
+      (c = prism_candidate_from_json (node, error)) == NULL)
+    {
+      g_prefix_error (error, "candidates[%u]: ", index);
+      return NULL;
+    }
+  return c;
+}
+
+/* A member of the candidate object at @span, parsed on its own. */
+static JsonNode *
+candidate_member (const char *data, const PrismJsonSpan *span, const char *name)
+{
+  PrismJsonSpan m;
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+
+  if (!prism_json_find_member (data + span->start, span->end - span->start, name, &m) ||
+      !json_parser_load_from_data (parser, data + span->start + m.start, (gssize) (m.end - m.start), NULL))
+    return NULL;
+  return json_parser_steal_root (parser);
+}
+
+/* What a select function is told, without building the candidate: its id,
+ * digest and speedup, found in its text (checked as strictly as when the
+ * candidate is read; the others are not read at all). */
+static gboolean
+summarize_candidate (const char *data, const PrismJsonSpan *span, PrismCandidateSummary *out, char **digest,
+                     GError **error)
+{
+  g_autoptr(JsonNode) id = NULL, dg = NULL, speedup = NULL;
+
+  if (data[span->start] != '{')
+    return fail (error, PRISM_ERROR_PARSE, "a candidate is not an object");
+  id = candidate_member (data, span, "id");
+  if (id == NULL || !JSON_NODE_HOLDS_VALUE (id) || json_node_get_value_type (id) != G_TYPE_INT64 ||
+      json_node_get_int (id) < 1 || json_node_get_int (id) > G_MAXINT32)
+    return fail (error, PRISM_ERROR_PARSE, "“id” is not a number from 1 to %d", G_MAXINT32);
+  out->id = (guint) json_node_get_int (id);
+  dg = candidate_member (data, span, "digest");
+  if (dg == NULL || !JSON_NODE_HOLDS_VALUE (dg) || json_node_get_value_type (dg) != G_TYPE_STRING ||
+      !is_digest (json_node_get_string (dg)))
+    return fail (error, PRISM_ERROR_PARSE, "candidate %u: “digest” is not 32 hex digits", out->id);
+  speedup = candidate_member (data, span, "speedup");
+  out->speedup = 0;
+  if (speedup != NULL)
+    {
+      if (!node_is_number (speedup) || !(json_node_get_double (speedup) >= 0))
+        return fail (error, PRISM_ERROR_PARSE, "candidate %u: “speedup” is not a number from 0 up", out->id);
+      out->speedup = json_node_get_double (speedup);
+    }
+  *digest = g_strdup (json_node_get_string (dg));
+  return TRUE;
+}
+
+static PrismResults *
+load_text (const char *data, gsize length, PrismResultsSelectFunc select, gpointer user_data,
+           GError **error)
+{
+  g_autoptr(GArray) spans = NULL;
+  g_autoptr(GString) head = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(PrismResults) r = NULL;
+  g_autofree gboolean *keep = NULL;
+  PrismJsonSpan cands;
+  gboolean has_cands;
+
+  if (!prism_json_check_text (data, length, prism_json_limits_for (PRISM_JSON_RESULTS), error))
+    return NULL;
+  has_cands = prism_json_find_member (data, length, "candidates", &cands);
+  if (has_cands)
+    {
+      spans = prism_json_array_elements (data, &cands, PRISM_RESULTS_MAX_CANDIDATES);
+      if (spans == NULL)
         {
-          PrismCandidate *c = prism_candidate_from_json (json_array_get_element (cands, i), error);
-          if (c == NULL)
+          fail (error, PRISM_ERROR_PARSE, "“candidates” is not an array");
+          return NULL;
+        }
+      if (spans->len > PRISM_RESULTS_MAX_CANDIDATES)
+        {
+          fail (error, PRISM_ERROR_LIMIT, "more than %d candidates", PRISM_RESULTS_MAX_CANDIDATES);
+          return NULL;
+        }
+      head = g_string_sized_new (length - (cands.end - cands.start) + 2);
+      g_string_append_len (head, data, (gssize) cands.start);
+      g_string_append (head, "[]");
+      g_string_append_len (head, data + cands.end, (gssize) (length - cands.end));
+    }
+  else
+    head = g_string_new_len (data, (gssize) length);
+  if (head->len > PRISM_RESULTS_MAX_HEAD_SIZE)
+    {
+      fail (error, PRISM_ERROR_LIMIT,
+            "everything but the candidates has %" G_GSIZE_FORMAT " bytes; at most %d are read", head->len,
+            PRISM_RESULTS_MAX_HEAD_SIZE);
+      return NULL;
+    }
+  /* The head is one tree: it has the value limit of any other document. */
+  {
+    const PrismJsonLimits head_limits = { PRISM_RESULTS_MAX_HEAD_SIZE, PRISM_JSON_MAX_DEPTH, PRISM_JSON_MAX_VALUES };
+
+    if (!prism_json_check_text (head->str, head->len, &head_limits, error))
+      {
+        g_prefix_error (error, "everything but the candidates: ");
+        return NULL;
+      }
+  }
+  root = parse_span (head->str, &(PrismJsonSpan) { 0, head->len }, error);
+  if (root == NULL || (r = read_head (root, error)) == NULL)
+    return NULL;
+  g_clear_pointer (&root, json_node_unref);
+  g_string_free (g_steal_pointer (&head), TRUE);
+  if (spans == NULL)
+    return g_steal_pointer (&r);
+
+  /* Every candidate is read (and checked); with @select, only the few
+   * members it is told about are read of the others, and only those it
+   * picks are kept: time and memory are those of the few a command acts on. */
+  r->n_candidates_in_file = spans->len;
+  keep = g_new0 (gboolean, MAX (spans->len, 1));
+  if (select != NULL)
+    {
+      g_autofree PrismCandidateSummary *all = g_new0 (PrismCandidateSummary, MAX (spans->len, 1));
+      g_autoptr(GPtrArray) digests = g_ptr_array_new_with_free_func (g_free);
+
+      for (guint i = 0; i < spans->len; i++)
+        {
+          char *digest = NULL;
+
+          if (!summarize_candidate (data, &g_array_index (spans, PrismJsonSpan, i), &all[i], &digest, error))
             {
-              g_prefix_error (error, "%s: candidates[%u]: ", path, i);
+              g_prefix_error (error, "candidates[%u]: ", i);
               return NULL;
             }
-          g_ptr_array_add (r->candidates, c);
+          all[i].index = i;
+          g_ptr_array_add (digests, digest);
+          all[i].digest = digest;
         }
+      select (all, spans->len, keep, user_data);
+    }
+  for (guint i = 0; i < spans->len; i++)
+    {
+      PrismCandidate *c;
+
+      if (select != NULL && !keep[i])
+        continue;
+      c = read_candidate (data, &g_array_index (spans, PrismJsonSpan, i), i, error);
+      if (c == NULL)
+        return NULL;
+      g_ptr_array_add (r->candidates, c);
     }
   return g_steal_pointer (&r);
+}
+
+PrismResults *
+prism_results_load_from_data (const char *data, gsize length, GError **error)
+{
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+  return load_text (data ? data : "", length, NULL, NULL, error);
+}
+
+PrismResults *
+prism_results_load_selected (const char *path, PrismResultsSelectFunc select, gpointer user_data,
+                             GError **error)
+{
+  g_autofree char *data = NULL;
+  PrismResults *r;
+  gsize len;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  /* A regular file of bounded size only: --resume of a FIFO or /dev/zero
+   * must fail at once. */
+  data = prism_json_read_file (path, PRISM_JSON_RESULTS_MAX_SIZE, &len, error);
+  if (data == NULL)
+    return NULL;
+  r = load_text (data, len, select, user_data, error);
+  if (r == NULL)
+    g_prefix_error (error, "%s: ", path);
+  return r;
+}
+
+PrismResults *
+prism_results_load (const char *path, GError **error)
+{
+  return prism_results_load_selected (path, NULL, NULL, error);
+}
+
+guint
+prism_results_get_n_candidates_in_file (PrismResults *r)
+{
+  return MAX (r->n_candidates_in_file, r->candidates->len);
 }
 
 PrismGraph *

@@ -16,6 +16,14 @@ G_BEGIN_DECLS
 #define PRISM_RESULTS_FORMAT         "prism-results"
 #define PRISM_RESULTS_FORMAT_VERSION 1
 
+/* Limits of the reader beyond those of the text (prism-json-reader.h), so
+ * that memory stays bounded (docs/format.md, "Limits"). */
+#define PRISM_RESULTS_MAX_CANDIDATES      65536
+#define PRISM_RESULTS_MAX_CANDIDATE_SIZE  (1024 * 1024)     /* bytes of one candidate's text */
+#define PRISM_RESULTS_MAX_HEAD_SIZE       (8 * 1024 * 1024) /* bytes of all but the candidates */
+#define PRISM_RESULTS_MAX_TASKS           (1 << 20)
+#define PRISM_RESULTS_MAX_ALTERNATIVES    1024
+
 /**
  * PrismMeasurement:
  *
@@ -208,6 +216,9 @@ const char     *prism_results_get_tuning_gpu (PrismResults        *results);
 const char     *prism_results_get_tuning_message (PrismResults    *results);
 void            prism_results_add_candidate (PrismResults         *results,
                                              PrismCandidate       *candidate);
+/* Forgets @candidate (its reference is dropped). */
+void            prism_results_remove_candidate (PrismResults      *results,
+                                                PrismCandidate    *candidate);
 void            prism_results_set_stats     (PrismResults         *results,
                                              const PrismRunStats  *stats);
 /**
@@ -222,14 +233,63 @@ void            prism_results_set_progress  (PrismResults         *results,
 /* Sorts the candidates by their position in the search order and numbers them 1, 2, … */
 void            prism_results_sort          (PrismResults         *results);
 
-/* Writes atomically (temporary file + rename), creating the folder. */
+/* Writes atomically (a temporary file named after the process, renamed
+ * over @path; prism_atomic_file_write()), creating the folder. */
 gboolean        prism_results_save          (PrismResults         *results,
                                              const char           *path,
                                              GError              **error);
 /* (transfer full) the document's root */
 JsonNode       *prism_results_to_json       (PrismResults         *results);
+/**
+ * prism_results_load:
+ *
+ * Reads a results file that trusts nothing: a regular file of at most
+ * %PRISM_JSON_RESULTS_MAX_SIZE bytes, strict JSON (prism_json_check_text()),
+ * every field checked, the candidates parsed one at a time.  Error messages
+ * start with @path.  The candidates are not re-verified: callers that act on
+ * one do that (prism-recheck.h).
+ *
+ * Returns: (transfer full) (nullable): the results
+ */
 PrismResults   *prism_results_load          (const char           *path,
                                              GError              **error);
+
+/* The same for text in memory (a fuzzing entry point); messages without a
+ * file name.  (transfer full) (nullable) */
+PrismResults   *prism_results_load_from_data (const char          *data,
+                                              gsize                length,
+                                              GError             **error);
+
+/**
+ * PrismCandidateSummary:
+ *
+ * What prism_results_load_selected() tells its select function about each
+ * candidate of the file: its position, id, digest and predicted speedup.
+ */
+typedef struct
+{
+  guint index;
+  guint id;
+  const char *digest;
+  double speedup;
+} PrismCandidateSummary;
+
+/* Sets @keep[i] for the candidates to keep, of the @n in the file. */
+typedef void (*PrismResultsSelectFunc) (const PrismCandidateSummary *candidates,
+                                        guint                        n,
+                                        gboolean                    *keep,
+                                        gpointer                     user_data);
+
+/* prism_results_load() that reads only the id, digest and speedup of each
+ * candidate (checked), and then in full only the candidates @select picks,
+ * so that a large file costs the time and memory of the few a command acts
+ * on. */
+PrismResults   *prism_results_load_selected (const char            *path,
+                                             PrismResultsSelectFunc select,
+                                             gpointer               user_data,
+                                             GError               **error);
+/* Candidates the file had, kept or not. */
+guint           prism_results_get_n_candidates_in_file (PrismResults *results);
 
 PrismGraph     *prism_results_get_program   (PrismResults         *results);
 const char     *prism_results_get_source    (PrismResults         *results);

@@ -291,6 +291,56 @@ test_parse_errors (void)
     }
 }
 
+/* "An expression has at most 64 terms" (docs/format.md): numbers and
+ * variables as written, whether or not the canonical form folds them. */
+static void
+test_term_limit (void)
+{
+  g_autoptr(GPtrArray) vars = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GString) distinct = g_string_new (NULL);
+  g_autoptr(GString) ones = g_string_new (NULL);
+  g_autoptr(PrismDim) d = NULL;
+  GError *error = NULL;
+
+  for (guint i = 0; i < PRISM_DIM_MAX_TERMS; i++)
+    {
+      g_ptr_array_add (vars, g_strdup_printf ("a%u", i));
+      g_string_append_printf (distinct, "%sa%u", i ? "+" : "", i);
+      g_string_append (ones, i ? "+1" : "1");
+    }
+  g_ptr_array_add (vars, NULL);
+
+  /* 64 terms: accepted, folded or not. */
+  d = prism_dim_parse (distinct->str, (const char * const *) vars->pdata, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (d);
+  g_clear_pointer (&d, prism_dim_unref);
+  d = prism_dim_parse (ones->str, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prism_dim_get_const (d), ==, PRISM_DIM_MAX_TERMS);
+  g_clear_pointer (&d, prism_dim_unref);
+
+  /* 65: refused, even when the sum folds to one constant. */
+  g_string_append (distinct, "+1");
+  g_string_append (ones, "+1");
+  d = prism_dim_parse (distinct->str, (const char * const *) vars->pdata, &error);
+  g_assert_null (d);
+  g_assert_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT);
+  g_assert_nonnull (strstr (error->message, "more than 64 terms"));
+  g_clear_error (&error);
+  d = prism_dim_parse (ones->str, NULL, &error);
+  g_assert_null (d);
+  g_assert_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT);
+  g_clear_error (&error);
+  /* Parentheses do not hide terms. */
+  d = prism_dim_parse ("((1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1)+(1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1))*"
+                       "((1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1)+(1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1))",
+                       NULL, &error);
+  g_assert_null (d);
+  g_assert_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT);
+  g_clear_error (&error);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -305,5 +355,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/dim/parse-print", test_parse_print);
   g_test_add_func ("/dim/unnamed-vars", test_unnamed_vars);
   g_test_add_func ("/dim/parse-errors", test_parse_errors);
+  g_test_add_func ("/dim/term-limit", test_term_limit);
   return g_test_run ();
 }

@@ -625,8 +625,8 @@ test_limits (void)
   expect_rejected (nested, -1, PRISM_ERROR_LIMIT, "nested deeper than 64 levels");
   /* Brackets inside strings do not count. */
   {
-    g_autoptr(GString) s = g_string_new ("{\"format\": \"prism-graph\", \"version\": 1, \"name\": \"");
-    for (guint i = 0; i < 1000; i++)
+    g_autoptr(GString) s = g_string_new ("{\"format\": \"prism-graph\", \"version\": 1, \"description\": \"");
+    for (guint i = 0; i < 500; i++)
       g_string_append (s, "[{");
     g_string_append (s, "\", \"ops\": []}");
     expect_rejected (s->str, -1, PRISM_ERROR_INVALID_GRAPH, "the graph has no input");
@@ -638,6 +638,15 @@ test_limits (void)
   big[PRISM_GRAPH_JSON_MAX_SIZE + 1] = '\0';
   expect_rejected (big, PRISM_GRAPH_JSON_MAX_SIZE + 1, PRISM_ERROR_LIMIT, "at most");
 
+  /* Many small values (64 MiB of them took 2.7 GB): refused before json-glib
+   * builds its tree. */
+  {
+    g_autoptr(GString) values = g_string_new ("{\"format\": \"prism-graph\", \"version\": 1, \"provenance\": {\"a\": [");
+    for (guint i = 0; i < PRISM_JSON_MAX_VALUES; i++)
+      g_string_append (values, i ? ",0" : "0");
+    g_string_append (values, "]}, \"ops\": []}");
+    expect_rejected (values->str, (gssize) values->len, PRISM_ERROR_LIMIT, "more than 2097152 values in the document");
+  }
   /* Too many ops. */
   for (guint i = 0; i <= PRISM_GRAPH_JSON_MAX_OPS; i++)
     g_string_append_printf (many, "%s1", i ? "," : "");
@@ -654,7 +663,35 @@ test_limits (void)
                    "{\"op\": \"input\", \"outputs\": [{\"id\": 0, \"shape\": [8], \"dtype\": \"f16\"}]},"
                    "{\"op\": \"kernel\", \"inputs\": [0], \"outputs\": [1], \"block\": {\"grid\": [\"%s\"], \"ops\": []}}]}",
                    dim->str);
-  expect_rejected (doc->str, -1, PRISM_ERROR_LIMIT, "field “block.grid[0]”: dimension expression has more than");
+  expect_rejected (doc->str, -1, PRISM_ERROR_LIMIT, "field “block.grid[0]”: dimension expression “gx*gx*gx");
+  expect_rejected (doc->str, -1, PRISM_ERROR_LIMIT, "has more than 64 terms");
+  /* 64 terms are allowed (docs/format.md), 65 are not, even when they fold. */
+  {
+    g_autoptr(GString) vars = g_string_new (NULL);
+    g_autoptr(GString) sum = g_string_new (NULL);
+    g_autoptr(GString) ones = g_string_new (NULL);
+
+    for (guint i = 0; i < 64; i++)
+      {
+        g_string_append_printf (vars, "%s\"a%u\"", i ? ", " : "", i);
+        g_string_append_printf (sum, "%sa%u", i ? "+" : "", i);
+        g_string_append (ones, "1+");
+      }
+    g_string_append (ones, "1");
+    g_string_printf (doc,
+                     "{\"format\": \"prism-graph\", \"version\": 1, \"variables\": [%s], \"ops\": ["
+                     "{\"op\": \"input\", \"outputs\": [{\"id\": 0, \"shape\": [8], \"dtype\": \"f16\"}]},"
+                     "{\"op\": \"kernel\", \"inputs\": [0], \"outputs\": [1], \"block\": {\"grid\": [\"%s\"], \"ops\": []}}]}",
+                     vars->str, sum->str);
+    expect_rejected (doc->str, -1, PRISM_ERROR_INVALID_GRAPH, "op 1 (kernel): the block graph has no output");
+    g_string_printf (doc,
+                     "{\"format\": \"prism-graph\", \"version\": 1, \"ops\": ["
+                     "{\"op\": \"input\", \"outputs\": [{\"id\": 0, \"shape\": [8], \"dtype\": \"f16\"}]},"
+                     "{\"op\": \"kernel\", \"inputs\": [0], \"outputs\": [1], \"block\": {\"grid\": [\"%s\"], \"ops\": []}}]}",
+                     ones->str);
+    expect_rejected (doc->str, -1, PRISM_ERROR_LIMIT, "field “block.grid[0]”: dimension expression “1+1");
+    expect_rejected (doc->str, -1, PRISM_ERROR_LIMIT, "has more than 64 terms");
+  }
   /* Deeply parenthesised, but short: parsed without trouble. */
   g_string_printf (doc,
                    "{\"format\": \"prism-graph\", \"version\": 1, \"variables\": [\"gx\"], \"ops\": ["
@@ -681,7 +718,7 @@ test_expression_growth (void)
   g_string_append (doc, ",{\"op\": \"accum\", \"inputs\": [\"c40\"], \"outputs\": [\"a\"]},"
                    "{\"op\": \"output\", \"inputs\": [\"a\"], \"omap\": [-1]}]}},"
                    "{\"op\": \"output\", \"inputs\": [\"y\"]}]}");
-  expect_rejected (doc->str, -1, PRISM_ERROR_LIMIT, "block op 5 (concat): output 0 dim 1: dimension expression has more than 64 terms");
+  expect_rejected (doc->str, -1, PRISM_ERROR_LIMIT, "block op 6 (concat): output 0 dim 1: dimension expression has more than 64 terms");
 }
 
 /* Random damage to a good document: every result is a graph or an error,

@@ -5,11 +5,14 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/stat.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
 #include "prism-graph-json.h"
 #include "prism-op-row.h"
+#include "prism-pipeline.h"
+#include "prism-search-model.h"
 #include "prism-window.h"
 #include "prism-workload.h"
 
@@ -453,6 +456,125 @@ test_window_sidebar (void)
   window_destroy (window);
 }
 
+/* Replaces every op "silu" under @node with "relu" (a wrong program of
+ * valid shapes). */
+static guint
+swap_silu (JsonNode *node)
+{
+  guint n = 0;
+
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *o = json_node_get_object (node);
+      g_autoptr(GList) values = json_object_get_values (o);
+
+      for (GList *l = values; l != NULL; l = l->next)
+        n += swap_silu (l->data);
+      if (g_strcmp0 (json_object_get_string_member_with_default (o, "op", ""), "silu") == 0)
+        {
+          json_object_set_string_member (o, "op", "relu");
+          n++;
+        }
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (node))
+    for (guint i = 0; i < json_array_get_length (json_node_get_array (node)); i++)
+      n += swap_silu (json_array_get_element (json_node_get_array (node), i));
+  return n;
+}
+
+/* A results file shows its program and candidates as a finished search; a
+ * candidate edited to a wrong program is proved again, left out and named. */
+static void
+test_window_open_results (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("prism-ui-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "results.json", NULL);
+  g_autoptr(PrismGraph) program = prism_workload_build ("swiglu", "n=4,d=64", &error);
+  g_autoptr(PrismPipeline) pipeline = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *primary = NULL, *secondary = NULL, *expected = NULL;
+  PrismWindow *window = window_new ();
+  PrismPipelineOptions o;
+  JsonObject *edited;
+  GtkMessageDialog *dialog;
+  guint n;
+
+  g_assert_no_error (error);
+  prism_pipeline_options_init (&o);
+  o.search.n_threads = 2;
+  o.search.time_limit_s = 0;
+  o.tune_top = 0;
+  o.out_dir = dir;
+  pipeline = prism_pipeline_new (program, &o, &error);
+  g_assert_no_error (error);
+  g_assert_true (prism_pipeline_run (pipeline, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  n = json_array_get_length (json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                                           "candidates"));
+  g_assert_cmpuint (n, >, 1);
+  edited = json_array_get_object_element (json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                                                        "candidates"), 0);
+  g_assert_cmpuint (swap_silu (json_object_get_member (edited, "symbolic_graph")), >, 0);
+  expected = g_strdup_printf ("candidate %" G_GINT64_FORMAT " of %s is not equivalent to its program",
+                              json_object_get_int_member (edited, "id"), path);
+  json_generator_set_root (gen, json_parser_get_root (parser));
+  g_assert_true (json_generator_to_file (gen, path, &error));
+
+  file = g_file_new_for_path (path);
+  prism_window_open_file (window, file);
+  WAIT_UNTIL (find_message_dialog (GTK_WINDOW (window)) != NULL);
+  g_assert_false (prism_window_get_loading (window));
+  dialog = find_message_dialog (GTK_WINDOW (window));
+  g_object_get (dialog, "text", &primary, "secondary-text", &secondary, NULL);
+  g_assert_nonnull (strstr (primary, "1 candidate of “results.json” was not opened"));
+  if (strstr (secondary, expected) == NULL)
+    g_error ("“%s” lacks “%s”", secondary, expected);
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CLOSE);
+  WAIT_UNTIL (find_message_dialog (GTK_WINDOW (window)) == NULL);
+
+  /* The program and every other candidate, and no search started. */
+  g_assert_cmpstr (prism_window_get_graph (window)->name, ==, "swiglu");
+  g_assert_null (prism_window_get_session (window));
+  g_assert_cmpuint (g_list_model_get_n_items (prism_search_model_get_candidates (prism_window_get_search_model (window))),
+                    ==, n - 1);
+  g_assert_cmpint (prism_search_model_get_state (prism_window_get_search_model (window)), ==,
+                   PRISM_SEARCH_STATE_FINISHED);
+
+  window_destroy (window);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* A FIFO is refused by kind, never opened for a blocking read. */
+static void
+test_window_fifo (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("prism-ui-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "pipe.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *secondary = NULL;
+  PrismWindow *window = window_new ();
+  GtkMessageDialog *dialog;
+
+  g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+  prism_window_open_file (window, file);
+  WAIT_UNTIL (find_message_dialog (GTK_WINDOW (window)) != NULL);
+  dialog = find_message_dialog (GTK_WINDOW (window));
+  g_object_get (dialog, "secondary-text", &secondary, NULL);
+  g_assert_nonnull (strstr (secondary, "is a FIFO (named pipe), not a regular file"));
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CLOSE);
+  WAIT_UNTIL (find_message_dialog (GTK_WINDOW (window)) == NULL);
+  window_destroy (window);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 /*****************************************************************************/
 
 int
@@ -483,6 +605,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/explorer/window/open-file", test_window_open_file);
   g_test_add_func ("/explorer/window/malformed", test_window_malformed);
   g_test_add_func ("/explorer/window/sidebar", test_window_sidebar);
+  g_test_add_func ("/explorer/window/open-results", test_window_open_results);
+  g_test_add_func ("/explorer/window/fifo", test_window_fifo);
 
   ret = g_test_run ();
   g_clear_object (&app);

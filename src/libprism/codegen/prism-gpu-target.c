@@ -18,9 +18,10 @@
 #include "prism-error.h"
 #include "prism-gpu-target.h"
 #include "prism-gpus-resources.h"
+#include "prism-json-reader.h"
 
 #define RESOURCE_PREFIX "/org/prism/gpus/"
-#define MAX_FILE_SIZE   (1024 * 1024)
+#define MAX_FILE_SIZE   PRISM_JSON_GPU_MAX_SIZE
 #define MAX_CURVE       64
 
 static const char * const builtin_names[] = { "h100", "h200", "a100" };
@@ -250,7 +251,9 @@ prism_gpu_target_load_data (const char *data, gssize length, const char *origin,
       fail (&r, NULL, "(file)", "larger than 1 MiB");
       return NULL;
     }
-  if (!json_parser_load_from_data (parser, data, length, &local))
+  /* Strict JSON first (prism-json-reader.h): json-glib is lenient. */
+  if (!prism_json_check_text (data, (gsize) length, prism_json_limits_for (PRISM_JSON_GPU), &local) ||
+      !json_parser_load_from_data (parser, data, length, &local))
     {
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, "%s: not JSON: %s", r.origin, local->message);
       g_error_free (local);
@@ -298,12 +301,8 @@ prism_gpu_target_load_file (const char *path, GError **error)
   g_autofree char *data = NULL;
   gsize len = 0;
 
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
-    {
-      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, "“%s” is not a regular file", path);
-      return NULL;
-    }
-  if (!g_file_get_contents (path, &data, &len, error))
+  /* A regular file of at most 1 MiB, refused by kind before it is read. */
+  if ((data = prism_json_read_file (path, MAX_FILE_SIZE, &len, error)) == NULL)
     return NULL;
   return prism_gpu_target_load_data (data, (gssize) len, path, error);
 }

@@ -466,6 +466,7 @@ typedef struct
   const char *p;
   const char *start;
   const char * const *names;
+  guint terms;             /* numbers and names read so far */
   GError **error;
 } Parser;
 
@@ -507,12 +508,26 @@ parse_name (Parser *ps)
   return parse_error (ps, "unknown variable");
 }
 
+/* Counted as written: "1+1+…+1" folds to one constant but has every term. */
+static gboolean
+count_term (Parser *ps)
+{
+  if (++ps->terms <= PRISM_DIM_MAX_TERMS)
+    return TRUE;
+  if (ps->error != NULL && *ps->error == NULL)
+    g_set_error (ps->error, PRISM_ERROR, PRISM_ERROR_LIMIT,
+                 "dimension expression “%s” has more than %d terms", ps->start, PRISM_DIM_MAX_TERMS);
+  return FALSE;
+}
+
 static PrismDim *
 parse_atom (Parser *ps)
 {
   PrismDim *d;
 
   skip_ws (ps);
+  if ((g_ascii_isalnum (*ps->p) || *ps->p == '_') && !count_term (ps))
+    return NULL;
   if (*ps->p == '(')
     {
       ps->p++;
@@ -603,7 +618,7 @@ parse_sum (Parser *ps)
 PrismDim *
 prism_dim_parse (const char *text, const char * const *var_names, GError **error)
 {
-  Parser ps = { text, text, var_names, error };
+  Parser ps = { text, text, var_names, 0, error };
   PrismDim *d = parse_sum (&ps);
 
   if (d == NULL)

@@ -39,6 +39,10 @@ struct _PrismDim
 /* Largest dimension we accept anywhere (2^31 - 1): bigger ones are input errors. */
 #define PRISM_DIM_MAX ((gint64) G_MAXINT32)
 
+/* Terms (numbers and variables) an expression may have: as written (the
+ * parser counts them before anything folds) and in its canonical form. */
+#define PRISM_DIM_MAX_TERMS 64
+
 /* Constructors return a new reference (transfer full); operands are borrowed. */
 PrismDim   *prism_dim_const       (gint64          value);
 PrismDim   *prism_dim_var         (guint           index);
@@ -116,6 +120,9 @@ char       *prism_dim_to_string   (const PrismDim *dim,
  * @text: an expression as printed by prism_dim_to_string()
  * @var_names: (array zero-terminated=1): known variable names, by index
  * @error: return location for a #GError
+ *
+ * Refuses (%PRISM_ERROR_LIMIT) an expression of more than
+ * %PRISM_DIM_MAX_TERMS terms, counted as written.
  *
  * Returns: (transfer full) (nullable): the dim, or %NULL on a syntax error or unknown name
  */

@@ -22,13 +22,16 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
+#include "prism-atomic-file.h"
 #include "prism-error.h"
 #include "prism-graph-json.h"
+#include "prism-json-reader.h"
 
 #define MAX_ID_LENGTH  256
 #define MAX_DIM_TEXT   256
-#define MAX_DIM_NODES  64
-#define MAX_NAME_LENGTH 64
+#define MAX_NAME_LENGTH 64            /* variables, inputs and outputs */
+#define MAX_PROGRAM_NAME_LENGTH 128   /* the document's "name" */
+#define MAX_DESCRIPTION_LENGTH 1024   /* the document's "description" */
 #define INLINE_WIDTH   120
 
 /* ------------------------------------------------------------------------ */
@@ -149,6 +152,31 @@ read_string (JsonNode *node, const char *where, const char *field, const char **
   return TRUE;
 }
 
+/* A name shown to people: bounded, and no control character (which would
+ * reach the terminal that prints it); a description may break lines. */
+static gboolean
+read_label (JsonNode *node, const char *where, const char *field, glong max_chars,
+            gboolean breaks, const char **out, GError **error)
+{
+  const char *s = NULL;
+
+  if (!read_string (node, where, field, &s, error))
+    return FALSE;
+  if (g_utf8_strlen (s, -1) > max_chars)
+    return fail (error, PRISM_ERROR_LIMIT, where, field, "longer than %ld characters", max_chars);
+  for (const char *p = s; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar u = g_utf8_get_char (p);
+      if (breaks && (u == '\n' || u == '\t'))
+        continue;
+      if (u < 0x20 || (u >= 0x7F && u <= 0x9F))
+        return fail (error, PRISM_ERROR_PARSE, where, field,
+                     "holds the control character U+%04X; names are plain text", u);
+    }
+  *out = s;
+  return TRUE;
+}
+
 static gboolean
 read_bool (JsonNode *node, const char *where, const char *field, gboolean *out, GError **error)
 {
@@ -242,18 +270,19 @@ node_depth_ok (JsonNode *node, guint depth)
 /* ------------------------------------------------------------------------ */
 /* Dimensions */
 
-/* Counts nodes up to @budget, so a huge shared expression is never walked. */
+/* Counts terms (leaves) up to @budget, so a huge shared expression is never
+ * walked: an expression of n terms has 2n − 1 nodes. */
 static gboolean
 dim_small_enough (const PrismDim *d, guint *budget)
 {
-  if (*budget == 0)
-    return FALSE;
-  (*budget)--;
-  if (d->a != NULL && !dim_small_enough (d->a, budget))
-    return FALSE;
-  if (d->b != NULL && !dim_small_enough (d->b, budget))
-    return FALSE;
-  return TRUE;
+  if (d->a == NULL)
+    {
+      if (*budget == 0)
+        return FALSE;
+      (*budget)--;
+      return TRUE;
+    }
+  return dim_small_enough (d->a, budget) && (d->b == NULL || dim_small_enough (d->b, budget));
 }
 
 static gboolean
@@ -288,7 +317,7 @@ dim_vars_known (const PrismDim *d, guint n_vars, guint *unknown)
 static char *
 dim_problem (const PrismGraph *top, const PrismDim *d, PrismErrorCode *code)
 {
-  guint budget = MAX_DIM_NODES;
+  guint budget = PRISM_DIM_MAX_TERMS;
   guint unknown = 0;
   g_autofree char *text = NULL;
 
@@ -296,7 +325,7 @@ dim_problem (const PrismGraph *top, const PrismDim *d, PrismErrorCode *code)
   if (!dim_small_enough (d, &budget))
     {
       *code = PRISM_ERROR_LIMIT;
-      return g_strdup_printf ("dimension expression has more than %d terms", MAX_DIM_NODES);
+      return g_strdup_printf ("dimension expression has more than %d terms", PRISM_DIM_MAX_TERMS);
     }
   if (!dim_vars_known (d, top->var_names->len - 1, &unknown))
     return g_strdup_printf ("variable v%u is not declared in “variables”", unknown);
@@ -338,7 +367,8 @@ read_dim (const PrismGraph *top, JsonNode *node, const char *where, const char *
       d = prism_dim_parse (text, prism_graph_var_names (top), &local);
       if (d == NULL)
         {
-          fail (error, PRISM_ERROR_INVALID_GRAPH, where, field, "%s", local->message);
+          fail (error, local->code == PRISM_ERROR_LIMIT ? PRISM_ERROR_LIMIT : PRISM_ERROR_INVALID_GRAPH,
+                where, field, "%s", local->message);
           return NULL;
         }
     }
@@ -778,7 +808,7 @@ read_op (Level *lv, guint index, JsonNode *node, GError **error)
 
   /* attributes */
   if ((member = json_object_get_member (op->obj, "name")) != NULL &&
-      !read_string (member, op->where, "name", &op->name, error))
+      !read_label (member, op->where, "name", MAX_NAME_LENGTH, FALSE, &op->name, error))
     return NULL;
   if (op->kind == PRISM_OP_SUM || op->kind == PRISM_OP_CONCAT)
     {
@@ -1284,10 +1314,11 @@ prism_graph_from_json (JsonNode *root, JsonNode **provenance, GError **error)
   if (!check_members (obj, fields, NULL, NULL, NULL, NULL, error))
     return NULL;
   if ((member = json_object_get_member (obj, "name")) != NULL &&
-      !read_string (member, NULL, "name", &name, error))
+      !read_label (member, NULL, "name", MAX_PROGRAM_NAME_LENGTH, FALSE, &name, error))
     return NULL;
   if ((member = json_object_get_member (obj, "description")) != NULL &&
-      !read_string (member, NULL, "description", &description, error))
+      !read_label (member, NULL, "description", MAX_DESCRIPTION_LENGTH, TRUE, &description,
+                   error))
     return NULL;
   if ((member = json_object_get_member (obj, "provenance")) != NULL)
     {
@@ -1321,151 +1352,68 @@ prism_graph_from_json (JsonNode *root, JsonNode **provenance, GError **error)
   return g_steal_pointer (&graph);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Checking the text before json-glib parses it: json-glib recurses once per
- * nesting level (a deep file overflows the stack) and wraps integers that do
- * not fit in 64 bits (18446744073709551617 reads as -1). */
-
-static gboolean
-integer_fits (const char *digits, gsize n, gboolean negative)
-{
-  const char *limit = negative ? "9223372036854775808" : "9223372036854775807";
-
-  while (n > 1 && digits[0] == '0')
-    {
-      digits++;
-      n--;
-    }
-  if (n != 19)
-    return n < 19;
-  return strncmp (digits, limit, 19) <= 0;
-}
-
-static gboolean
-check_text (const char *data, gsize length, GError **error)
-{
-  guint depth = 0, line = 1;
-  gboolean in_string = FALSE;
-
-  if (length > PRISM_GRAPH_JSON_MAX_SIZE)
-    return fail (error, PRISM_ERROR_LIMIT, NULL, NULL,
-                 "the document has %" G_GSIZE_FORMAT " bytes; at most %d are read",
-                 length, PRISM_GRAPH_JSON_MAX_SIZE);
-  for (gsize i = 0; i < length; i++)
-    {
-      char c = data[i];
-
-      if (c == '\n')
-        line++;
-      if (in_string)
-        {
-          if (c == '\\')
-            i++;
-          else if (c == '"')
-            in_string = FALSE;
-          continue;
-        }
-      switch (c)
-        {
-        case '"':
-          in_string = TRUE;
-          break;
-        case '[':
-        case '{':
-          if (++depth > PRISM_GRAPH_JSON_MAX_DEPTH)
-            return fail (error, PRISM_ERROR_LIMIT, NULL, NULL,
-                         "line %u: nested deeper than %d levels", line, PRISM_GRAPH_JSON_MAX_DEPTH);
-          break;
-        case ']':
-        case '}':
-          if (depth > 0)
-            depth--;
-          break;
-        default:
-          if (c == '-' || g_ascii_isdigit (c))
-            {
-              gboolean negative = c == '-';
-              gsize start = negative ? i + 1 : i;
-              gsize end = start;
-              gboolean integer = TRUE;
-
-              while (end < length && g_ascii_isdigit (data[end]))
-                end++;
-              if (end < length && (data[end] == '.' || data[end] == 'e' || data[end] == 'E'))
-                integer = FALSE;
-              if (integer && end > start && !integer_fits (data + start, end - start, negative))
-                return fail (error, PRISM_ERROR_PARSE, NULL, NULL,
-                             "line %u: the integer %.*s is out of range", line,
-                             (int) MIN (end - i, 40), data + i);
-              /* Skip the rest of the number token. */
-              while (end < length && (g_ascii_isalnum (data[end]) || data[end] == '.' ||
-                                      data[end] == '+' || data[end] == '-'))
-                end++;
-              i = end - 1;
-            }
-          break;
-        }
-    }
-  return TRUE;
-}
-
 PrismGraph *
 prism_graph_load_from_data (const char *data, gssize length, JsonNode **provenance,
                             GError **error)
 {
-  g_autoptr(JsonParser) parser = NULL;
-  g_autoptr(GError) local = NULL;
+  g_autoptr(JsonNode) root = NULL;
   gsize len = length < 0 ? strlen (data) : (gsize) length;
 
   if (provenance != NULL)
     *provenance = NULL;
-  if (!check_text (data, len, error))
+  /* json-glib is lenient and recursive: the strict checker sees the text first. */
+  if (!prism_json_check_text (data, len, prism_json_limits_for (PRISM_JSON_GRAPH), error))
     return NULL;
-  parser = json_parser_new_immutable ();
-  if (!json_parser_load_from_data (parser, data, (gssize) len, &local))
-    {
-      fail (error, PRISM_ERROR_PARSE, NULL, NULL, "malformed JSON: %s", local->message);
-      return NULL;
-    }
-  return prism_graph_from_json (json_parser_get_root (parser), provenance, error);
+  /* Another format (a results file given for a program) is told apart before
+   * json-glib builds a tree twenty times the text: the same error, from a
+   * document of its "format" and "version" alone. */
+  {
+    PrismJsonSpan format, version;
+    g_autoptr(JsonNode) value = NULL;
+
+    if (prism_json_find_member (data, len, "format", &format) &&
+        (value = prism_json_parse (data + format.start, format.end - format.start, NULL, NULL)) != NULL &&
+        !(JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_STRING &&
+          g_str_equal (json_node_get_string (value), PRISM_GRAPH_FORMAT)))
+      {
+        g_autoptr(GString) head = g_string_new ("{\"format\": ");
+        g_autoptr(JsonNode) small = NULL;
+
+        g_string_append_len (head, data + format.start, (gssize) (format.end - format.start));
+        if (prism_json_find_member (data, len, "version", &version))
+          {
+            g_string_append (head, ", \"version\": ");
+            g_string_append_len (head, data + version.start, (gssize) (version.end - version.start));
+          }
+        g_string_append (head, "}");
+        small = prism_json_parse (head->str, head->len, NULL, NULL);
+        if (small != NULL)
+          {
+            g_autoptr(PrismGraph) none = prism_graph_from_json (small, NULL, error);
+            g_assert (none == NULL);
+            return NULL;
+          }
+      }
+  }
+  root = prism_json_parse (data, len, prism_json_limits_for (PRISM_JSON_GRAPH), error);
+  if (root == NULL)
+    return NULL;
+  return prism_graph_from_json (root, provenance, error);
 }
 
 PrismGraph *
 prism_graph_load (const char *path, JsonNode **provenance, GError **error)
 {
   g_autofree char *data = NULL;
-  g_autoptr(GError) local = NULL;
-  GStatBuf st;
   gsize len;
 
   if (provenance != NULL)
     *provenance = NULL;
-  /* Refuse anything but a regular file before opening it: a FIFO would
-   * block and a device could be endless. */
-  if (g_stat (path, &st) != 0)
-    {
-      int saved = errno;
-      fail (error, PRISM_ERROR_FAILED, NULL, NULL, "cannot read “%s”: %s", path,
-            g_strerror (saved));
-      return NULL;
-    }
-  if (!S_ISREG (st.st_mode))
-    {
-      fail (error, PRISM_ERROR_FAILED, NULL, NULL, "“%s” is not a regular file", path);
-      return NULL;
-    }
-  if (st.st_size > PRISM_GRAPH_JSON_MAX_SIZE)
-    {
-      fail (error, PRISM_ERROR_LIMIT, NULL, NULL,
-            "“%s” has %" G_GINT64_FORMAT " bytes; at most %d are read", path,
-            (gint64) st.st_size, PRISM_GRAPH_JSON_MAX_SIZE);
-      return NULL;
-    }
-  if (!g_file_get_contents (path, &data, &len, &local))
-    {
-      fail (error, PRISM_ERROR_FAILED, NULL, NULL, "%s", local->message);
-      return NULL;
-    }
+  /* Only a regular file of bounded size: a FIFO would block and a device
+   * could be endless. */
+  data = prism_json_read_file (path, PRISM_GRAPH_JSON_MAX_SIZE, &len, error);
+  if (data == NULL)
+    return NULL;
   return prism_graph_load_from_data (data, (gssize) len, provenance, error);
 }
 
@@ -1868,9 +1816,9 @@ prism_graph_save (const PrismGraph *graph, JsonNode *provenance, const char *pat
   g_autofree char *data = prism_graph_to_data (graph, provenance);
   g_autoptr(GError) local = NULL;
 
-  /* CONSISTENT: a temporary file in the same folder, renamed over @path, so
-   * a reader (or a crash) sees the old file or the new one, never half. */
-  if (!g_file_set_contents_full (path, data, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local))
+  /* A temporary file in the same folder, renamed over @path, so a reader
+   * (or a crash) sees the old file or the new one, never half. */
+  if (!prism_atomic_file_write (path, data, strlen (data), &local))
     return fail (error, PRISM_ERROR_FAILED, NULL, NULL, "%s", local->message);
   return TRUE;
 }

@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 
 #include "prism-graph.h"
+#include "prism-json-reader.h"
 
 G_BEGIN_DECLS
 
@@ -14,8 +15,8 @@ G_BEGIN_DECLS
 #define PRISM_GRAPH_FORMAT_VERSION 1
 
 /* Limits of the reader, so that no input can exhaust the stack or memory. */
-#define PRISM_GRAPH_JSON_MAX_SIZE  (64 * 1024 * 1024) /* bytes of text */
-#define PRISM_GRAPH_JSON_MAX_DEPTH 64                 /* nesting of arrays and objects */
+#define PRISM_GRAPH_JSON_MAX_SIZE  PRISM_JSON_GRAPH_MAX_SIZE /* bytes of text */
+#define PRISM_GRAPH_JSON_MAX_DEPTH PRISM_JSON_MAX_DEPTH      /* nesting of arrays and objects */
 #define PRISM_GRAPH_JSON_MAX_OPS   65536              /* ops per graph level */
 #define PRISM_GRAPH_JSON_MAX_VARS  1024               /* symbolic variables */
 
@@ -43,8 +44,9 @@ JsonNode   *prism_graph_to_json        (const PrismGraph *graph,
  * format or version, %PRISM_ERROR_PARSE for malformed JSON, wrong types,
  * unknown or missing fields and names, %PRISM_ERROR_INVALID_GRAPH for ids,
  * cycles, shapes, maps and ranges, %PRISM_ERROR_LIMIT for the limits above.
- * Prefer prism_graph_load_from_data() for text: it also rejects nesting that
- * would overflow json-glib's parser and integers json-glib would wrap.
+ * Prefer prism_graph_load_from_data() for text: it also checks the text
+ * (prism_json_check_text(): strict JSON, nesting that would overflow
+ * json-glib's parser, integers json-glib would wrap).
  *
  * Returns: (transfer full) (nullable): the graph
  */
@@ -57,7 +59,9 @@ PrismGraph *prism_graph_from_json      (JsonNode         *root,
 PrismGraph *prism_graph_load           (const char       *path,
                                         JsonNode        **provenance,
                                         GError          **error);
-/* @length: bytes of @data, or -1 if it is NUL-terminated. */
+/* @length: bytes of @data, or -1 if it is NUL-terminated.  Checks the text
+ * with prism_json_check_text() first; safe on any bytes (a fuzzing entry
+ * point). */
 PrismGraph *prism_graph_load_from_data (const char       *data,
                                         gssize            length,
                                         JsonNode        **provenance,

@@ -23,6 +23,7 @@
 #include "prism-cuda-runtime.h"
 #include "prism-error.h"
 #include "prism-gpu-bench-private.h"
+#include "prism-json-reader.h"
 #include "prism-tune-resources.h"
 
 #define SOURCE_RESOURCE "/org/prism/tune/prism-calibrate.cu"
@@ -565,9 +566,20 @@ load_datasheet (const char *path, GError **error)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) local = NULL;
+  g_autofree char *data = NULL;
   JsonObject *o;
+  gsize len;
 
-  if (!json_parser_load_from_file (parser, path, &local))
+  /* A regular file of bounded size (the message names it), strict JSON
+   * (prism-json-reader.h), then json-glib. */
+  if ((data = prism_json_read_file (path, PRISM_JSON_GPU_MAX_SIZE, &len, &local)) == NULL)
+    {
+      /* Bad input, like a file that does not parse. */
+      g_set_error_literal (error, PRISM_ERROR, PRISM_ERROR_PARSE, local->message);
+      return NULL;
+    }
+  if (!prism_json_check_text (data, len, prism_json_limits_for (PRISM_JSON_GPU), &local) ||
+      !json_parser_load_from_data (parser, data, (gssize) len, &local))
     {
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, "%s: %s", path, local->message);
       return NULL;
