@@ -127,6 +127,24 @@ void        prism_search_size_candidates (gint64  data_dim,
 
 typedef struct _PrismSearch PrismSearch;
 
+/* The most ops (all levels: kernel-level ops, custom kernels' block ops)
+ * a program to optimize may have.  Candidates have at most 8 kernel-level
+ * ops and 4 custom kernels of 16 ops, and the reference's e-graphs (the
+ * oracle's 100 000 e-nodes, the verifier's 60 000) would be full of the
+ * program before any rewrite: bigger programs are refused up front. */
+#define PRISM_SEARCH_MAX_PROGRAM_OPS 1024
+
+/**
+ * prism_search_check_program:
+ * @program: a program to optimize
+ * @error: return location for a #GError
+ *
+ * Returns: %FALSE with PRISM_ERROR_LIMIT when @program has more than
+ *   %PRISM_SEARCH_MAX_PROGRAM_OPS ops (the message says how many)
+ */
+gboolean     prism_search_check_program (const PrismGraph        *program,
+                                        GError                  **error);
+
 /**
  * PrismSearchObserver:
  * @sgraph_found: a complete sGraph, from the worker thread running @task;
@@ -178,7 +196,11 @@ void         prism_search_set_elapsed_offset (PrismSearch        *search,
  * Splits the search tree into tasks at the split depth (the same tasks for
  * any number of threads), runs them on a pool of worker threads and returns
  * when every task is done, the time limit is reached or
- * prism_search_stop() was called.  Tasks are numbered in depth-first order,
+ * prism_search_stop() was called — or the calling thread's current
+ * #GCancellable is cancelled.  A stop or the time limit also cancels the
+ * current cancellable of the worker threads (prism_cancelled()), so that
+ * the observer's work on a found sGraph (verification, tuning) ends too;
+ * the task is then not completed.  Tasks are numbered in depth-first order,
  * so results sorted by (task, order within the task) come out the same for
  * any number of threads.
  *
