@@ -395,8 +395,10 @@ load (JsonParser *parser, const char *path)
 
 /* A search whose candidates take seconds each to check (the randomized
  * test at real shapes of 16 × 8192 × 8192 matmuls): it kept verifying the
- * sGraph at hand for minutes after a SIGTERM or SIGINT.  It must stop soon
- * and keep what it found, marked as stopped. */
+ * sGraph at hand for minutes after a SIGTERM or SIGINT.  The signal goes
+ * 1.5 s in and once the search has a candidate to decide (plus a second to
+ * get into its checks), so that a worker is busy with one; the search must
+ * stop soon and keep what it found, marked as stopped. */
 static void
 stop_with (int signal_number, const char *name)
 {
@@ -404,15 +406,34 @@ stop_with (int signal_number, const char *name)
   g_autofree char *results = g_build_filename (dir, "results.json", NULL);
   g_autofree char *out_path = g_build_filename (tmpdir, "stop.out", NULL);
   g_autofree char *err_path = g_build_filename (tmpdir, "stop.err", NULL);
-  const char *args[] = { "search", "rmsnorm_mlp:n=16,d=8192", "--full-random", "--time-limit", "60",
-                         "--threads", "2", "--tune-top", "0", "--out", dir, NULL };
+  const char *args[] = { "search", "rmsnorm_mlp:n=16,d=8192", "--full-random", "--time-limit", "300",
+                         "--threads", "2", "--tune-top", "0", "--json", "--out", dir, NULL };
   g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GRegex) deciding = g_regex_new ("\"map_candidates\":[1-9]", 0, 0, NULL);
   g_autofree char *err = NULL;
   JsonObject *root;
   GPid pid = start (args, out_path, err_path);
+  gint64 give_up = g_get_monotonic_time () + 200 * G_USEC_PER_SEC;
   int status;
 
-  g_usleep (1500 * 1000);
+  g_usleep (500 * 1000);
+  for (;;)
+    {
+      g_autofree char *out = slurp (out_path);
+
+      if (g_regex_match (deciding, out, 0, NULL))
+        break;
+      if (waitpid (pid, &status, WNOHANG) == pid)
+        g_error ("%s: the search ended before it had a candidate", name);
+      if (g_get_monotonic_time () > give_up)
+        {
+          kill (pid, SIGKILL);
+          waitpid (pid, &status, 0);
+          g_error ("%s: no candidate in 200 s", name);
+        }
+      g_usleep (50 * 1000);
+    }
+  g_usleep (1000 * 1000);
   kill (pid, signal_number);
   status = wait_bounded (pid, 20, name);
   err = slurp (err_path);
