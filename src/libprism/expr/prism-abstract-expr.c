@@ -635,7 +635,7 @@ typedef struct
 } Dep;
 
 static guint
-dependencies (PrismAbstractWalk *w, const Scope *s, guint t, Dep *deps, gboolean *cont)
+dependencies (const Scope *s, guint t, Dep *deps, gboolean *cont)
 {
   const PrismTensor *tensor = prism_graph_tensor (s->graph, t);
   const PrismOp *op = prism_graph_op (s->graph, (guint) tensor->producer);
@@ -764,7 +764,7 @@ walk (PrismAbstractWalk *w, const Scope *root, guint t)
       guint n, slot = G_MAXUINT;
 
       scope_init (w, f->scope, &s);
-      n = dependencies (w, &s, f->t, deps, &cont);
+      n = dependencies (&s, f->t, deps, &cont);
       while (f->next < n)
         {
           Scope ds;

@@ -2649,6 +2649,10 @@ check_options (const PrismSearchOptions *o, GError **error)
     bad = "max_grid_dims must be between 1 and 3";
   else if (o->max_kernels < 1 || o->max_kernel_ops < 1)
     bad = "at least one custom kernel must be allowed";
+  else if (o->max_kernels > PRISM_SEARCH_MAX_KERNELS || o->max_kernel_ops > PRISM_SEARCH_MAX_KERNEL_OPS ||
+           o->max_block_ops > PRISM_SEARCH_MAX_BLOCK_OPS ||
+           o->max_total_ops > PRISM_SEARCH_MAX_KERNEL_OPS + PRISM_SEARCH_MAX_KERNELS * PRISM_SEARCH_MAX_BLOCK_OPS)
+    bad = "at most 4 custom kernels, 8 kernel-level ops, 16 ops per kernel and 72 ops in all";
   else if (o->max_kernel_inputs < 1 || o->max_kernel_inputs > PRISM_MAX_OP_INPUTS)
     bad = "max_kernel_inputs must be between 1 and 8";
   else if (o->max_block_outputs < 1 || o->max_block_outputs > PRISM_MAX_OP_OUTPUTS)
@@ -2693,7 +2697,8 @@ prism_search_check_program (const PrismGraph *program, GError **error)
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT,
                    _("the program has %u ops; the search takes programs of at most %u (its "
                      "candidates have at most %u kernel-level ops, custom kernels of at most %u)"),
-                   n, PRISM_SEARCH_MAX_PROGRAM_OPS, 8, 16);
+                   n, PRISM_SEARCH_MAX_PROGRAM_OPS, PRISM_SEARCH_MAX_KERNEL_OPS,
+                   PRISM_SEARCH_MAX_BLOCK_OPS);
       return FALSE;
     }
   return TRUE;

@@ -46,6 +46,13 @@ const char *prism_prune_reason_describe  (PrismPruneReason reason);
 
 #define PRISM_SEARCH_MAX_DEPTH 32
 
+/* The largest search spaces prism_search_new() takes: they bound the depth
+ * of the depth-first search (one level per op added, kernel opened or
+ * closed, a few frames each). */
+#define PRISM_SEARCH_MAX_KERNELS     4
+#define PRISM_SEARCH_MAX_KERNEL_OPS  8
+#define PRISM_SEARCH_MAX_BLOCK_OPS   16
+
 /**
  * PrismSearchStats:
  *
@@ -128,8 +135,9 @@ void        prism_search_size_candidates (gint64  data_dim,
 typedef struct _PrismSearch PrismSearch;
 
 /* The most ops (all levels: kernel-level ops, custom kernels' block ops)
- * a program to optimize may have.  Candidates have at most 8 kernel-level
- * ops and 4 custom kernels of 16 ops, and the reference's e-graphs (the
+ * a program to optimize may have.  Candidates have at most
+ * PRISM_SEARCH_MAX_KERNEL_OPS kernel-level ops and PRISM_SEARCH_MAX_KERNELS
+ * custom kernels of PRISM_SEARCH_MAX_BLOCK_OPS ops, and the reference's e-graphs (the
  * oracle's 100 000 e-nodes, the verifier's 60 000) would be full of the
  * program before any rewrite: bigger programs are refused up front. */
 #define PRISM_SEARCH_MAX_PROGRAM_OPS 1024
