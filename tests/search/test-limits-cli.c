@@ -295,6 +295,19 @@ test_huge_shapes (void)
       g_assert_nonnull (strstr (r.err, "bytes"));
       assert_exit (&v, "verify", exit_verdict);
       g_assert_nonnull (strstr (v.out, "memory budget"));
+      /* The search's cost model multiplies sizes: refused up front (the
+       * lowering overflowed a signed product, UBSan said). */
+      {
+        g_autofree char *dir = g_build_filename (tmpdir, "huge-search", NULL);
+        const char *search[] = { "search", files[i], "--time-limit", "5", "--tune-top", "0",
+                                 "--out", dir, NULL };
+        g_auto(Result) s = run_prism (search);
+
+        assert_exit (&s, "search", exit_bad);
+        g_assert_true (g_str_has_prefix (s.err, "prism search: tensor 0 "));
+        g_assert_nonnull (strstr (s.err, "more elements than the search takes"));
+        g_assert_cmpuint (count_lines (s.err), ==, 1);
+      }
     }
   /* 2 GiB of doubles, within any default budget but not within 1 GiB. */
   {

@@ -2701,6 +2701,27 @@ prism_search_check_program (const PrismGraph *program, GError **error)
                    PRISM_SEARCH_MAX_BLOCK_OPS);
       return FALSE;
     }
+  for (guint t = 0; t < program->tensors->len; t++)
+    {
+      const PrismTensor *tensor = prism_graph_tensor (program, t);
+      gint64 elements = 1;
+      gboolean over = FALSE;
+
+      for (guint d = 0; d < tensor->ndims && !over; d++)
+        over = __builtin_mul_overflow (elements, MAX (prism_dim_get_const (tensor->dims[d]), 1),
+                                       &elements) ||
+               elements > PRISM_SEARCH_MAX_TENSOR_ELEMENTS;
+      if (over)
+        {
+          g_autofree char *shape = prism_tensor_shape_to_string (program, tensor);
+          g_autofree char *limit = g_strdup_printf ("%" G_GINT64_FORMAT, PRISM_SEARCH_MAX_TENSOR_ELEMENTS);
+
+          g_set_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT,
+                       _("tensor %u %s has more elements than the search takes (at most %s, a "
+                         "128 GiB tensor of f16)"), t, shape, limit);
+          return FALSE;
+        }
+    }
   return TRUE;
 }
 

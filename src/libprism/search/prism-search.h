@@ -142,13 +142,20 @@ typedef struct _PrismSearch PrismSearch;
  * program before any rewrite: bigger programs are refused up front. */
 #define PRISM_SEARCH_MAX_PROGRAM_OPS 1024
 
+/* The most elements a tensor of a program to optimize may have: 2^36, a
+ * 128 GiB f16 tensor, more than any GPU holds next to anything else.  It
+ * keeps every product the cost model and the lowering form (a matmul's
+ * M·N·K is at most 2^54) inside 64 bits. */
+#define PRISM_SEARCH_MAX_TENSOR_ELEMENTS (G_GINT64_CONSTANT (1) << 36)
+
 /**
  * prism_search_check_program:
  * @program: a program to optimize
  * @error: return location for a #GError
  *
  * Returns: %FALSE with PRISM_ERROR_LIMIT when @program has more than
- *   %PRISM_SEARCH_MAX_PROGRAM_OPS ops (the message says how many)
+ *   %PRISM_SEARCH_MAX_PROGRAM_OPS ops or a tensor of more than
+ *   %PRISM_SEARCH_MAX_TENSOR_ELEMENTS elements (the message says which)
  */
 gboolean     prism_search_check_program (const PrismGraph        *program,
                                         GError                  **error);
