@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 
 #include "prism-cli.h"
+#include "prism-cli-budget.h"
 #include "prism-error.h"
 #include "prism-interp.h"
 #include "prism-workload.h"
@@ -32,8 +33,14 @@ save_buffers (const char *dir, const char *prefix, GPtrArray *buffers, GError **
       const PrismBuffer *b = g_ptr_array_index (buffers, k);
       g_autofree char *name = g_strdup_printf ("%s%u.f32", prefix, k);
       g_autofree char *path = g_build_filename (dir, name, NULL);
-      g_autofree guint32 *raw = g_new (guint32, b->numel);
+      g_autofree guint32 *raw = g_try_malloc_n ((gsize) b->numel, sizeof (guint32));
 
+      if (raw == NULL && b->numel > 0)
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOMEM,
+                       _("not enough memory to write “%s”"), path);
+          return FALSE;
+        }
       for (gint64 i = 0; i < b->numel; i++)
         {
           float f = (float) b->data[i];
@@ -48,6 +55,19 @@ save_buffers (const char *dir, const char *prefix, GPtrArray *buffers, GError **
   return TRUE;
 }
 
+/* Prints the error; a budget's gets the options that raise it. */
+static int
+fail_budget (const GError *error)
+{
+  g_autofree char *message = NULL;
+
+  if (!g_error_matches (error, PRISM_ERROR, PRISM_ERROR_LIMIT))
+    return prism_cli_fail ("run", error->message);
+  /* TRANSLATORS: the interpreter's message, then how to raise its budgets */
+  message = g_strdup_printf (_("%s (--max-memory and --max-work raise the budgets)"), error->message);
+  return prism_cli_fail ("run", message);
+}
+
 int
 prism_cmd_run (int argc, char **argv)
 {
@@ -57,6 +77,8 @@ prism_cmd_run (int argc, char **argv)
   g_autofree char *seed_text = NULL;
   g_autofree char *inputs_dir = NULL;
   g_autofree char *outputs_dir = NULL;
+  g_autofree char *max_memory = NULL;
+  g_autofree char *max_work = NULL;
   gboolean reference = FALSE;
   GOptionEntry entries[] = {
     { "seed", 's', 0, G_OPTION_ARG_INT64, &seed,
@@ -71,13 +93,14 @@ prism_cmd_run (int argc, char **argv)
       N_("Write input k to DIR/inK.f32 (raw little-endian f32, row-major)"), N_("DIR") },
     { "save-outputs", 0, 0, G_OPTION_ARG_FILENAME, &outputs_dir,
       N_("Write output k to DIR/outK.f32 (raw little-endian f32, row-major)"), N_("DIR") },
+    PRISM_CLI_BUDGET_ENTRIES (&max_memory, &max_work),
     G_OPTION_ENTRY_NULL
   };
   g_autoptr(GError) error = NULL;
   g_autoptr(PrismGraph) graph = NULL;
   g_autoptr(GPtrArray) inputs = NULL;
   g_autoptr(GPtrArray) outputs = NULL;
-  PrismInterpOptions options = { PRISM_PRECISION_F32, 0 };
+  PrismInterpOptions options = { PRISM_PRECISION_F32, 0, 0, 0 };
   gint64 start, elapsed;
   guint k = 0, n_ops;
 
@@ -100,16 +123,21 @@ prism_cmd_run (int argc, char **argv)
   if (threads < 0 || threads > 1024)
     return prism_cli_fail ("run", _("--threads must be between 0 and 1024"));
   options.n_threads = (guint) threads;
+  if (!prism_cli_budget_apply (max_memory, max_work, &options, &error))
+    return prism_cli_fail ("run", error->message);
 
   graph = reference ? prism_cli_open_reference (argv[1], &error) : prism_cli_open_program (argv[1], &error);
   if (graph == NULL)
     return prism_cli_fail ("run", error->message);
 
+  /* Before the inputs are made: a program that cannot run allocates nothing. */
+  if (prism_graph_is_concrete (graph) && !prism_interp_check_budget (graph, &options, NULL, &error))
+    return fail_budget (error);
   inputs = prism_interp_make_inputs (graph, (guint64) seed);
   start = g_get_monotonic_time ();
   outputs = prism_interp_run (graph, (PrismBuffer **) inputs->pdata, inputs->len, &options, &error);
   if (outputs == NULL)
-    return prism_cli_fail ("run", error->message);
+    return fail_budget (error);
   elapsed = g_get_monotonic_time () - start;
   if (inputs_dir != NULL && !save_buffers (inputs_dir, "in", inputs, &error))
     return prism_cli_fail ("run", error->message);

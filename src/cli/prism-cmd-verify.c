@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "prism-cli.h"
+#include "prism-cli-budget.h"
 #include "prism-error.h"
 #include "prism-random-check.h"
 #include "prism-verifier.h"
@@ -107,6 +108,8 @@ prism_cmd_verify (int argc, char **argv)
   int seeds = 3, threads = 0, max_nodes = -1;
   gint64 seed = 1;
   double time_limit = -1.0;
+  g_autofree char *max_memory = NULL;
+  g_autofree char *max_work = NULL;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json,
       N_("Print the verdict and its evidence as JSON"), NULL },
@@ -124,6 +127,7 @@ prism_cmd_verify (int argc, char **argv)
       N_("Print the proof, one rewritten term per step"), NULL },
     { "threads", 't', 0, G_OPTION_ARG_INT, &threads,
       N_("Interpreter threads (default: one per processor)"), N_("N") },
+    PRISM_CLI_BUDGET_ENTRIES (&max_memory, &max_work),
     G_OPTION_ENTRY_NULL
   };
   g_autoptr(GError) error = NULL;
@@ -154,6 +158,9 @@ prism_cmd_verify (int argc, char **argv)
     return prism_cli_fail ("verify", _("--max-nodes must be positive"));
   if (time_limit != -1.0 && !(time_limit > 0.0 && isfinite (time_limit)))
     return prism_cli_fail ("verify", _("--time-limit must be positive"));
+  /* The randomized test's interpreter runs take them as their defaults. */
+  if (!prism_cli_budget_apply (max_memory, max_work, NULL, &error))
+    return prism_cli_fail ("verify", error->message);
 
   reference = open_spec (argv[1], &error);
   if (reference == NULL)

@@ -22,6 +22,8 @@ G_BEGIN_DECLS
  * @PRISM_ERROR_FAILED: anything else
  * @PRISM_ERROR_NO_VENDOR: a vendor library a GPU measurement needs (cuBLASLt) cannot be
  *   loaded; the GPU itself is usable, so callers can fall back to our own kernels
+ * @PRISM_ERROR_CANCELLED: the work was stopped (its thread's current #GCancellable, see
+ *   prism_cancelled(), was cancelled)
  */
 typedef enum
 {
@@ -33,8 +35,22 @@ typedef enum
   PRISM_ERROR_NO_GPU,
   PRISM_ERROR_FAILED,
   PRISM_ERROR_NO_VENDOR,
+  PRISM_ERROR_CANCELLED,
 } PrismErrorCode;
 
 GQuark prism_error_quark (void);
+
+/**
+ * prism_cancelled:
+ *
+ * Whether the calling thread's current #GCancellable (the one pushed with
+ * g_cancellable_push_current()) is cancelled.  The engine's long loops (the
+ * interpreter, equality saturation, parameter enumeration) check it, so
+ * that whoever pushed one can stop work it does not control; a search
+ * pushes its own on its worker threads and cancels it when it stops.
+ *
+ * Returns: %TRUE when there is one and it is cancelled
+ */
+gboolean prism_cancelled (void);
 
 G_END_DECLS

@@ -639,6 +639,10 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
   g_autofree char *message = NULL;
   PrismVerdictKind kind;
 
+  /* Stopped (the search's cancellable, prism_cancelled ()): decide nothing
+   * more; the task is left unfinished for --resume. */
+  if (prism_cancelled ())
+    return FALSE;
   g_mutex_lock (&p->lock);
   entry = g_hash_table_lookup (p->seen, &key);
   if (entry != NULL)

@@ -20,6 +20,9 @@
 #include <unistd.h>
 #endif
 
+#include <gio/gio.h>
+
+#include "prism-search.h"
 #include "prism-session.h"
 
 #define DEFAULT_MAX_EVENTS 32
@@ -57,6 +60,10 @@ struct _PrismSession
   GAsyncQueue *commands;        /* Command*, creator → worker */
   guint max_events;
   gboolean background;          /* run at a lower CPU priority */
+  /* The worker's current cancellable, cancelled by a stop: it reaches the
+   * run's setup (the oracle's saturation, the verifier's) before there is a
+   * search to stop, and the search then stops at once. */
+  GCancellable *cancel;
 
   /* Creator's thread only. */
   PrismSessionState state;
@@ -292,7 +299,9 @@ worker_main (gpointer data)
 #endif
 
   /* Errors arrive as ERROR and FINISHED events. */
+  g_cancellable_push_current (self->cancel);
   prism_pipeline_run (self->pipeline, &error);
+  g_cancellable_pop_current (self->cancel);
   on_tick (self);
   flush (self);
   return NULL;
@@ -311,6 +320,7 @@ prism_session_dispose (GObject *object)
        * owner; stop it and wait, so nothing outlives the object. */
       prism_pipeline_set_paused (self->pipeline, FALSE);
       prism_pipeline_stop (self->pipeline);
+      g_cancellable_cancel (self->cancel);
       g_clear_pointer (&self->worker, g_thread_join);
     }
   G_OBJECT_CLASS (prism_session_parent_class)->dispose (object);
@@ -327,6 +337,7 @@ prism_session_finalize (GObject *object)
   g_clear_pointer (&self->commands, g_async_queue_unref);
   g_clear_pointer (&self->shared.pending, g_ptr_array_unref);
   g_clear_pointer (&self->shared.progress, prism_event_unref);
+  g_clear_object (&self->cancel);
   g_mutex_clear (&self->shared.lock);
   g_free (self->stop_reason);
   G_OBJECT_CLASS (prism_session_parent_class)->finalize (object);
@@ -386,6 +397,7 @@ prism_session_init (PrismSession *self)
   self->commands = g_async_queue_new_full (g_free);
   self->max_events = DEFAULT_MAX_EVENTS;
   self->state = PRISM_SESSION_IDLE;
+  self->cancel = g_cancellable_new ();
 }
 
 PrismSession *
@@ -395,6 +407,9 @@ prism_session_new (PrismGraph *program, const PrismPipelineOptions *options, GEr
   PrismPipeline *pipeline;
 
   g_return_val_if_fail (program != NULL && options != NULL, NULL);
+  /* Before anything is set up: a program too big is refused at once. */
+  if (!prism_search_check_program (program, error))
+    return NULL;
   pipeline = prism_pipeline_new (program, options, error);
   if (pipeline == NULL)
     return NULL;
@@ -480,6 +495,7 @@ prism_session_stop (PrismSession *self)
   /* A stop must also reach a search still being set up or paused. */
   prism_pipeline_set_paused (self->pipeline, FALSE);
   prism_pipeline_stop (self->pipeline);
+  g_cancellable_cancel (self->cancel);
   if (self->state == PRISM_SESSION_PAUSED)
     set_state (self, PRISM_SESSION_RUNNING);
 }

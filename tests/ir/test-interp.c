@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <gio/gio.h>
+
 #include "prism-error.h"
 #include "prism-interp.h"
 #include "prism-workload.h"
@@ -886,6 +888,197 @@ test_errors (void)
   g_assert_null (outs);
 }
 
+/* Budgets ------------------------------------------------------------------ */
+
+/* X[dims] → neg → output. */
+static PrismGraph *
+neg_of (guint ndims, const gint64 *dims)
+{
+  g_autoptr(GError) error = NULL;
+  PrismGraph *g = prism_graph_new ();
+  int t = prism_graph_add_input (g, "X", ndims, dims, PRISM_DTYPE_F32, &error);
+
+  g_assert_no_error (error);
+  prism_graph_add_output (g, (guint) add_op (g, PRISM_OP_NEG, t, -1, NULL), NULL, &error);
+  g_assert_no_error (error);
+  return g;
+}
+
+/* A buffer whose size overflows is refused, not computed with a wrapped
+ * signed product (UBSan reported it). */
+static void
+test_buffer_overflow (void)
+{
+  gint64 huge[4] = { 1 << 20, 1 << 20, 1 << 20, 1 << 20 };
+  gint64 dims[2] = { 3, 5 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismBuffer) ok = NULL;
+  PrismBuffer *b;
+  gint64 numel = 0;
+
+  g_assert_false (prism_buffer_numel_checked (4, huge, &numel));
+  b = prism_buffer_try_new (4, huge, &error);
+  g_assert_null (b);
+  g_assert_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT);
+  g_assert_true (prism_buffer_numel_checked (2, dims, &numel));
+  g_assert_cmpint (numel, ==, 15);
+  ok = prism_buffer_try_new (2, dims, NULL);
+  g_assert_cmpint (ok->numel, ==, 15);
+}
+
+/* Tensors beyond memory (8 TiB, and 2^80 elements) are refused before any
+ * allocation, naming the tensor and the bytes; make_inputs makes inputs
+ * without data instead of aborting. */
+static void
+test_budget_memory (void)
+{
+  static const gint64 shapes[][4] = {
+    { 1 << 20, 1 << 20 },
+    { 1 << 20, 1 << 20, 1 << 20, 1 << 20 },
+  };
+  static const guint ranks[] = { 2, 4 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (ranks); i++)
+    {
+      g_autoptr(PrismGraph) g = neg_of (ranks[i], shapes[i]);
+      g_autoptr(GPtrArray) inputs = prism_interp_make_inputs (g, 1);
+      g_autoptr(GPtrArray) outs = NULL;
+      g_autoptr(GError) error = NULL;
+      PrismBuffer *x;
+
+      g_assert_cmpuint (inputs->len, ==, 1);
+      x = g_ptr_array_index (inputs, 0);
+      g_assert_null (x->data);
+      g_assert_cmpint (x->dims[0], ==, 1 << 20);
+      outs = prism_interp_run (g, (PrismBuffer **) inputs->pdata, 1, NULL, &error);
+      g_assert_null (outs);
+      g_assert_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT);
+      g_assert_nonnull (strstr (error->message, "“X”"));
+      g_assert_nonnull (strstr (error->message, "bytes"));
+      g_test_message ("%s", error->message);
+      g_clear_error (&error);
+      g_assert_false (prism_interp_check_budget (g, NULL, NULL, &error));
+      g_assert_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT);
+    }
+}
+
+/* The options' budgets: too little memory or work refuses a workload that
+ * runs with the defaults, naming what it needs. */
+static void
+test_budget_options (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) g = prism_workload_build ("rms_norm", "n=4,d=256", &error);
+  g_autoptr(GPtrArray) inputs = prism_interp_make_inputs (g, 1);
+  PrismInterpOptions opts = { PRISM_PRECISION_F64, 1, 0, 0 };
+  PrismInterpCost cost;
+  GPtrArray *outs;
+
+  g_assert_no_error (error);
+  g_assert_true (prism_interp_check_budget (g, &opts, &cost, &error));
+  g_assert_no_error (error);
+  /* W is 256 × 256 doubles; the matmul 4 × 256 × 256 multiply-adds. */
+  g_assert_cmpuint (cost.memory, >=, 256 * 256 * 8);
+  g_assert_cmpuint (cost.memory, <, 4 * 256 * 256 * 8);
+  g_assert_cmpuint (cost.work, >=, 4 * 256 * 256);
+  g_assert_cmpuint (cost.work, <, 4 * 4 * 256 * 256);
+
+  opts.max_memory = cost.memory - 1;
+  outs = prism_interp_run (g, (PrismBuffer **) inputs->pdata, inputs->len, &opts, &error);
+  g_assert_null (outs);
+  g_assert_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT);
+  g_assert_nonnull (strstr (error->message, "memory budget"));
+  g_clear_error (&error);
+
+  opts.max_memory = cost.memory;
+  opts.max_work = cost.work - 1;
+  outs = prism_interp_run (g, (PrismBuffer **) inputs->pdata, inputs->len, &opts, &error);
+  g_assert_null (outs);
+  g_assert_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT);
+  g_assert_nonnull (strstr (error->message, "work budget"));
+  g_assert_nonnull (strstr (error->message, "matmul"));
+  g_clear_error (&error);
+
+  opts.max_work = cost.work;
+  outs = prism_interp_run (g, (PrismBuffer **) inputs->pdata, inputs->len, &opts, &error);
+  g_assert_no_error (error);
+  g_ptr_array_unref (outs);
+}
+
+/* exp(X) summed over every block of a grid of @blocks and @iters loop
+ * iterations, every block reading all of X. */
+static PrismGraph *
+busy_kernel (gint64 blocks, gint64 iters)
+{
+  g_autoptr(GError) error = NULL;
+  PrismGraph *g = prism_graph_new ();
+  PrismGraph *b = prism_block_graph_new_const (1, &blocks, 128, iters);
+  int x = add_input (g, 2, 4, 8, 0);
+  int t = add_tile (b, g, 0, x, -1, -1, -1, -1);
+
+  t = add_op (b, PRISM_OP_EXP, t, -1, NULL);
+  add_block_output (b, add_op (b, PRISM_OP_ACCUM, t, -1, NULL), -1, -1, -1);
+  add_kernel (g, b, &x, 1);
+  return g;
+}
+
+/* A grid of 10^9 blocks or a loop of 2^31 - 1 iterations used to run for
+ * hours: refused at once by the default work budget. */
+static void
+test_budget_work (void)
+{
+  static const gint64 cases[][2] = { { 1000000000, 1 }, { 1, G_MAXINT32 } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(PrismGraph) g = busy_kernel (cases[i][0], cases[i][1]);
+      g_autoptr(GPtrArray) inputs = prism_interp_make_inputs (g, 1);
+      g_autoptr(GPtrArray) outs = NULL;
+      g_autoptr(GError) error = NULL;
+
+      outs = prism_interp_run (g, (PrismBuffer **) inputs->pdata, inputs->len, NULL, &error);
+      g_assert_null (outs);
+      g_assert_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT);
+      g_assert_nonnull (strstr (error->message, "work budget"));
+      g_assert_nonnull (strstr (error->message, "op 1 (kernel)"));
+      g_test_message ("%s", error->message);
+    }
+  /* A small one runs, and sums exp(X) over its blocks and iterations. */
+  {
+    g_autoptr(PrismGraph) g = busy_kernel (3, 5);
+    g_autoptr(GPtrArray) inputs = prism_interp_make_inputs (g, 1);
+    g_autoptr(GPtrArray) outs = NULL;
+    g_autoptr(GError) error = NULL;
+    const PrismBuffer *x = g_ptr_array_index (inputs, 0);
+
+    outs = prism_interp_run (g, (PrismBuffer **) inputs->pdata, inputs->len, NULL, &error);
+    g_assert_no_error (error);
+    assert_close (((PrismBuffer *) g_ptr_array_index (outs, 0))->data[7], 15 * exp (x->data[7]), 1e-12);
+  }
+}
+
+/* A cancelled current GCancellable stops a run (the search's stop reaches
+ * the interpreter this way). */
+static void
+test_cancel (void)
+{
+  g_autoptr(PrismGraph) g = busy_kernel (1000, 1000);
+  g_autoptr(GPtrArray) inputs = prism_interp_make_inputs (g, 1);
+  g_autoptr(GCancellable) cancel = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  GPtrArray *outs;
+
+  g_cancellable_push_current (cancel);
+  g_assert_false (prism_cancelled ());
+  g_cancellable_cancel (cancel);
+  g_assert_true (prism_cancelled ());
+  outs = prism_interp_run (g, (PrismBuffer **) inputs->pdata, inputs->len, NULL, &error);
+  g_cancellable_pop_current (cancel);
+  g_assert_null (outs);
+  g_assert_error (error, PRISM_ERROR, PRISM_ERROR_CANCELLED);
+  g_assert_false (prism_cancelled ());
+}
+
 int
 main (int argc, char **argv)
 {
@@ -910,6 +1103,11 @@ main (int argc, char **argv)
   g_test_add_func ("/interp/determinism", test_determinism);
   g_test_add_func ("/interp/make-inputs", test_make_inputs);
   g_test_add_func ("/interp/errors", test_errors);
+  g_test_add_func ("/interp/budget/buffer-overflow", test_buffer_overflow);
+  g_test_add_func ("/interp/budget/memory", test_budget_memory);
+  g_test_add_func ("/interp/budget/options", test_budget_options);
+  g_test_add_func ("/interp/budget/work", test_budget_work);
+  g_test_add_func ("/interp/cancel", test_cancel);
 
   return g_test_run ();
 }

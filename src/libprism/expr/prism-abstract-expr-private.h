@@ -62,6 +62,8 @@ typedef struct
   guint *body_base;             /* per kernel op: first slot of its body */
   guint block_base;
   gboolean owns_buffers;
+  guint ordinal_op, ordinal;    /* INPUT ops before kernel op ordinal_op */
+  guint depth;                  /* of the recursion (see prism-abstract-expr.c) */
 
   GError *error;                /* the first error; the walk then returns ABSENT */
 } PrismAbstractWalk;
@@ -92,6 +94,11 @@ void     prism_abstract_walk_clear (PrismAbstractWalk          *walk);
 guint    prism_abstract_walk_eval  (PrismAbstractWalk          *walk,
                                     gboolean                    in_block,
                                     guint                       tensor);
+
+/* Test hook: the recursion depth past which the walk uses its explicit
+ * stack (default PRISM_ABSTRACT_WALK_STACK_SLOTS; 0: always).  Not
+ * thread-safe: set it before any walk runs. */
+void     prism_abstract_set_max_recursion (guint depth);
 
 /* Resolves AUTO for these graphs. */
 PrismAbstractMode prism_abstract_resolve_mode (const PrismGraph *kernel_graph,

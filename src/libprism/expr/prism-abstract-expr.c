@@ -2,8 +2,12 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * One recursive walk over the tensors of a kernel graph, its custom kernels'
- * block graphs and an optional open block graph.  The walk does not know what
+ * One walk over the tensors of a kernel graph, its custom kernels' block
+ * graphs and an optional open block graph: depth first, memoizing every
+ * tensor.  It recurses (the fast path of the oracle's millions of small
+ * checks) at most max_recursion levels deep; a deeper tensor (a chain of ops
+ * is as deep as it is long, far deeper than the C stack allows) has its
+ * dependencies evaluated first with an explicit stack.  The walk does not know what
  * an expression is made of: a backend turns each operator into a value.  The
  * term backend below builds PrismTerm nodes; the pruning oracle's backend
  * looks the same operators up in a saturated e-graph (prism-oracle.c), so the
@@ -19,7 +23,11 @@
 /* A slot not evaluated yet (all bits set, so that a memset clears the memo).
  * Backends return node or class ids, which stay far below this. */
 #define UNSET G_MAXUINT
+/* A slot whose tensor is on the walk's stack: met again, the graph has a
+ * cycle (the IR forbids them; the walk must still end). */
+#define BUSY (G_MAXUINT - 2)
 G_STATIC_ASSERT (UNSET != PRISM_ABSTRACT_ABSENT);
+G_STATIC_ASSERT (BUSY != PRISM_ABSTRACT_ABSENT);
 
 const char *
 prism_abstract_mode_to_string (PrismAbstractMode mode)
@@ -96,7 +104,28 @@ typedef struct
   const guint *inputs;        /* block scopes: kernel tensor per input_index */
   guint n_inputs;             /* G_MAXUINT: not known (the open block) */
   const char *what;           /* for messages */
+  guint id;                   /* SCOPE_KERNEL, SCOPE_OPEN or SCOPE_BODY + kernel op */
 } Scope;
+
+#define SCOPE_KERNEL 0
+#define SCOPE_OPEN   1
+#define SCOPE_BODY   2
+
+static void
+scope_init (const PrismAbstractWalk *w, guint id, Scope *s)
+{
+  if (id == SCOPE_KERNEL)
+    *s = (Scope) { w->kernel_graph, FALSE, 0, NULL, 0, "kernel", id };
+  else if (id == SCOPE_OPEN)
+    *s = (Scope) { w->block, TRUE, w->block_base, w->block_inputs, G_MAXUINT, "open block", id };
+  else
+    {
+      const PrismOp *op = prism_graph_op (w->kernel_graph, id - SCOPE_BODY);
+
+      *s = (Scope) { op->body, TRUE, w->body_base[id - SCOPE_BODY], op->inputs, op->n_inputs,
+                     "block", id };
+    }
+}
 
 void
 prism_abstract_walk_init (PrismAbstractWalk *walk, const PrismAbstractBackend *backend,
@@ -329,15 +358,23 @@ concat_matmul (PrismAbstractWalk *w, const Scope *s, const PrismOp *op)
                 reduce (w, w->sym->sum, kb, node2 (w, w->sym->mul, parts[1], parts[3])));
 }
 
+/* The number of INPUT ops of the kernel graph before @op_index, counted
+ * on from the last answer: inputs are usually met in order, so a graph of
+ * many inputs costs linear time, not quadratic. */
 static guint
-input_ordinal (const PrismGraph *g, guint op_index)
+input_ordinal (PrismAbstractWalk *w, guint op_index)
 {
-  guint n = 0;
+  const PrismGraph *g = w->kernel_graph;
 
-  for (guint i = 0; i < op_index; i++)
-    if (prism_graph_op (g, i)->kind == PRISM_OP_INPUT)
-      n++;
-  return n;
+  if (op_index < w->ordinal_op)
+    {
+      w->ordinal_op = 0;
+      w->ordinal = 0;
+    }
+  for (; w->ordinal_op < op_index; w->ordinal_op++)
+    if (prism_graph_op (g, w->ordinal_op)->kind == PRISM_OP_INPUT)
+      w->ordinal++;
+  return w->ordinal;
 }
 
 static PrismSymbol
@@ -444,19 +481,20 @@ eval_op (PrismAbstractWalk *w, const Scope *s, guint op_index, const PrismTensor
 
   if (op->kind == PRISM_OP_INPUT)
     {
-      Scope kernel = { w->kernel_graph, FALSE, 0, NULL, 0, "kernel" };
+      Scope kernel;
       guint index = op->attrs.input_index, kt;
 
       if (!s->is_block)
         {
           graph_shape (tensor, shape);
-          return w->backend->leaf_input (w->data, input_ordinal (s->graph, op_index));
+          return w->backend->leaf_input (w->data, input_ordinal (w, op_index));
         }
       if (s->inputs == NULL || (s->n_inputs != G_MAXUINT && index >= s->n_inputs))
         return fail (w, PRISM_ERROR_INVALID_GRAPH,
                      "input op %u of the %s graph reads kernel input %u, which is not given",
                      op_index, s->what, index);
       kt = s->inputs[index];
+      scope_init (w, SCOPE_KERNEL, &kernel);
       a = eval (w, &kernel, kt);
       if (a != PRISM_ABSTRACT_ABSENT)
         *shape = w->shapes[kt];
@@ -465,8 +503,10 @@ eval_op (PrismAbstractWalk *w, const Scope *s, guint op_index, const PrismTensor
 
   if (op->kind == PRISM_OP_KERNEL)
     {
-      Scope body = { op->body, TRUE, w->body_base[op_index], op->inputs, op->n_inputs, "block" };
+      Scope body;
       guint seen = 0;
+
+      scope_init (w, SCOPE_BODY + op_index, &body);
 
       for (guint i = 0; i < op->body->ops->len; i++)
         {
@@ -580,26 +620,111 @@ eval_op (PrismAbstractWalk *w, const Scope *s, guint op_index, const PrismTensor
                op_index, s->what, prism_op_kind_to_string (op->kind));
 }
 
+/* What the value of @t is made from, in the order eval_op() evaluates it:
+ * (scope, tensor) pairs into @deps (at most MAX_DEPS).  *@cont says whether
+ * eval_op() goes on past an absent first dependency (a matmul of two
+ * concats evaluates the concats' operands even when the concat itself is
+ * absent); past any other absent one it stops.  Dependencies it cannot name
+ * (bad ids, a missing kernel output) are left to eval_op() to report. */
+#define MAX_DEPS 5
+
+typedef struct
+{
+  guint scope;
+  guint t;
+} Dep;
+
 static guint
-eval (PrismAbstractWalk *w, const Scope *s, guint t)
+dependencies (const Scope *s, guint t, Dep *deps, gboolean *cont)
+{
+  const PrismTensor *tensor = prism_graph_tensor (s->graph, t);
+  const PrismOp *op = prism_graph_op (s->graph, (guint) tensor->producer);
+  guint n = 0;
+
+  *cont = FALSE;
+  if (op->kind == PRISM_OP_INPUT)
+    {
+      guint index = op->attrs.input_index;
+
+      if (s->is_block && s->inputs != NULL && (s->n_inputs == G_MAXUINT || index < s->n_inputs))
+        deps[n++] = (Dep) { SCOPE_KERNEL, s->inputs[index] };
+      return n;
+    }
+  if (op->kind == PRISM_OP_KERNEL)
+    {
+      guint seen = 0;
+
+      for (guint i = 0; i < op->body->ops->len; i++)
+        {
+          const PrismOp *bop = prism_graph_op (op->body, i);
+
+          if (bop->kind == PRISM_OP_OUTPUT && seen++ == tensor->producer_slot)
+            {
+              deps[n++] = (Dep) { SCOPE_BODY + (guint) tensor->producer, bop->inputs[0] };
+              break;
+            }
+        }
+      return n;
+    }
+  if (op->n_inputs < 1)
+    return 0;
+  deps[n++] = (Dep) { s->id, op->inputs[0] };
+  if (op->kind == PRISM_OP_MATMUL && op->n_inputs > 1)
+    {
+      const PrismTensor *ta = prism_graph_tensor (s->graph, op->inputs[0]);
+      const PrismOp *ca = producer_of (s, op->inputs[0], PRISM_OP_CONCAT);
+      const PrismOp *cb = producer_of (s, op->inputs[1], PRISM_OP_CONCAT);
+
+      if (ca != NULL && cb != NULL && ca->attrs.dim == (int) ta->ndims - 1 &&
+          cb->attrs.dim == (int) ta->ndims - 2)
+        {
+          deps[n++] = (Dep) { s->id, ca->inputs[0] };
+          deps[n++] = (Dep) { s->id, ca->inputs[1] };
+          deps[n++] = (Dep) { s->id, cb->inputs[0] };
+          deps[n++] = (Dep) { s->id, cb->inputs[1] };
+          *cont = TRUE;
+          return n;
+        }
+    }
+  if (op->n_inputs > 1 &&
+      (prism_op_kind_is_binary (op->kind) || op->kind == PRISM_OP_MATMUL ||
+       op->kind == PRISM_OP_CONCAT || op->kind == PRISM_OP_ACCUM_RESCALE ||
+       op->kind == PRISM_OP_ACCUM_SUM_RESCALE))
+    deps[n++] = (Dep) { s->id, op->inputs[1] };
+  return n;
+}
+
+/* The slot of @t in @s, or G_MAXUINT with the error set when @t is not a
+ * tensor of @s that an op produces. */
+static guint
+checked_slot (PrismAbstractWalk *w, const Scope *s, guint t)
 {
   const PrismTensor *tensor;
-  PrismAbstractShape shape;
-  guint slot, v;
 
-  if (w->error != NULL)
-    return PRISM_ABSTRACT_ABSENT;
   if (t >= s->graph->tensors->len)
-    return fail (w, PRISM_ERROR_INVALID_GRAPH, "tensor %u does not exist in the %s graph", t,
-                 s->what);
-  slot = s->base + t;
-  if (w->values[slot] != UNSET)
-    return w->values[slot];
-
+    {
+      fail (w, PRISM_ERROR_INVALID_GRAPH, "tensor %u does not exist in the %s graph", t, s->what);
+      return G_MAXUINT;
+    }
   tensor = prism_graph_tensor (s->graph, t);
   if (tensor->producer < 0 || (guint) tensor->producer >= s->graph->ops->len)
-    return fail (w, PRISM_ERROR_INVALID_GRAPH, "tensor %u of the %s graph has no producer", t,
-                 s->what);
+    {
+      fail (w, PRISM_ERROR_INVALID_GRAPH, "tensor %u of the %s graph has no producer", t, s->what);
+      return G_MAXUINT;
+    }
+  return s->base + t;
+}
+
+/* Evaluates the op producing @t, whose dependencies are all evaluated
+ * (eval_op()'s own calls to eval() find them memoized), and memoizes it. */
+static guint
+compute (PrismAbstractWalk *w, const Scope *s, guint t)
+{
+  const PrismTensor *tensor = prism_graph_tensor (s->graph, t);
+  PrismAbstractShape shape;
+  guint slot = s->base + t;
+  guint v;
+
   v = eval_op (w, s, (guint) tensor->producer, tensor, &shape);
   if (v != PRISM_ABSTRACT_ABSENT)
     {
@@ -612,16 +737,138 @@ eval (PrismAbstractWalk *w, const Scope *s, guint t)
   return v;
 }
 
-guint
-prism_abstract_walk_eval (PrismAbstractWalk *walk, gboolean in_block, guint tensor)
+typedef struct
 {
-  Scope kernel = { walk->kernel_graph, FALSE, 0, NULL, 0, "kernel" };
-  Scope block = { walk->block, TRUE, walk->block_base, walk->block_inputs, G_MAXUINT,
-                  "open block" };
+  guint scope;
+  guint t;
+  guint next;     /* the next dependency to look at */
+} Frame;
 
-  if (in_block && walk->block == NULL)
-    return fail (walk, PRISM_ERROR_INVALID_GRAPH, "no block graph was given");
-  return eval (walk, in_block ? &block : &kernel, tensor);
+/* Depth first over the dependencies with an explicit stack: each tensor is
+ * computed once all it is made from is memoized, so eval_op()'s own calls
+ * to eval() return at once and the C stack does not grow with the chain. */
+static guint
+walk (PrismAbstractWalk *w, const Scope *root, guint t)
+{
+  g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (Frame));
+  Frame first = { root->id, t, 0 };
+
+  w->values[root->base + t] = BUSY;
+  g_array_append_val (stack, first);
+  while (stack->len > 0)
+    {
+      Frame *f = &g_array_index (stack, Frame, stack->len - 1);
+      Dep deps[MAX_DEPS];
+      gboolean cont;
+      Scope s;
+      guint n, slot = G_MAXUINT;
+
+      scope_init (w, f->scope, &s);
+      n = dependencies (&s, f->t, deps, &cont);
+      while (f->next < n)
+        {
+          Scope ds;
+          guint v;
+
+          scope_init (w, deps[f->next].scope, &ds);
+          slot = checked_slot (w, &ds, deps[f->next].t);
+          if (slot == G_MAXUINT)
+            goto failed;
+          v = w->values[slot];
+          if (v == BUSY)
+            {
+              fail (w, PRISM_ERROR_INVALID_GRAPH, "tensor %u of the %s graph depends on itself",
+                    deps[f->next].t, ds.what);
+              goto failed;
+            }
+          if (v == UNSET)
+            break;
+          if (v == PRISM_ABSTRACT_ABSENT && !(cont && f->next == 0))
+            {
+              f->next = n;
+              break;
+            }
+          f->next++;
+        }
+      if (f->next < n)
+        {
+          /* An unevaluated dependency: evaluate it first (the append may
+           * move the frames: @f is not used after it). */
+          Frame next = { deps[f->next].scope, deps[f->next].t, 0 };
+
+          w->values[slot] = BUSY;
+          g_array_append_val (stack, next);
+          continue;
+        }
+      compute (w, &s, f->t);
+      g_array_set_size (stack, stack->len - 1);
+      if (w->error != NULL)
+        goto failed;
+    }
+  return w->values[root->base + t];
+
+failed:
+  /* As the recursion would: everything on the way down is absent. */
+  for (guint i = 0; i < stack->len; i++)
+    {
+      const Frame *f = &g_array_index (stack, Frame, i);
+      Scope s;
+
+      scope_init (w, f->scope, &s);
+      w->values[s.base + f->t] = PRISM_ABSTRACT_ABSENT;
+    }
+  return PRISM_ABSTRACT_ABSENT;
+}
+
+/* Beyond this many levels of eval() the explicit stack takes over.  A graph
+ * that fits the caller's stack storage never gets there (its dependency
+ * chains are shorter than its tensors are many), so the oracle's checks
+ * allocate nothing; each level costs two small frames. */
+static guint max_recursion = PRISM_ABSTRACT_WALK_STACK_SLOTS;
+
+void
+prism_abstract_set_max_recursion (guint depth)
+{
+  max_recursion = depth;
+}
+
+static guint
+eval (PrismAbstractWalk *w, const Scope *s, guint t)
+{
+  guint slot, v;
+
+  if (w->error != NULL)
+    return PRISM_ABSTRACT_ABSENT;
+  if (t >= s->graph->tensors->len)
+    return fail (w, PRISM_ERROR_INVALID_GRAPH, "tensor %u does not exist in the %s graph", t,
+                 s->what);
+  slot = s->base + t;
+  v = w->values[slot];
+  if (v != UNSET && v != BUSY)
+    return v;
+  if (v == BUSY)
+    return fail (w, PRISM_ERROR_INVALID_GRAPH, "tensor %u of the %s graph depends on itself", t,
+                 s->what);
+  if (checked_slot (w, s, t) == G_MAXUINT)
+    return PRISM_ABSTRACT_ABSENT;
+  if (w->depth >= max_recursion)
+    return walk (w, s, t);
+  w->values[slot] = BUSY;
+  w->depth++;
+  v = compute (w, s, t);
+  w->depth--;
+  return v;
+}
+
+guint
+prism_abstract_walk_eval (PrismAbstractWalk *walk_, gboolean in_block, guint tensor)
+{
+  Scope s;
+
+  if (in_block && walk_->block == NULL)
+    return fail (walk_, PRISM_ERROR_INVALID_GRAPH, "no block graph was given");
+  scope_init (walk_, in_block ? SCOPE_OPEN : SCOPE_KERNEL, &s);
+  return eval (walk_, &s, tensor);
 }
 
 /* ------------------------------------------------------------------------ */

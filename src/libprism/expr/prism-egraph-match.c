@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "prism-egraph-private.h"
+#include "prism-error.h"
 
 typedef struct
 {
@@ -161,7 +162,10 @@ prism_egraph_search_internal (const PrismEgraph  *eg,
           const PrismENode *n = prism_egraph_node (eg, id);
           const guint32 *kids;
 
-          if (deadline != 0 && (++checked & 255) == 0 && g_get_monotonic_time () >= deadline)
+          /* A stop (prism_cancelled()) ends the search as the deadline does;
+           * the runner tells them apart. */
+          if ((++checked & 255) == 0 &&
+              ((deadline != 0 && g_get_monotonic_time () >= deadline) || prism_cancelled ()))
             {
               if (timed_out != NULL)
                 *timed_out = TRUE;

@@ -175,8 +175,9 @@ typedef gboolean (*PrismMatchFunc) (gpointer       user_data,
                                     guint32        root_class,
                                     const guint32 *subst);
 
-/* Returns: %FALSE if the search stopped early: @func returned %FALSE or the
- * monotonic clock passed @deadline (0: none; then *@timed_out is set). */
+/* Returns: %FALSE if the search stopped early: @func returned %FALSE, or the
+ * monotonic clock passed @deadline (0: none) or the thread's current
+ * cancellable was cancelled (prism_cancelled()); then *@timed_out is set. */
 gboolean prism_egraph_search_internal   (const PrismEgraph  *eg,
                                          const PrismPattern *pattern,
                                          PrismMatchFunc      func,

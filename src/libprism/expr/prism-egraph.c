@@ -911,32 +911,77 @@ prism_egraph_lookup_symbol (const PrismEgraph *eg, const char *name)
   return lookup_canonical (eg, sym, 0, 0, NULL);
 }
 
-/* Memoized on term nodes (a term is a DAG) in @memo, indexed by node. */
-static gint
-lookup_term_rec (const PrismEgraph *eg, const PrismTerm *term, guint node, gint *memo)
+/* A node of a walk with an explicit stack (terms and extracted classes can
+ * be far deeper than the C stack allows recursion for). */
+typedef struct
 {
-  guint n = prism_term_node_get_n_children (term, node);
+  guint32 node;
+  guint32 next;   /* the next child to visit */
+} Frame;
+
+/* Memoized on term nodes (a term is a DAG) in @memo, indexed by node:
+ * children left to right, the first one missing makes the node missing and
+ * its later children are not looked up. */
+static gint
+lookup_term_walk (const PrismEgraph *eg, const PrismTerm *term, guint node, gint *memo)
+{
+  Frame inline_frames[64];
+  g_autofree Frame *heap = NULL;
+  Frame *stack = inline_frames;
+  guint cap = G_N_ELEMENTS (inline_frames), len = 0;
   guint buf[8];
-  g_autofree guint *heap = NULL;
-  guint *kids = buf;
-  gint ret;
+  g_autofree guint *kids_heap = NULL;
 
-  if (memo[node] != G_MININT)
-    return memo[node];
-  if (n > G_N_ELEMENTS (buf))
-    kids = heap = g_new (guint, n);
-  for (guint i = 0; i < n; i++)
+  stack[len++] = (Frame) { node, 0 };
+  while (len > 0)
     {
-      gint c = lookup_term_rec (eg, term, prism_term_node_get_child (term, node, i), memo);
+      Frame *f = &stack[len - 1];
+      guint n = prism_term_node_get_n_children (term, f->node);
+      guint *kids = buf;
 
-      if (c < 0)
-        return memo[node] = PRISM_EGRAPH_NONE;
-      kids[i] = (guint) c;
+      if (memo[f->node] != G_MININT)
+        {
+          len--;
+          continue;
+        }
+      if (f->next < n)
+        {
+          guint child = prism_term_node_get_child (term, f->node, f->next);
+
+          if (memo[child] == G_MININT)
+            {
+              if (len == cap)
+                {
+                  cap *= 2;
+                  if (heap == NULL)
+                    heap = g_memdup2 (inline_frames, sizeof inline_frames);
+                  heap = g_renew (Frame, heap, cap);
+                  stack = heap;
+                }
+              stack[len++] = (Frame) { child, 0 };
+              continue;
+            }
+          if (memo[child] < 0)
+            {
+              memo[f->node] = PRISM_EGRAPH_NONE;
+              len--;
+              continue;
+            }
+          f->next++;
+          continue;
+        }
+      if (n > G_N_ELEMENTS (buf))
+        {
+          g_free (kids_heap);
+          kids = kids_heap = g_new (guint, n);
+        }
+      for (guint i = 0; i < n; i++)
+        kids[i] = (guint) memo[prism_term_node_get_child (term, f->node, i)];
+      memo[f->node] = lookup_canonical (eg, prism_term_node_get_op (term, f->node),
+                                        prism_term_node_get_int (term, f->node), n, kids);
+      len--;
     }
-  ret = lookup_canonical (eg, prism_term_node_get_op (term, node),
-                          prism_term_node_get_int (term, node), n, kids);
-  memo[node] = ret;
-  return ret;
+  return memo[node];
 }
 
 gint
@@ -953,7 +998,7 @@ prism_egraph_lookup_term_node (const PrismEgraph *eg, const PrismTerm *term, gui
     memo = heap = g_new (gint, node + 1);
   for (guint i = 0; i <= node; i++)
     memo[i] = G_MININT;
-  return lookup_term_rec (eg, term, node, memo);
+  return lookup_term_walk (eg, term, node, memo);
 }
 
 gint
@@ -1025,25 +1070,45 @@ prism_egraph_node_get_child (const PrismEgraph *eg, guint node, guint i)
 /* ------------------------------------------------------------------------ */
 /* Extraction */
 
+/* Adds the term of each class's best node, children first, with an explicit
+ * stack: the best nodes form a DAG (a class's best node never depends on
+ * the class itself), as deep as the terms that were added. */
 static guint
 extract_build (const PrismEgraph *eg, guint32 cls, const guint32 *best, guint32 *built, PrismTerm *term)
 {
-  const PrismENode *n;
-  guint buf[8];
-  g_autofree guint *heap = NULL;
-  guint *kids = buf;
+  g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (Frame));
+  g_autoptr(GArray) kids = g_array_new (FALSE, FALSE, sizeof (guint));
+  Frame root = { cls, 0 };
 
-  if (built[cls] != PRISM_NONE32)
-    return built[cls];
-  n = prism_egraph_node (eg, best[cls]);
-  if (n->n_children > G_N_ELEMENTS (buf))
-    kids = heap = g_new (guint, n->n_children);
-  for (guint i = 0; i < n->n_children; i++)
-    kids[i] = extract_build (eg, prism_egraph_node_children (eg, n)[i], best, built, term);
-  if (n->op == PRISM_SYMBOL_NONE)
-    built[cls] = prism_term_add_int (term, n->value);
-  else
-    built[cls] = prism_term_add_node (term, n->op, n->n_children, kids);
+  g_array_append_val (stack, root);
+  while (stack->len > 0)
+    {
+      Frame *f = &g_array_index (stack, Frame, stack->len - 1);
+      const PrismENode *n;
+
+      if (built[f->node] != PRISM_NONE32)
+        {
+          g_array_set_size (stack, stack->len - 1);
+          continue;
+        }
+      n = prism_egraph_node (eg, best[f->node]);
+      if (f->next < n->n_children)
+        {
+          Frame child = { prism_egraph_node_children (eg, n)[f->next++], 0 };
+
+          if (built[child.node] == PRISM_NONE32)
+            g_array_append_val (stack, child);
+          continue;
+        }
+      g_array_set_size (kids, n->n_children);
+      for (guint i = 0; i < n->n_children; i++)
+        g_array_index (kids, guint, i) = built[prism_egraph_node_children (eg, n)[i]];
+      if (n->op == PRISM_SYMBOL_NONE)
+        built[f->node] = prism_term_add_int (term, n->value);
+      else
+        built[f->node] = prism_term_add_node (term, n->op, n->n_children, (guint *) kids->data);
+      g_array_set_size (stack, stack->len - 1);
+    }
   return built[cls];
 }
 

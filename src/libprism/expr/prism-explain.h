@@ -37,7 +37,9 @@ typedef struct _PrismExplanation PrismExplanation;
  * Returns: (transfer full) (nullable): the explanation from the term of @a
  *   to the term of @b, or %NULL with PRISM_ERROR_UNSUPPORTED (no
  *   explanations recorded), PRISM_ERROR_FAILED (not equal) or
- *   PRISM_ERROR_LIMIT (more than a million steps)
+ *   PRISM_ERROR_LIMIT (more than 2^20 steps, or more than 2^21 nodes in
+ *   its terms: every step is a whole term, so a long proof deep inside a
+ *   big term would otherwise take steps × depth nodes)
  */
 PrismExplanation *prism_egraph_explain           (PrismEgraph            *egraph,
                                                   guint                   a,

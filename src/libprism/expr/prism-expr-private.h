@@ -181,6 +181,9 @@ gboolean prism_lexer_read_sexp  (PrismLexer            *lexer,
 
 /* Deepest nesting the parsers accept (they are recursive). */
 #define PRISM_PARSE_MAX_DEPTH 4096
+/* Most nodes a pattern may have: the e-matcher recurses once per node, the
+ * pattern printer and instantiation once per level (rules are a few nodes). */
+#define PRISM_PATTERN_MAX_NODES 1024
 
 /* ------------------------------------------------------------------------ */
 /* Term internals used by the pattern and explanation code. */

@@ -106,8 +106,17 @@ prism_pattern_parse_lexer (PrismLexer *lexer, GPtrArray *var_names, GError **err
 {
   g_autoptr(PrismPattern) pattern = pattern_new (var_names);
 
+  gsize start = lexer->start;
+
   if (!prism_lexer_read_sexp (lexer, &pattern_reader, pattern, &pattern->root, error))
     return NULL;
+  /* The matcher and the instantiation recurse once per pattern node. */
+  if (pattern->nodes->len > PRISM_PATTERN_MAX_NODES)
+    {
+      prism_lexer_error (lexer, start, error, "the pattern has more than %d nodes",
+                         PRISM_PATTERN_MAX_NODES);
+      return NULL;
+    }
   return g_steal_pointer (&pattern);
 }
 

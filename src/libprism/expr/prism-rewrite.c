@@ -779,38 +779,43 @@ step_at (const PrismRule *rule,
   return TRUE;
 }
 
+/* Whether @after is @before with one application of @rule somewhere inside:
+ * the two agree down one path of differing children, at whose end the rule
+ * applies (a loop: the path can be as long as the terms are deep). */
 static gboolean
-check_step_rec (const PrismRule *rule,
-                const PrismPattern *from,
-                const PrismPattern *to,
-                const PrismTerm *before,
-                guint b,
-                const PrismTerm *after,
-                guint a)
+check_step_at_path (const PrismRule *rule,
+                    const PrismPattern *from,
+                    const PrismPattern *to,
+                    const PrismTerm *before,
+                    guint b,
+                    const PrismTerm *after,
+                    guint a)
 {
-  guint n, differing = G_MAXUINT;
+  for (;;)
+    {
+      guint n, differing = G_MAXUINT;
 
-  if (step_at (rule, from, to, before, b, after, a))
-    return TRUE;
-  if (prism_term_node_get_op (before, b) != prism_term_node_get_op (after, a)
-      || prism_term_node_get_int (before, b) != prism_term_node_get_int (after, a))
-    return FALSE;
-  n = prism_term_node_get_n_children (before, b);
-  if (n != prism_term_node_get_n_children (after, a))
-    return FALSE;
-  for (guint i = 0; i < n; i++)
-    if (!prism_term_node_equal (before, prism_term_node_get_child (before, b, i),
-                                after, prism_term_node_get_child (after, a, i)))
-      {
-        if (differing != G_MAXUINT)
-          return FALSE;
-        differing = i;
-      }
-  if (differing == G_MAXUINT)
-    return FALSE;
-  return check_step_rec (rule, from, to,
-                         before, prism_term_node_get_child (before, b, differing),
-                         after, prism_term_node_get_child (after, a, differing));
+      if (step_at (rule, from, to, before, b, after, a))
+        return TRUE;
+      if (prism_term_node_get_op (before, b) != prism_term_node_get_op (after, a)
+          || prism_term_node_get_int (before, b) != prism_term_node_get_int (after, a))
+        return FALSE;
+      n = prism_term_node_get_n_children (before, b);
+      if (n != prism_term_node_get_n_children (after, a))
+        return FALSE;
+      for (guint i = 0; i < n; i++)
+        if (!prism_term_node_equal (before, prism_term_node_get_child (before, b, i),
+                                    after, prism_term_node_get_child (after, a, i)))
+          {
+            if (differing != G_MAXUINT)
+              return FALSE;
+            differing = i;
+          }
+      if (differing == G_MAXUINT)
+        return FALSE;
+      b = prism_term_node_get_child (before, b, differing);
+      a = prism_term_node_get_child (after, a, differing);
+    }
 }
 
 gboolean
@@ -824,6 +829,6 @@ prism_rule_check_step (const PrismRule *rule,
   g_return_val_if_fail (rule != NULL && before != NULL && after != NULL, FALSE);
   g_return_val_if_fail (before_node < prism_term_get_n_nodes (before), FALSE);
   g_return_val_if_fail (after_node < prism_term_get_n_nodes (after), FALSE);
-  return check_step_rec (rule, backward ? rule->rhs : rule->lhs, backward ? rule->lhs : rule->rhs,
+  return check_step_at_path (rule, backward ? rule->rhs : rule->lhs, backward ? rule->lhs : rule->rhs,
                          before, before_node, after, after_node);
 }

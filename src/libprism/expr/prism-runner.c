@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "prism-egraph-private.h"
+#include "prism-error.h"
 #include "prism-runner.h"
 
 const char *
@@ -20,6 +21,8 @@ prism_stop_reason_to_string (PrismStopReason reason)
       return "node limit";
     case PRISM_STOP_TIME_LIMIT:
       return "time limit";
+    case PRISM_STOP_STOPPED:
+      return "stopped";
     default:
       g_return_val_if_reached ("unknown");
     }
@@ -121,6 +124,23 @@ past (gint64 deadline)
   return deadline != 0 && g_get_monotonic_time () >= deadline;
 }
 
+/* The time limit or a stop (prism_cancelled()), whichever comes first. */
+static gboolean
+must_stop (gint64 deadline, PrismStopReason *reason)
+{
+  if (prism_cancelled ())
+    {
+      *reason = PRISM_STOP_STOPPED;
+      return TRUE;
+    }
+  if (past (deadline))
+    {
+      *reason = PRISM_STOP_TIME_LIMIT;
+      return TRUE;
+    }
+  return FALSE;
+}
+
 PrismStopReason
 prism_runner_run (PrismEgraph              *eg,
                   const PrismRuleSet       *rules,
@@ -179,11 +199,8 @@ prism_runner_run (PrismEgraph              *eg,
           reason = PRISM_STOP_ITERATION_LIMIT;
           break;
         }
-      if (past (deadline))
-        {
-          reason = PRISM_STOP_TIME_LIMIT;
-          break;
-        }
+      if (must_stop (deadline, &reason))
+        break;
       iteration++;
       unions0 = eg->n_unions;
       created0 = eg->n_leaders_created;
@@ -205,7 +222,9 @@ prism_runner_run (PrismEgraph              *eg,
           if (options->match_limit != 0)
             ctx.limit = options->match_limit << MIN (u->times_banned, 16);
           prism_egraph_search_internal (eg, u->search, on_match, &ctx, deadline, &timed_out);
-          if (timed_out || past (deadline))
+          if (must_stop (deadline, &reason))
+            goto out;
+          if (timed_out)
             {
               reason = PRISM_STOP_TIME_LIMIT;
               goto out;
@@ -237,11 +256,8 @@ prism_runner_run (PrismEgraph              *eg,
                   reason = PRISM_STOP_NODE_LIMIT;
                   goto out;
                 }
-              if ((++ops & 63) == 0 && past (deadline))
-                {
-                  reason = PRISM_STOP_TIME_LIMIT;
-                  goto out;
-                }
+              if ((++ops & 63) == 0 && must_stop (deadline, &reason))
+                goto out;
             }
         }
       prism_egraph_rebuild (eg);

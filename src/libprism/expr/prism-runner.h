@@ -19,16 +19,20 @@ G_BEGIN_DECLS
  *   something;
  * NODE_LIMIT: the number of e-nodes exceeded max_nodes (checked after every
  *   rule application and before every iteration);
- * TIME_LIMIT: time_limit_s passed (checked while searching and applying). */
+ * TIME_LIMIT: time_limit_s passed (checked while searching and applying);
+ * STOPPED: the calling thread's current #GCancellable was cancelled
+ *   (prism_cancelled(), checked where the time is). */
 typedef enum
 {
   PRISM_STOP_SATURATED,
   PRISM_STOP_ITERATION_LIMIT,
   PRISM_STOP_NODE_LIMIT,
   PRISM_STOP_TIME_LIMIT,
+  PRISM_STOP_STOPPED,
 } PrismStopReason;
 
-/* Returns: (transfer none): "saturated", "iteration limit", "node limit" or "time limit" */
+/* Returns: (transfer none): "saturated", "iteration limit", "node limit", "time limit" or
+ * "stopped" */
 const char *prism_stop_reason_to_string (PrismStopReason reason);
 
 typedef struct

@@ -469,30 +469,28 @@ prism_term_add_node (PrismTerm   *term,
   return term_add (term, op, 0, n_children, children);
 }
 
-static guint
-add_subterm_rec (PrismTerm *dst, const PrismTerm *src, guint node, guint *map)
+/* A node of a walk with an explicit stack (terms can be far deeper than
+ * the C stack allows recursion for): the node and the next child to visit. */
+typedef struct
 {
-  const PrismTermNode *n = term_node (src, node);
-  guint stack_buf[8];
-  g_autofree guint *heap_buf = NULL;
-  guint *kids = stack_buf;
-  guint n_children = n->n_children;
+  guint node;
+  guint next;
+} Frame;
 
-  if (map[node] != G_MAXUINT)
-    return map[node];
-  if (n_children > G_N_ELEMENTS (stack_buf))
-    kids = heap_buf = g_new (guint, n_children);
-  for (guint i = 0; i < n_children; i++)
-    kids[i] = add_subterm_rec (dst, src, term_children (src, term_node (src, node))[i], map);
-  n = term_node (src, node);
-  map[node] = term_add (dst, n->op, n->value, n_children, kids);
-  return map[node];
+static inline void
+push_frame (GArray *stack, guint node)
+{
+  Frame f = { node, 0 };
+
+  g_array_append_val (stack, f);
 }
 
 guint
 prism_term_add_subterm (PrismTerm *dst, const PrismTerm *src, guint src_node)
 {
   g_autofree guint *map = NULL;
+  g_autoptr(GArray) stack = NULL;
+  g_autoptr(GArray) kids = NULL;
 
   g_return_val_if_fail (dst != NULL && src != NULL, G_MAXUINT);
   g_return_val_if_fail (src_node < src->nodes->len, G_MAXUINT);
@@ -501,7 +499,36 @@ prism_term_add_subterm (PrismTerm *dst, const PrismTerm *src, guint src_node)
   /* Only the nodes below src_node matter, and they all have smaller indices. */
   map = g_new (guint, src_node + 1);
   memset (map, 0xff, (src_node + 1) * sizeof (guint));
-  return add_subterm_rec (dst, src, src_node, map);
+  stack = g_array_new (FALSE, FALSE, sizeof (Frame));
+  kids = g_array_new (FALSE, FALSE, sizeof (guint));
+  /* Post-order, children left to right: dst gets its nodes in the order a
+   * recursive copy would add them. */
+  push_frame (stack, src_node);
+  while (stack->len > 0)
+    {
+      Frame *f = &g_array_index (stack, Frame, stack->len - 1);
+      const PrismTermNode *n = term_node (src, f->node);
+
+      if (map[f->node] != G_MAXUINT)
+        {
+          g_array_set_size (stack, stack->len - 1);
+          continue;
+        }
+      if (f->next < n->n_children)
+        {
+          guint child = term_children (src, n)[f->next++];
+
+          if (map[child] == G_MAXUINT)
+            push_frame (stack, child);
+          continue;
+        }
+      g_array_set_size (kids, n->n_children);
+      for (guint i = 0; i < n->n_children; i++)
+        g_array_index (kids, guint, i) = map[term_children (src, n)[i]];
+      map[f->node] = term_add (dst, n->op, n->value, n->n_children, (guint *) kids->data);
+      g_array_set_size (stack, stack->len - 1);
+    }
+  return map[src_node];
 }
 
 guint
@@ -565,27 +592,70 @@ prism_term_node_get_child (const PrismTerm *term, guint node, guint i)
   return term_children (term, n)[i];
 }
 
+static guint
+pair_hash (gconstpointer p)
+{
+  const guint *pair = p;
+
+  return pair[0] * 0x9e3779b1u ^ pair[1];
+}
+
+static gboolean
+pair_equal (gconstpointer a, gconstpointer b)
+{
+  const guint *x = a, *y = b;
+
+  return x[0] == y[0] && x[1] == y[1];
+}
+
 gboolean
 prism_term_node_equal (const PrismTerm *a,
                        guint            a_node,
                        const PrismTerm *b,
                        guint            b_node)
 {
-  const PrismTermNode *x, *y;
+  g_autoptr(GArray) todo = NULL;
+  g_autoptr(GHashTable) seen = NULL;
+  gboolean equal = TRUE;
 
   g_return_val_if_fail (a != NULL && a_node < a->nodes->len, FALSE);
   g_return_val_if_fail (b != NULL && b_node < b->nodes->len, FALSE);
   /* Within one term, hash-consing makes equal subterms the same node. */
   if (a == b)
     return a_node == b_node;
-  x = term_node (a, a_node);
-  y = term_node (b, b_node);
-  if (x->op != y->op || x->value != y->value || x->n_children != y->n_children)
-    return FALSE;
-  for (guint i = 0; i < x->n_children; i++)
-    if (!prism_term_node_equal (a, term_children (a, x)[i], b, term_children (b, y)[i]))
-      return FALSE;
-  return TRUE;
+  /* Pairs still to compare, each compared once: shared subterms are not
+   * walked again, so this is linear in the DAGs, not in their trees. */
+  todo = g_array_new (FALSE, FALSE, 2 * sizeof (guint));
+  seen = g_hash_table_new_full (pair_hash, pair_equal, g_free, NULL);
+  {
+    guint pair[2] = { a_node, b_node };
+    g_array_append_val (todo, pair);
+  }
+  while (equal && todo->len > 0)
+    {
+      guint pair[2];
+      const PrismTermNode *x, *y;
+
+      memcpy (pair, &g_array_index (todo, guint, 2 * (todo->len - 1)), sizeof pair);
+      g_array_set_size (todo, todo->len - 1);
+      x = term_node (a, pair[0]);
+      y = term_node (b, pair[1]);
+      if (x->op != y->op || x->value != y->value || x->n_children != y->n_children)
+        {
+          equal = FALSE;
+          break;
+        }
+      for (guint i = x->n_children; i-- > 0;)
+        {
+          guint next[2] = { term_children (a, x)[i], term_children (b, y)[i] };
+
+          if (g_hash_table_contains (seen, next))
+            continue;
+          g_hash_table_add (seen, g_memdup2 (next, sizeof next));
+          g_array_append_val (todo, next);
+        }
+    }
+  return equal;
 }
 
 guint64
@@ -759,31 +829,67 @@ prism_term_parse (const char *text, GError **error)
   return g_steal_pointer (&term);
 }
 
+/* Appends one node's own text: a leaf whole, an operator its "(op". */
+static void
+append_head (const PrismTermNode *n, GString *out)
+{
+  if (n->op == PRISM_SYMBOL_NONE)
+    g_string_append_printf (out, "%" G_GINT64_FORMAT, n->value);
+  else if (n->n_children == 0)
+    g_string_append (out, prism_symbol_name (n->op));
+  else
+    {
+      g_string_append_c (out, '(');
+      g_string_append (out, prism_symbol_name (n->op));
+    }
+}
+
 void
 prism_term_node_append (const PrismTerm *term, guint node, GString *out)
 {
-  const PrismTermNode *n;
+  g_autoptr(GArray) stack = NULL;
+  gsize start;
 
   g_return_if_fail (term != NULL && node < term->nodes->len);
-  n = term_node (term, node);
-  if (n->op == PRISM_SYMBOL_NONE)
+  start = out->len;
+  stack = g_array_new (FALSE, FALSE, sizeof (Frame));
+  /* next counts the children printed, G_MAXUINT before the head. */
+  {
+    Frame f = { node, G_MAXUINT };
+    g_array_append_val (stack, f);
+  }
+  while (stack->len > 0)
     {
-      g_string_append_printf (out, "%" G_GINT64_FORMAT, n->value);
-      return;
+      Frame *f = &g_array_index (stack, Frame, stack->len - 1);
+      const PrismTermNode *n = term_node (term, f->node);
+
+      if (out->len - start > PRISM_TERM_TEXT_MAX - sizeof "…")
+        {
+          g_string_truncate (out, start + PRISM_TERM_TEXT_MAX - sizeof "…");
+          g_string_append (out, "…");
+          return;
+        }
+      if (f->next == G_MAXUINT)
+        {
+          append_head (n, out);
+          if (n->op == PRISM_SYMBOL_NONE || n->n_children == 0)
+            {
+              g_array_set_size (stack, stack->len - 1);
+              continue;
+            }
+          f->next = 0;
+        }
+      if (f->next < n->n_children)
+        {
+          Frame child = { term_children (term, n)[f->next++], G_MAXUINT };
+
+          g_string_append_c (out, ' ');
+          g_array_append_val (stack, child);
+          continue;
+        }
+      g_string_append_c (out, ')');
+      g_array_set_size (stack, stack->len - 1);
     }
-  if (n->n_children == 0)
-    {
-      g_string_append (out, prism_symbol_name (n->op));
-      return;
-    }
-  g_string_append_c (out, '(');
-  g_string_append (out, prism_symbol_name (n->op));
-  for (guint i = 0; i < n->n_children; i++)
-    {
-      g_string_append_c (out, ' ');
-      prism_term_node_append (term, term_children (term, term_node (term, node))[i], out);
-    }
-  g_string_append_c (out, ')');
 }
 
 char *

@@ -38,7 +38,9 @@ const char  *prism_symbol_name       (PrismSymbol symbol);
  * functions without a node argument work on the root.
  *
  * A term is a plain owned struct: not reference counted, not thread-safe for
- * writers; const functions may run concurrently.
+ * writers; const functions may run concurrently.  Nothing here recurses on
+ * a term's depth (walks keep their own stack), so terms may be as deep as
+ * memory allows; only the parsers are depth-limited.
  */
 typedef struct _PrismTerm PrismTerm;
 
@@ -86,7 +88,8 @@ guint        prism_term_node_get_n_children (const PrismTerm *term,
 guint        prism_term_node_get_child (const PrismTerm *term,
                                       guint            node,
                                       guint            i);
-/* Structural equality of two subterms, possibly of different terms. */
+/* Structural equality of two subterms, possibly of different terms; each
+ * pair of nodes is compared once, so shared subterms cost nothing more. */
 gboolean     prism_term_node_equal   (const PrismTerm *a,
                                       guint            a_node,
                                       const PrismTerm *b,
@@ -113,6 +116,11 @@ gboolean     prism_term_parse_into   (PrismTerm       *term,
                                       const char      *text,
                                       guint           *out_node,
                                       GError         **error);
+
+/* The printers stop after this many bytes of text and end it with "…": a
+ * term of n nodes can stand for a tree of 2^n (shared subterms print each
+ * time they occur). */
+#define PRISM_TERM_TEXT_MAX (1u << 20)
 
 /* Returns: (transfer full): the root printed as an s-expression */
 char        *prism_term_to_string    (const PrismTerm *term);

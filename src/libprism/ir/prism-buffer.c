@@ -8,23 +8,75 @@
 #include <string.h>
 
 #include "prism-buffer.h"
+#include "prism-error.h"
+
+gboolean
+prism_buffer_numel_checked (guint ndims, const gint64 *dims, gint64 *numel)
+{
+  gint64 n = 1, bytes;
+
+  for (guint i = 0; i < ndims; i++)
+    if (dims[i] <= 0 || __builtin_mul_overflow (n, dims[i], &n))
+      return FALSE;
+  if (__builtin_mul_overflow (n, (gint64) sizeof (double), &bytes) || (guint64) bytes > G_MAXSIZE)
+    return FALSE;
+  *numel = n;
+  return TRUE;
+}
+
+static char *
+dims_to_string (guint ndims, const gint64 *dims)
+{
+  GString *s = g_string_new ("[");
+
+  for (guint i = 0; i < ndims; i++)
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? ", " : "", dims[i]);
+  g_string_append_c (s, ']');
+  return g_string_free (s, FALSE);
+}
+
+PrismBuffer *
+prism_buffer_try_new (guint ndims, const gint64 *dims, GError **error)
+{
+  g_autofree PrismBuffer *b = NULL;
+  gint64 numel;
+
+  g_return_val_if_fail (ndims >= 1 && ndims <= PRISM_MAX_DIMS, NULL);
+  for (guint i = 0; i < ndims; i++)
+    g_return_val_if_fail (dims[i] > 0, NULL);
+  if (!prism_buffer_numel_checked (ndims, dims, &numel))
+    {
+      g_autofree char *shape = dims_to_string (ndims, dims);
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT,
+                   "a buffer of shape %s has more bytes than 64 bits count", shape);
+      return NULL;
+    }
+  b = g_new0 (PrismBuffer, 1);
+  b->ndims = ndims;
+  memcpy (b->dims, dims, ndims * sizeof (gint64));
+  b->numel = numel;
+  b->data = g_try_malloc0_n ((gsize) numel, sizeof (double));
+  if (b->data == NULL)
+    {
+      g_autofree char *shape = dims_to_string (ndims, dims);
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT,
+                   "cannot allocate %" G_GINT64_FORMAT " bytes for a buffer of shape %s",
+                   numel * (gint64) sizeof (double), shape);
+      return NULL;
+    }
+  return g_steal_pointer (&b);
+}
 
 PrismBuffer *
 prism_buffer_new (guint ndims, const gint64 *dims)
 {
+  g_autoptr(GError) error = NULL;
   PrismBuffer *b;
 
   g_return_val_if_fail (ndims >= 1 && ndims <= PRISM_MAX_DIMS, NULL);
-  b = g_new0 (PrismBuffer, 1);
-  b->ndims = ndims;
-  b->numel = 1;
-  for (guint i = 0; i < ndims; i++)
-    {
-      g_return_val_if_fail (dims[i] > 0, b);
-      b->dims[i] = dims[i];
-      b->numel *= dims[i];
-    }
-  b->data = g_new0 (double, b->numel);
+  b = prism_buffer_try_new (ndims, dims, &error);
+  if (b == NULL)
+    g_error ("prism_buffer_new: %s", error->message);
   return b;
 }
 
@@ -69,13 +121,19 @@ splitmix64 (guint64 *state)
   return z ^ (z >> 31);
 }
 
+static void
+fill_range (double *data, gint64 n, guint64 *state)
+{
+  for (gint64 i = 0; i < n; i++)
+    data[i] = (double) (splitmix64 (state) >> 11) * 0x1p-52 - 1.0;
+}
+
 void
 prism_buffer_fill_random (PrismBuffer *buffer, guint64 seed)
 {
   guint64 state = seed;
 
-  for (gint64 i = 0; i < buffer->numel; i++)
-    buffer->data[i] = (double) (splitmix64 (&state) >> 11) * 0x1p-52 - 1.0;
+  fill_range (buffer->data, buffer->numel, &state);
 }
 
 /* Rounds @x to @mant_bits explicit mantissa bits (ties to even) for
@@ -105,12 +163,12 @@ round_to_format (double x, guint mant_bits, int min_exp, double max_finite)
   return x;
 }
 
-void
-prism_buffer_round_to_dtype (PrismBuffer *buffer, PrismDtype dtype)
+static void
+round_range (double *data, gint64 n, PrismDtype dtype)
 {
-  for (gint64 i = 0; i < buffer->numel; i++)
+  for (gint64 i = 0; i < n; i++)
     {
-      double *v = &buffer->data[i];
+      double *v = &data[i];
       switch (dtype)
         {
         case PRISM_DTYPE_F16:
@@ -126,6 +184,32 @@ prism_buffer_round_to_dtype (PrismBuffer *buffer, PrismDtype dtype)
           break;
         }
     }
+}
+
+void
+prism_buffer_round_to_dtype (PrismBuffer *buffer, PrismDtype dtype)
+{
+  round_range (buffer->data, buffer->numel, dtype);
+}
+
+/* Elements per step of prism_buffer_fill_random_rounded(): a few ms. */
+#define FILL_CHUNK (G_GINT64_CONSTANT (1) << 18)
+
+gboolean
+prism_buffer_fill_random_rounded (PrismBuffer *buffer, guint64 seed, PrismDtype dtype)
+{
+  guint64 state = seed;
+
+  for (gint64 start = 0; start < buffer->numel; start += FILL_CHUNK)
+    {
+      gint64 n = MIN (FILL_CHUNK, buffer->numel - start);
+
+      if (prism_cancelled ())
+        return FALSE;
+      fill_range (buffer->data + start, n, &state);
+      round_range (buffer->data + start, n, dtype);
+    }
+  return TRUE;
 }
 
 double

@@ -24,9 +24,20 @@ typedef struct
   double *data;   /* owned, numel elements */
 } PrismBuffer;
 
-/* A zero-filled buffer of 1 to PRISM_MAX_DIMS positive dims. (transfer full) */
+/* A zero-filled buffer of 1 to PRISM_MAX_DIMS positive dims; aborts, as
+ * g_new() does, when the memory cannot be had. (transfer full) */
 PrismBuffer *prism_buffer_new            (guint              ndims,
                                           const gint64      *dims);
+/* The same, or %NULL with PRISM_ERROR_LIMIT when the number of elements or
+ * bytes overflows or the allocation fails. (transfer full) */
+PrismBuffer *prism_buffer_try_new        (guint              ndims,
+                                          const gint64      *dims,
+                                          GError           **error);
+/* The number of elements of @dims (1 to PRISM_MAX_DIMS positive dims), or
+ * FALSE when it, or its size in bytes as doubles, overflows 64 bits. */
+gboolean     prism_buffer_numel_checked  (guint              ndims,
+                                          const gint64      *dims,
+                                          gint64            *numel);
 /* (transfer full) */
 PrismBuffer *prism_buffer_copy           (const PrismBuffer *buffer);
 void         prism_buffer_free           (PrismBuffer       *buffer);
@@ -37,6 +48,13 @@ gboolean     prism_buffer_same_shape     (const PrismBuffer *a,
  * on every machine: a SplitMix64 stream, 53 bits per value). */
 void         prism_buffer_fill_random    (PrismBuffer       *buffer,
                                           guint64            seed);
+/* prism_buffer_fill_random() then prism_buffer_round_to_dtype() (the same
+ * values), in steps between which it stops, returning %FALSE with the
+ * buffer half filled, when the calling thread's current cancellable is
+ * cancelled (prism_cancelled()): a big input takes seconds. */
+gboolean     prism_buffer_fill_random_rounded (PrismBuffer  *buffer,
+                                          guint64            seed,
+                                          PrismDtype         dtype);
 /* Rounds every value to the nearest value of @dtype (ties to even; f16
  * subnormals kept, f16 overflow gives ±inf), as a GPU would store it. */
 void         prism_buffer_round_to_dtype (PrismBuffer       *buffer,

@@ -14,13 +14,15 @@
 
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
+#include <gio/gio.h>
 
 #include "prism-error.h"
 #include "prism-interp.h"
 
-/* Tensors bigger than this (2 GiB of doubles) are refused with
- * PRISM_ERROR_LIMIT instead of aborting in the allocator. */
-#define MAX_NUMEL (G_GINT64_CONSTANT (1) << 28)
+/* The work of an op beyond its elements (a function call, a tile's
+ * bookkeeping): about what 16 elementwise operations cost. */
+#define OP_OVERHEAD 16
 /* Below this many multiply-adds (or element operations) threads cost more
  * than they save. */
 #define PARALLEL_MIN_WORK (G_GINT64_CONSTANT (1) << 18)
@@ -32,7 +34,14 @@ typedef struct
 {
   gboolean f32;
   guint n_threads;
+  GCancellable *cancel;   /* the caller's current one (nullable), read by every thread */
 } Ctx;
+
+static inline gboolean
+stopped (const Ctx *ctx)
+{
+  return ctx->cancel != NULL && g_cancellable_is_cancelled (ctx->cancel);
+}
 
 static inline double
 rnd (const Ctx *ctx, double x)
@@ -325,6 +334,9 @@ matmul_item (gpointer user_data, guint thread, gint64 item)
   const double *B = mm->b + bt * mm->k * mm->n;
   double *C = mm->c + bt * mm->m * mm->n;
 
+  /* A big matmul is most of a run: a stop skips the rest of it. */
+  if (stopped (mm->ctx))
+    return;
   for (gint64 i = i0; i < i1; i++)
     memset (C + i * mm->n + j0, 0, sizeof (double) * (j1 - j0));
   for (gint64 p = 0; p < mm->k; p++)
@@ -614,6 +626,8 @@ run_block (const KernelRun *run, Workspace *ws, const gint64 *bidx)
         const PrismOp *op = prism_graph_op (body, i);
         guint out;
 
+        if (i == 0 && (iter & 63) == 63 && stopped (run->ctx))
+          return;
         if (op->kind == PRISM_OP_OUTPUT)
           continue;
         out = op->outputs[0];
@@ -703,6 +717,8 @@ kernel_item (gpointer user_data, guint thread, gint64 item)
           bidx[p] = rem % run->grid[p];
           rem /= run->grid[p];
         }
+      if (stopped (run->ctx))
+        return;
       run_block (run, ws, bidx);
     }
 }
@@ -895,8 +911,13 @@ run_kernel (const Ctx *ctx, guint kop, const PrismOp *op, PrismBuffer **bufs, GE
   for (guint t = 0; t < body->tensors->len; t++)
     tile_work += prism_tensor_numel (prism_graph_tensor (body, t));
   n_threads = ctx->n_threads;
-  if (n_blocks * run.forloop * tile_work < PARALLEL_MIN_WORK)
-    n_threads = 1;
+  {
+    gint64 total;
+
+    if (!__builtin_mul_overflow (n_blocks, run.forloop, &total) &&
+        !__builtin_mul_overflow (total, tile_work, &total) && total < PARALLEL_MIN_WORK)
+      n_threads = 1;
+  }
   n_threads = (guint) MAX (1, MIN ((gint64) n_threads, n_outer));
   run.ws = g_new0 (Workspace, n_threads);
   parallel_for (n_threads, n_outer, kernel_item, &run);
@@ -907,13 +928,396 @@ run_kernel (const Ctx *ctx, guint kop, const PrismOp *op, PrismBuffer **bufs, GE
 }
 
 /* ------------------------------------------------------------------------ */
+/* Budgets */
+
+/* The process defaults, under their lock (set once by a command line, read
+ * at the start of every run). */
+G_LOCK_DEFINE_STATIC (defaults);
+static guint64 default_max_memory;   /* 0 until first read */
+static guint64 default_max_work = PRISM_INTERP_DEFAULT_MAX_WORK;
+
+/* Half the physical memory (1 GiB if the system does not say). */
+static guint64
+half_physical_memory (void)
+{
+  long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+  guint64 bytes;
+
+  if (pages <= 0 || page <= 0 || __builtin_mul_overflow ((guint64) pages, (guint64) page, &bytes))
+    return G_GUINT64_CONSTANT (1) << 30;
+  return bytes / 2;
+}
+
+void
+prism_interp_set_default_budget (guint64 max_memory, guint64 max_work)
+{
+  G_LOCK (defaults);
+  if (max_memory > 0)
+    default_max_memory = max_memory;
+  if (max_work > 0)
+    default_max_work = max_work;
+  G_UNLOCK (defaults);
+}
+
+guint64
+prism_interp_get_default_max_memory (void)
+{
+  guint64 v;
+
+  G_LOCK (defaults);
+  if (default_max_memory == 0)
+    default_max_memory = half_physical_memory ();
+  v = default_max_memory;
+  G_UNLOCK (defaults);
+  return v;
+}
+
+guint64
+prism_interp_get_default_max_work (void)
+{
+  guint64 v;
+
+  G_LOCK (defaults);
+  v = default_max_work;
+  G_UNLOCK (defaults);
+  return v;
+}
+
+static inline guint64
+sat_add (guint64 a, guint64 b)
+{
+  guint64 r;
+
+  return __builtin_add_overflow (a, b, &r) ? G_MAXUINT64 : r;
+}
+
+static inline guint64
+sat_mul (guint64 a, guint64 b)
+{
+  guint64 r;
+
+  return __builtin_mul_overflow (a, b, &r) ? G_MAXUINT64 : r;
+}
+
+/* Elements of a concrete tensor, G_MAXUINT64 when they overflow (and so
+ * everything summed with them). */
+static guint64
+tensor_elems (const PrismTensor *t)
+{
+  guint64 n = 1;
+
+  for (guint d = 0; d < t->ndims; d++)
+    {
+      gint64 v = prism_dim_get_const (t->dims[d]);
+      n = sat_mul (n, v > 0 ? (guint64) v : 1);
+    }
+  return n;
+}
+
+static guint64
+tensor_bytes (const PrismTensor *t)
+{
+  return sat_mul (tensor_elems (t), sizeof (double));
+}
+
+/* The work of one non-kernel op on tensors (tiles) of @g. */
+static guint64
+op_work (const PrismGraph *g, const PrismOp *op)
+{
+  const PrismTensor *out = op->n_outputs > 0 ? prism_graph_tensor (g, op->outputs[0]) : NULL;
+  const PrismTensor *in = op->n_inputs > 0 ? prism_graph_tensor (g, op->inputs[0]) : NULL;
+  guint64 w = 0;
+
+  if (op->kind == PRISM_OP_OUTPUT || op->kind == PRISM_OP_INPUT)
+    w = tensor_elems (op->kind == PRISM_OP_OUTPUT ? in : out);
+  else if (op->kind == PRISM_OP_MATMUL && in != NULL && out != NULL)
+    w = sat_mul (tensor_elems (out),
+                 (guint64) MAX (prism_dim_get_const (in->dims[in->ndims - 1]), 1));
+  else if (op->kind == PRISM_OP_SUM || prism_op_kind_is_accum (op->kind))
+    w = in != NULL ? tensor_elems (in) : 0;
+  else if (op->kind == PRISM_OP_RMS_NORM)
+    w = in != NULL ? sat_mul (tensor_elems (in), 2) : 0;
+  else if (out != NULL)
+    w = tensor_elems (out);
+  return sat_add (w, OP_OVERHEAD);
+}
+
+/* The work of a custom kernel, as run_block() does it: every block runs the
+ * loop ops at every iteration (loop-invariant ones compute once, but are
+ * still visited), then its epilogue and stores.  Sets *@blocks and *@iters. */
+static guint64
+kernel_work (const PrismOp *kop, guint64 *blocks, guint64 *iters)
+{
+  const PrismGraph *body = kop->body;
+  g_autofree gboolean *invariant = g_new0 (gboolean, MAX (body->tensors->len, 1));
+  guint64 per_iter = 0, once = 0, epilogue = 0, per_block;
+  gint64 f = prism_dim_get_const (body->forloop);
+
+  *blocks = 1;
+  for (guint p = 0; p < body->grid_ndims; p++)
+    *blocks = sat_mul (*blocks, (guint64) MAX (prism_dim_get_const (body->grid[p]), 1));
+  *iters = (guint64) MAX (f, 1);
+  for (guint i = 0; i < body->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (body, i);
+      guint64 w = op_work (body, op);
+      gboolean inv = TRUE;
+
+      if (op->kind == PRISM_OP_OUTPUT)
+        {
+          epilogue = sat_add (epilogue, w);
+          continue;
+        }
+      if (prism_op_kind_is_accum (op->kind))
+        {
+          /* A step at every iteration, the finish (mean, rms) once. */
+          per_iter = sat_add (per_iter, w);
+          epilogue = sat_add (epilogue, w);
+          continue;
+        }
+      if (prism_graph_tensor (body, op->outputs[0])->after_accum)
+        {
+          epilogue = sat_add (epilogue, w);
+          continue;
+        }
+      if (op->kind == PRISM_OP_INPUT)
+        inv = op->attrs.fmap == PRISM_MAP_REPLICATE;
+      else
+        for (guint k = 0; k < op->n_inputs; k++)
+          inv = inv && invariant[op->inputs[k]];
+      invariant[op->outputs[0]] = inv;
+      if (inv)
+        {
+          once = sat_add (once, w - OP_OVERHEAD);
+          per_iter = sat_add (per_iter, 1);
+        }
+      else
+        per_iter = sat_add (per_iter, w);
+    }
+  per_block = sat_add (sat_add (sat_mul (*iters, per_iter), once), epilogue);
+  return sat_mul (*blocks, per_block);
+}
+
+/* The bytes of one kernel's tiles, for every thread that runs its blocks. */
+static guint64
+kernel_tile_bytes (const PrismOp *kop, guint n_threads)
+{
+  guint64 bytes = 0;
+
+  for (guint t = 0; t < kop->body->tensors->len; t++)
+    bytes = sat_add (bytes, tensor_bytes (prism_graph_tensor (kop->body, t)));
+  return sat_mul (bytes, MAX (n_threads, 1));
+}
+
+static guint64
+effective (guint64 option, guint64 fallback)
+{
+  return option > 0 ? option : fallback;
+}
+
+static char *
+tensor_name (const PrismGraph *graph, guint t)
+{
+  const PrismTensor *tensor = prism_graph_tensor (graph, t);
+  g_autofree char *shape = prism_tensor_shape_to_string (graph, tensor);
+  const PrismOp *op = tensor->producer >= 0 ? prism_graph_op (graph, (guint) tensor->producer) : NULL;
+
+  if (op != NULL && op->kind == PRISM_OP_INPUT)
+    return g_strdup_printf ("input “%s” %s", op->name ? op->name : "", shape);
+  if (op != NULL)
+    return g_strdup_printf ("tensor %u %s (op %d, %s)", t, shape, tensor->producer,
+                            prism_op_kind_to_string (op->kind));
+  return g_strdup_printf ("tensor %u %s", t, shape);
+}
+
+/* The memory of the run, op by op as prism_interp_run() allocates and
+ * frees; @copies: graph inputs the run copies (f32 rounding), NULL for
+ * none.  Fails naming the biggest tensor alive when the peak passes @budget. */
+static gboolean
+check_memory (const PrismGraph *graph, guint n_threads, const gboolean *copies, guint64 budget,
+              guint64 *peak_out, GError **error)
+{
+  guint n_tensors = graph->tensors->len;
+  g_autofree int *last_use = g_new (int, MAX (n_tensors, 1));
+  g_autofree gboolean *owned = g_new0 (gboolean, MAX (n_tensors, 1));
+  g_autoptr(GArray) ids = prism_graph_get_inputs (graph);
+  guint64 live = 0, peak = 0;
+  guint biggest = G_MAXUINT;
+
+  for (guint t = 0; t < n_tensors; t++)
+    last_use[t] = -1;
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (graph, i);
+      for (guint k = 0; k < op->n_inputs; k++)
+        last_use[op->inputs[k]] = (int) i;
+    }
+  for (guint k = 0; k < ids->len; k++)
+    {
+      guint t = g_array_index (ids, guint, k);
+      guint64 b = tensor_bytes (prism_graph_tensor (graph, t));
+
+      /* The caller's buffer, and the run's copy if it rounds one. */
+      live = sat_add (live, copies != NULL && copies[k] ? sat_mul (b, 2) : b);
+      owned[t] = copies != NULL && copies[k];
+      if (biggest == G_MAXUINT || b > tensor_bytes (prism_graph_tensor (graph, biggest)))
+        biggest = t;
+    }
+  peak = live;
+  if (peak > budget)
+    goto over;
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (graph, i);
+      guint64 extra = 0;
+
+      if (op->kind == PRISM_OP_INPUT)
+        continue;
+      if (op->kind == PRISM_OP_OUTPUT)
+        live = sat_add (live, tensor_bytes (prism_graph_tensor (graph, op->inputs[0])));
+      else
+        for (guint o = 0; o < op->n_outputs; o++)
+          {
+            guint t = op->outputs[o];
+            guint64 b = tensor_bytes (prism_graph_tensor (graph, t));
+
+            live = sat_add (live, b);
+            owned[t] = TRUE;
+            if (b > tensor_bytes (prism_graph_tensor (graph, biggest)))
+              biggest = t;
+          }
+      if (op->kind == PRISM_OP_KERNEL)
+        extra = kernel_tile_bytes (op, n_threads);
+      peak = MAX (peak, sat_add (live, extra));
+      if (peak > budget)
+        goto over;
+      for (guint k = 0; k < op->n_inputs; k++)
+        {
+          guint t = op->inputs[k];
+          if (last_use[t] == (int) i && owned[t])
+            {
+              live -= tensor_bytes (prism_graph_tensor (graph, t));
+              owned[t] = FALSE;
+            }
+        }
+    }
+  *peak_out = peak;
+  return TRUE;
+
+over:
+  {
+    g_autofree char *name = tensor_name (graph, biggest);
+
+    *peak_out = peak;
+    if (peak == G_MAXUINT64)
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT,
+                   "the program does not fit in memory: %s alone has more bytes than 64 bits "
+                   "count (the interpreter's memory budget is %" G_GUINT64_FORMAT " bytes)",
+                   name, budget);
+    else
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT,
+                   "the program needs %" G_GUINT64_FORMAT " bytes at once, more than the "
+                   "interpreter's memory budget of %" G_GUINT64_FORMAT " bytes; the biggest "
+                   "tensor, %s, takes %" G_GUINT64_FORMAT " bytes",
+                   peak, budget, name, tensor_bytes (prism_graph_tensor (graph, biggest)));
+    return FALSE;
+  }
+}
+
+static gboolean
+check_work (const PrismGraph *graph, guint64 budget, guint64 *total_out, GError **error)
+{
+  guint64 total = 0, worst = 0, blocks = 0, iters = 0;
+  int worst_op = -1;
+
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (graph, i);
+      guint64 w, b = 0, f = 0;
+
+      if (op->kind == PRISM_OP_INPUT)
+        continue;
+      w = op->kind == PRISM_OP_KERNEL ? kernel_work (op, &b, &f) : op_work (graph, op);
+      total = sat_add (total, w);
+      if (worst_op < 0 || w > worst)
+        {
+          worst = w;
+          worst_op = (int) i;
+          blocks = b;
+          iters = f;
+        }
+    }
+  *total_out = total;
+  if (total <= budget)
+    return TRUE;
+  {
+    const PrismOp *op = prism_graph_op (graph, (guint) worst_op);
+    g_autofree char *why = op->kind == PRISM_OP_KERNEL
+      ? g_strdup_printf (": %" G_GUINT64_FORMAT " blocks × %" G_GUINT64_FORMAT " loop iterations", blocks, iters)
+      : g_strdup ("");
+    g_autofree char *total_text = total == G_MAXUINT64 ? g_strdup ("more than 2^64")
+                                                       : g_strdup_printf ("%" G_GUINT64_FORMAT, total);
+    g_autofree char *worst_text = worst == G_MAXUINT64 ? g_strdup ("more than 2^64")
+                                                       : g_strdup_printf ("%" G_GUINT64_FORMAT, worst);
+
+    g_set_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT,
+                 "the program needs %s element operations, more than the interpreter's work "
+                 "budget of %" G_GUINT64_FORMAT "; op %d (%s) alone needs %s%s",
+                 total_text, budget, worst_op, prism_op_kind_to_string (op->kind), worst_text, why);
+  }
+  return FALSE;
+}
+
+static guint
+threads_of (const PrismInterpOptions *options)
+{
+  return options != NULL && options->n_threads > 0 ? options->n_threads : g_get_num_processors ();
+}
+
+static gboolean
+check_budget (const PrismGraph *graph, const PrismInterpOptions *options, const gboolean *copies,
+              PrismInterpCost *cost, GError **error)
+{
+  guint64 max_memory = effective (options ? options->max_memory : 0,
+                                  prism_interp_get_default_max_memory ());
+  guint64 max_work = effective (options ? options->max_work : 0, prism_interp_get_default_max_work ());
+  PrismInterpCost c = { 0, 0 };
+  gboolean ok;
+
+  ok = check_memory (graph, threads_of (options), copies, max_memory, &c.memory, error) &&
+       check_work (graph, max_work, &c.work, error);
+  if (cost != NULL)
+    *cost = c;
+  return ok;
+}
+
+gboolean
+prism_interp_check_budget (const PrismGraph *graph, const PrismInterpOptions *options,
+                           PrismInterpCost *cost, GError **error)
+{
+  g_return_val_if_fail (graph != NULL, FALSE);
+  if (graph->level != PRISM_LEVEL_KERNEL || !prism_graph_is_concrete (graph))
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
+                   "only concrete kernel graphs have a cost to check");
+      return FALSE;
+    }
+  return check_budget (graph, options, NULL, cost, error);
+}
+
+/* ------------------------------------------------------------------------ */
 
 GPtrArray *
 prism_interp_make_inputs (const PrismGraph *graph, guint64 seed)
 {
   g_autoptr(GArray) ids = prism_graph_get_inputs (graph);
   GPtrArray *inputs = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_buffer_free);
+  guint64 total = 0;
+  gboolean fits;
 
+  for (guint k = 0; k < ids->len; k++)
+    total = sat_add (total, tensor_bytes (prism_graph_tensor (graph, g_array_index (ids, guint, k))));
+  fits = total <= prism_interp_get_default_max_memory ();
   for (guint k = 0; k < ids->len; k++)
     {
       const PrismTensor *t = prism_graph_tensor (graph, g_array_index (ids, guint, k));
@@ -923,9 +1327,27 @@ prism_interp_make_inputs (const PrismGraph *graph, guint64 seed)
       if (!prism_tensor_get_shape (t, shape))
         for (guint d = 0; d < t->ndims; d++)
           shape[d] = 1;
+      /* Filling big inputs takes seconds: a stopped caller gets them
+       * without data too (prism_interp_run() then says it was stopped). */
+      if (fits && prism_cancelled ())
+        fits = FALSE;
+      if (!fits)
+        {
+          /* Dims without data: prism_interp_run() names the budget. */
+          b = g_new0 (PrismBuffer, 1);
+          b->ndims = t->ndims;
+          memcpy (b->dims, shape, t->ndims * sizeof (gint64));
+          g_ptr_array_add (inputs, b);
+          continue;
+        }
       b = prism_buffer_new (t->ndims, shape);
-      prism_buffer_fill_random (b, seed + k);
-      prism_buffer_round_to_dtype (b, t->dtype);
+      if (!prism_buffer_fill_random_rounded (b, seed + k, t->dtype))
+        {
+          /* Stopped half-way: no data, as for the inputs after it. */
+          g_clear_pointer (&b->data, g_free);
+          b->numel = 0;
+          fits = FALSE;
+        }
       g_ptr_array_add (inputs, b);
     }
   return inputs;
@@ -984,13 +1406,6 @@ check_graph (const PrismGraph *graph, PrismBuffer * const *inputs, guint n_input
           return FALSE;
         }
     }
-  for (guint i = 0; i < graph->tensors->len; i++)
-    if (prism_tensor_numel (prism_graph_tensor (graph, i)) > MAX_NUMEL)
-      {
-        g_set_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT,
-                     "tensor %u has more than %" G_GINT64_FORMAT " elements", i, MAX_NUMEL);
-        return FALSE;
-      }
   return TRUE;
 }
 
@@ -998,12 +1413,13 @@ GPtrArray *
 prism_interp_run (const PrismGraph *graph, PrismBuffer * const *inputs, guint n_inputs,
                   const PrismInterpOptions *options, GError **error)
 {
-  Ctx ctx = { FALSE, 0 };
+  Ctx ctx = { FALSE, 0, NULL };
   g_autoptr(GPtrArray) result = NULL;
   g_autoptr(GArray) ids = NULL;
   g_autofree PrismBuffer **bufs = NULL;
   g_autofree gboolean *owned = NULL;
   g_autofree int *last_use = NULL;
+  g_autofree gboolean *copies = NULL;
   guint n_tensors = graph->tensors->len;
   gboolean ok = TRUE;
 
@@ -1013,8 +1429,29 @@ prism_interp_run (const PrismGraph *graph, PrismBuffer * const *inputs, guint n_
     return NULL;
 
   ctx.f32 = options != NULL && options->precision == PRISM_PRECISION_F32;
-  ctx.n_threads = options != NULL && options->n_threads > 0 ? options->n_threads
-                                                             : g_get_num_processors ();
+  ctx.n_threads = threads_of (options);
+  ctx.cancel = g_cancellable_get_current ();
+  if (stopped (&ctx))
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_CANCELLED, "stopped before the run");
+      return NULL;
+    }
+
+  /* The budgets before anything is allocated, with the copies f32 makes. */
+  copies = g_new0 (gboolean, MAX (n_inputs, 1));
+  for (guint k = 0; k < n_inputs; k++)
+    copies[k] = ctx.f32 && inputs[k]->data != NULL && !is_float_exact (inputs[k]);
+  if (!check_budget (graph, options, copies, NULL, error))
+    return NULL;
+  for (guint k = 0; k < n_inputs; k++)
+    if (inputs[k]->data == NULL && inputs[k]->numel == 0)
+      {
+        g_set_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT,
+                     "input %u has no data: the inputs did not fit the default memory budget "
+                     "of %" G_GUINT64_FORMAT " bytes when they were made", k,
+                     prism_interp_get_default_max_memory ());
+        return NULL;
+      }
 
   bufs = g_new0 (PrismBuffer *, n_tensors);
   owned = g_new0 (gboolean, n_tensors);
@@ -1033,7 +1470,7 @@ prism_interp_run (const PrismGraph *graph, PrismBuffer * const *inputs, guint n_
     {
       guint t = g_array_index (ids, guint, k);
 
-      if (ctx.f32 && !is_float_exact (inputs[k]))
+      if (copies[k])
         {
           bufs[t] = prism_buffer_copy (inputs[k]);
           round_all (&ctx, bufs[t]->data, bufs[t]->numel);
@@ -1050,19 +1487,33 @@ prism_interp_run (const PrismGraph *graph, PrismBuffer * const *inputs, guint n_
 
       if (op->kind == PRISM_OP_INPUT)
         continue;
+      if (stopped (&ctx))
+        {
+          g_set_error (error, PRISM_ERROR, PRISM_ERROR_CANCELLED, "stopped at op %u of %u", i,
+                       graph->ops->len);
+          ok = FALSE;
+          break;
+        }
       if (op->kind == PRISM_OP_OUTPUT)
         g_ptr_array_add (result, prism_buffer_copy (bufs[op->inputs[0]]));
       else
         {
-          for (guint o = 0; o < op->n_outputs; o++)
+          for (guint o = 0; o < op->n_outputs && ok; o++)
             {
               const PrismTensor *t = prism_graph_tensor (graph, op->outputs[o]);
               gint64 shape[PRISM_MAX_DIMS];
 
               prism_tensor_get_shape (t, shape);
-              bufs[op->outputs[o]] = prism_buffer_new (t->ndims, shape);
-              owned[op->outputs[o]] = TRUE;
+              bufs[op->outputs[o]] = prism_buffer_try_new (t->ndims, shape, error);
+              owned[op->outputs[o]] = bufs[op->outputs[o]] != NULL;
+              if (bufs[op->outputs[o]] == NULL)
+                {
+                  g_prefix_error (error, "op %u (%s): ", i, prism_op_kind_to_string (op->kind));
+                  ok = FALSE;
+                }
             }
+          if (!ok)
+            break;
           if (op->kind == PRISM_OP_KERNEL)
             ok = run_kernel (&ctx, i, op, bufs, error);
           else if (prism_op_kind_at_level (op->kind, PRISM_LEVEL_KERNEL))
@@ -1089,6 +1540,12 @@ prism_interp_run (const PrismGraph *graph, PrismBuffer * const *inputs, guint n_
   for (guint t = 0; t < n_tensors; t++)
     if (owned[t])
       prism_buffer_free (bufs[t]);
+  /* A stop inside the last op left its outputs unfinished. */
+  if (ok && stopped (&ctx))
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_CANCELLED, "stopped at the end of the run");
+      ok = FALSE;
+    }
   if (!ok)
     return NULL;
   return g_steal_pointer (&result);

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <gio/gio.h>
 
 #include "prism-error.h"
 #include "prism-interp.h"
@@ -134,8 +135,17 @@ prism_screen_new (const PrismGraph *reference, guint n_seeds, guint64 first_seed
                                           error);
   if (check->small_ref == NULL)
     goto fail;
-  check->small_inputs = make_inputs (check->small_ref, check->n_seeds, first_seed);
-  check->small_outputs = run_seeds (check->small_ref, check->small_inputs, error);
+  /* Milliseconds at small shapes, which a stop of the caller (its current
+   * cancellable, prism_cancelled ()) must not turn into a failed setup: they
+   * run under a cancellable of their own. */
+  {
+    g_autoptr(GCancellable) shield = g_cancellable_new ();
+
+    g_cancellable_push_current (shield);
+    check->small_inputs = make_inputs (check->small_ref, check->n_seeds, first_seed);
+    check->small_outputs = run_seeds (check->small_ref, check->small_inputs, error);
+    g_cancellable_pop_current (shield);
+  }
   if (check->small_outputs == NULL)
     goto fail;
   return check;

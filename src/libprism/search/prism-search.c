@@ -31,6 +31,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <gio/gio.h>
 #include <glib/gi18n-lib.h>
 
 #include "prism-error.h"
@@ -564,6 +565,10 @@ struct _PrismSearch
   gint stop;
   gint paused;
   gint running;
+  /* Cancelled with @stop: the current cancellable of the worker threads,
+   * so that whatever a found sGraph sets off (map instantiation, the
+   * verifier, the interpreter) sees the stop too (prism_cancelled()). */
+  GCancellable *cancel;
 
   /* The split phase (thread of prism_search_run() only). */
   GThreadPool *pool;
@@ -696,6 +701,37 @@ elapsed_us_locked (PrismSearch *search, gint64 now)
   return now - search->start_us - paused;
 }
 
+/* Stops the search with @reason (the first reason stays).  Call without
+ * the lock: cancelling runs the cancellable's handlers. */
+static void
+stop_with (PrismSearch *search, const char *reason)
+{
+  g_mutex_lock (&search->lock);
+  if (search->stop_reason == NULL)
+    search->stop_reason = reason;
+  g_atomic_int_set (&search->stop, 1);
+  g_cond_broadcast (&search->cond);
+  g_mutex_unlock (&search->lock);
+  g_cancellable_cancel (search->cancel);
+}
+
+/* Stops the search if its time is up; TRUE when it is stopped. */
+static gboolean
+check_time_limit (PrismSearch *search)
+{
+  gboolean over;
+
+  if (g_atomic_int_get (&search->stop))
+    return TRUE;
+  g_mutex_lock (&search->lock);
+  over = search->time_limit_us > 0 &&
+         elapsed_us_locked (search, g_get_monotonic_time ()) >= search->time_limit_us;
+  g_mutex_unlock (&search->lock);
+  if (over)
+    stop_with (search, "time limit");
+  return over;
+}
+
 static void
 maybe_tick (PrismSearch *search, gboolean force)
 {
@@ -756,16 +792,7 @@ should_abort (State *s)
         }
       g_mutex_unlock (&search->lock);
     }
-  g_mutex_lock (&search->lock);
-  if (search->time_limit_us > 0 &&
-      elapsed_us_locked (search, g_get_monotonic_time ()) >= search->time_limit_us)
-    {
-      if (search->stop_reason == NULL)
-        search->stop_reason = "time limit";
-      g_atomic_int_set (&search->stop, 1);
-    }
-  g_mutex_unlock (&search->lock);
-  if (!g_atomic_int_get (&search->stop))
+  if (!check_time_limit (search))
     return FALSE;
 
 abort:
@@ -792,12 +819,16 @@ task_run (gpointer data, gpointer user_data)
   PrismSearch *search = user_data;
   gboolean completed = TRUE;
 
+  g_cancellable_push_current (search->cancel);
   if (g_atomic_int_get (&search->stop))
     completed = FALSE;
   else if (t->sgraph != NULL)
     {
       if (search->observer.sgraph_found)
         search->observer.sgraph_found (search, t->sgraph, t->index, search->observer_data);
+      /* Stopped while the sGraph's candidates were being decided: some
+       * may not have been. */
+      completed = !g_atomic_int_get (&search->stop);
     }
   else
     {
@@ -810,8 +841,9 @@ task_run (gpointer data, gpointer user_data)
       else
         search_kernel (s);
       flush_stats (s);
-      completed = !s->aborted;
+      completed = !s->aborted && !g_atomic_int_get (&search->stop);
     }
+  g_cancellable_pop_current (search->cancel);
   if (search->observer.task_done)
     search->observer.task_done (search, t->index, completed, search->observer_data);
 
@@ -850,6 +882,7 @@ push_task (PrismSearch *search, State *from, Task *t)
       g_cond_wait_until (&search->cond, &search->lock, g_get_monotonic_time () + TICK_US);
       g_mutex_unlock (&search->lock);
       maybe_tick (search, FALSE);
+      check_time_limit (search);
       g_mutex_lock (&search->lock);
     }
   search->queued++;
@@ -2621,6 +2654,10 @@ check_options (const PrismSearchOptions *o, GError **error)
     bad = "max_grid_dims must be between 1 and 3";
   else if (o->max_kernels < 1 || o->max_kernel_ops < 1)
     bad = "at least one custom kernel must be allowed";
+  else if (o->max_kernels > PRISM_SEARCH_MAX_KERNELS || o->max_kernel_ops > PRISM_SEARCH_MAX_KERNEL_OPS ||
+           o->max_block_ops > PRISM_SEARCH_MAX_BLOCK_OPS ||
+           o->max_total_ops > PRISM_SEARCH_MAX_KERNEL_OPS + PRISM_SEARCH_MAX_KERNELS * PRISM_SEARCH_MAX_BLOCK_OPS)
+    bad = "at most 4 custom kernels, 8 kernel-level ops, 16 ops per kernel and 72 ops in all";
   else if (o->max_kernel_inputs < 1 || o->max_kernel_inputs > PRISM_MAX_OP_INPUTS)
     bad = "max_kernel_inputs must be between 1 and 8";
   else if (o->max_block_outputs < 1 || o->max_block_outputs > PRISM_MAX_OP_OUTPUTS)
@@ -2641,6 +2678,58 @@ check_options (const PrismSearchOptions *o, GError **error)
   return TRUE;
 }
 
+gboolean
+prism_search_check_program (const PrismGraph *program, GError **error)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (program != NULL, FALSE);
+  for (guint i = 0; i < program->ops->len && n <= PRISM_SEARCH_MAX_PROGRAM_OPS; i++)
+    {
+      const PrismOp *op = prism_graph_op (program, i);
+
+      n += 1 + (op->body != NULL ? op->body->ops->len : 0);
+    }
+  if (n > PRISM_SEARCH_MAX_PROGRAM_OPS)
+    {
+      /* The whole count, for the message (the loop stopped early). */
+      n = 0;
+      for (guint i = 0; i < program->ops->len; i++)
+        {
+          const PrismOp *op = prism_graph_op (program, i);
+          n = MIN (n + 1 + (op->body != NULL ? op->body->ops->len : 0), G_MAXUINT - 1);
+        }
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT,
+                   _("the program has %u ops; the search takes programs of at most %u (its "
+                     "candidates have at most %u kernel-level ops, custom kernels of at most %u)"),
+                   n, PRISM_SEARCH_MAX_PROGRAM_OPS, PRISM_SEARCH_MAX_KERNEL_OPS,
+                   PRISM_SEARCH_MAX_BLOCK_OPS);
+      return FALSE;
+    }
+  for (guint t = 0; t < program->tensors->len; t++)
+    {
+      const PrismTensor *tensor = prism_graph_tensor (program, t);
+      gint64 elements = 1;
+      gboolean over = FALSE;
+
+      for (guint d = 0; d < tensor->ndims && !over; d++)
+        over = __builtin_mul_overflow (elements, MAX (prism_dim_get_const (tensor->dims[d]), 1),
+                                       &elements) ||
+               elements > PRISM_SEARCH_MAX_TENSOR_ELEMENTS;
+      if (over)
+        {
+          g_autofree char *shape = prism_tensor_shape_to_string (program, tensor);
+          g_autofree char *limit = g_strdup_printf ("%" G_GINT64_FORMAT, PRISM_SEARCH_MAX_TENSOR_ELEMENTS);
+
+          g_set_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT,
+                       _("tensor %u %s has more elements than the search takes (at most %s, a "
+                         "128 GiB tensor of f16)"), t, shape, limit);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 PrismSearch *
 prism_search_new (const PrismGraph *program, const PrismSearchOptions *options, GError **error)
 {
@@ -2654,6 +2743,8 @@ prism_search_new (const PrismGraph *program, const PrismSearchOptions *options, 
       options = &defaults;
     }
   if (!check_options (options, error))
+    return NULL;
+  if (!prism_search_check_program (program, error))
     return NULL;
   if (!prism_graph_validate (program, error))
     return NULL;
@@ -2756,6 +2847,7 @@ prism_search_new (const PrismGraph *program, const PrismSearchOptions *options, 
   }
   g_mutex_init (&search->lock);
   g_cond_init (&search->cond);
+  search->cancel = g_cancellable_new ();
   search->time_limit_us = (gint64) (search->opts.time_limit_s * G_USEC_PER_SEC);
   return search;
 }
@@ -2776,6 +2868,7 @@ prism_search_free (PrismSearch *search)
       g_mutex_clear (&search->cache[i].lock);
     }
   g_clear_pointer (&search->skip, g_hash_table_unref);
+  g_clear_object (&search->cancel);
   g_mutex_clear (&search->lock);
   g_cond_clear (&search->cond);
   g_free (search);
@@ -2830,10 +2923,18 @@ root_state (PrismSearch *search)
   return s;
 }
 
+static void
+on_parent_cancelled (GCancellable *parent, gpointer data)
+{
+  prism_search_stop (data);
+}
+
 gboolean
 prism_search_run (PrismSearch *search, GError **error)
 {
   g_autoptr(GError) local = NULL;
+  GCancellable *parent = g_cancellable_get_current ();
+  gulong parent_handler = 0;
   State *root;
 
   g_return_val_if_fail (!g_atomic_int_get (&search->running), FALSE);
@@ -2854,6 +2955,10 @@ prism_search_run (PrismSearch *search, GError **error)
   g_mutex_unlock (&search->lock);
   search->next_task = 0;
   search->last_tick_us = search->start_us;
+  /* A stop of the caller's work (its current cancellable) stops the search;
+   * one that came before the search started stops it at once. */
+  if (parent != NULL)
+    parent_handler = g_cancellable_connect (parent, G_CALLBACK (on_parent_cancelled), search, NULL);
 
   /* Split phase: the top of the tree, on this thread. */
   root = root_state (search);
@@ -2862,18 +2967,22 @@ prism_search_run (PrismSearch *search, GError **error)
   flush_stats (root);
   state_free (root);
 
-  /* Wait for the workers, ticking. */
+  /* Wait for the workers, ticking; the time limit holds even while every
+   * worker is busy deciding candidates. */
   g_mutex_lock (&search->lock);
   while (search->queued > 0)
     {
       g_cond_wait_until (&search->cond, &search->lock, g_get_monotonic_time () + TICK_US);
       g_mutex_unlock (&search->lock);
       maybe_tick (search, FALSE);
+      check_time_limit (search);
       g_mutex_lock (&search->lock);
     }
   g_mutex_unlock (&search->lock);
   g_thread_pool_free (search->pool, FALSE, TRUE);
   search->pool = NULL;
+  if (parent_handler != 0)
+    g_cancellable_disconnect (parent, parent_handler);
 
   g_mutex_lock (&search->lock);
   if (search->stop_reason == NULL)
@@ -2889,12 +2998,7 @@ prism_search_run (PrismSearch *search, GError **error)
 void
 prism_search_stop (PrismSearch *search)
 {
-  g_mutex_lock (&search->lock);
-  if (search->stop_reason == NULL)
-    search->stop_reason = "stopped";
-  g_atomic_int_set (&search->stop, 1);
-  g_cond_broadcast (&search->cond);
-  g_mutex_unlock (&search->lock);
+  stop_with (search, "stopped");
 }
 
 void

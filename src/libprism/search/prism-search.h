@@ -46,6 +46,13 @@ const char *prism_prune_reason_describe  (PrismPruneReason reason);
 
 #define PRISM_SEARCH_MAX_DEPTH 32
 
+/* The largest search spaces prism_search_new() takes: they bound the depth
+ * of the depth-first search (one level per op added, kernel opened or
+ * closed, a few frames each). */
+#define PRISM_SEARCH_MAX_KERNELS     4
+#define PRISM_SEARCH_MAX_KERNEL_OPS  8
+#define PRISM_SEARCH_MAX_BLOCK_OPS   16
+
 /**
  * PrismSearchStats:
  *
@@ -127,6 +134,32 @@ void        prism_search_size_candidates (gint64  data_dim,
 
 typedef struct _PrismSearch PrismSearch;
 
+/* The most ops (all levels: kernel-level ops, custom kernels' block ops)
+ * a program to optimize may have.  Candidates have at most
+ * PRISM_SEARCH_MAX_KERNEL_OPS kernel-level ops and PRISM_SEARCH_MAX_KERNELS
+ * custom kernels of PRISM_SEARCH_MAX_BLOCK_OPS ops, and the reference's e-graphs (the
+ * oracle's 100 000 e-nodes, the verifier's 60 000) would be full of the
+ * program before any rewrite: bigger programs are refused up front. */
+#define PRISM_SEARCH_MAX_PROGRAM_OPS 1024
+
+/* The most elements a tensor of a program to optimize may have: 2^36, a
+ * 128 GiB f16 tensor, more than any GPU holds next to anything else.  It
+ * keeps every product the cost model and the lowering form (a matmul's
+ * M·N·K is at most 2^54) inside 64 bits. */
+#define PRISM_SEARCH_MAX_TENSOR_ELEMENTS (G_GINT64_CONSTANT (1) << 36)
+
+/**
+ * prism_search_check_program:
+ * @program: a program to optimize
+ * @error: return location for a #GError
+ *
+ * Returns: %FALSE with PRISM_ERROR_LIMIT when @program has more than
+ *   %PRISM_SEARCH_MAX_PROGRAM_OPS ops or a tensor of more than
+ *   %PRISM_SEARCH_MAX_TENSOR_ELEMENTS elements (the message says which)
+ */
+gboolean     prism_search_check_program (const PrismGraph        *program,
+                                        GError                  **error);
+
 /**
  * PrismSearchObserver:
  * @sgraph_found: a complete sGraph, from the worker thread running @task;
@@ -178,7 +211,11 @@ void         prism_search_set_elapsed_offset (PrismSearch        *search,
  * Splits the search tree into tasks at the split depth (the same tasks for
  * any number of threads), runs them on a pool of worker threads and returns
  * when every task is done, the time limit is reached or
- * prism_search_stop() was called.  Tasks are numbered in depth-first order,
+ * prism_search_stop() was called — or the calling thread's current
+ * #GCancellable is cancelled.  A stop or the time limit also cancels the
+ * current cancellable of the worker threads (prism_cancelled()), so that
+ * the observer's work on a found sGraph (verification, tuning) ends too;
+ * the task is then not completed.  Tasks are numbered in depth-first order,
  * so results sorted by (task, order within the task) come out the same for
  * any number of threads.
  *

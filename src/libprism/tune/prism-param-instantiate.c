@@ -133,6 +133,7 @@ typedef struct
   guint n_values;
   gint64 *values;
   guint vars[2 * PRISM_MAX_GRID_DIMS + 2];
+  gboolean stopped;
   guint n_vars;
   GArray *cands[2 * PRISM_MAX_GRID_DIMS + 2];
   GPtrArray *best;          /* PrismParamAssignment, sorted, ≤ keep */
@@ -234,9 +235,15 @@ try_assignment (KernelEnum *e)
     g_ptr_array_set_size (e->best, e->keep);
 }
 
+/* Recursion over the kernel's size variables: at most
+ * G_N_ELEMENTS (e->vars) (8) levels. */
 static void
 enumerate (KernelEnum *e, guint k)
 {
+  /* The product of the candidates can be large: a stopped search (see
+   * prism_cancelled()) does not wait for it. */
+  if (e->stopped || (e->stopped = prism_cancelled ()))
+    return;
   if (k == e->n_vars)
     {
       try_assignment (e);
