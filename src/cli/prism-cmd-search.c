@@ -115,28 +115,6 @@ print_candidate (Run *run, const PrismCandidate *c, guint id)
            prism_cli_baseline_label (run->baseline, TRUE), *params ? params : "-");
 }
 
-/* The lines above give the ids candidates were verified with; say when
- * results.json (and the summary below) number them otherwise. */
-static void
-print_renumbered (const PrismEvent *e)
-{
-  guint n = 0;
-
-  for (guint i = 0; e->ids != NULL && i < e->ids->len; i++)
-    {
-      const PrismCandidateId *id = &g_array_index (e->ids, PrismCandidateId, i);
-
-      if (id->published_id != id->id)
-        n++;
-    }
-  if (n == 0)
-    return;
-  /* TRANSLATORS: after `prism search` ends; %u is a number of candidates */
-  fprintf (stderr, ngettext ("%u candidate renumbered into the search's order, as in results.json\n",
-                             "%u candidates renumbered into the search's order, as in results.json\n",
-                             n), n);
-}
-
 /* After the search: whether the GPU times the best candidates, or why not. */
 static void
 print_tuning (Run *run, const PrismEvent *e)
@@ -255,7 +233,6 @@ on_events (PrismSession *session, PrismEventBatch *batch, gpointer user_data)
         case PRISM_EVENT_FINISHED:
           print_progress (run, e);
           end_line (run);
-          print_renumbered (e);
           break;
         case PRISM_EVENT_TUNING:
           print_tuning (run, e);

@@ -19,7 +19,7 @@ struct _PrismCandidateRow
   GObject parent_instance;
 
   PrismCandidate *candidate;
-  guint id;                  /* as published: the run renumbers candidates when it ends */
+  guint id;                  /* as published; ids never change */
   gboolean pinned;           /* ticked for comparing (the candidates view's) */
   char *params;
   double measured_us;        /* < 0: not measured */
@@ -436,7 +436,8 @@ prism_candidate_row_new (PrismCandidate *candidate,
 
   self = g_object_new (PRISM_TYPE_CANDIDATE_ROW, NULL);
   self->candidate = prism_candidate_ref (candidate);
-  /* Not candidate->id: the worker renumbers candidates when the run ends. */
+  /* The id its VERIFIED event gave (candidate->id is the same, and is
+   * written by the run's thread). */
   self->id = id;
   self->speedup = candidate->speedup;
   self->params = candidate->graph ? prism_candidate_params_to_string (candidate) : g_strdup ("");
@@ -456,32 +457,12 @@ prism_candidate_row_get_candidate (PrismCandidateRow *self)
   return self->candidate;
 }
 
-/* Returns: the candidate's number: as published when it was verified, then
- * the one in results.json once the run has ended */
+/* Returns: the candidate's number, as published and in results.json */
 guint
 prism_candidate_row_get_id (PrismCandidateRow *self)
 {
   g_return_val_if_fail (PRISM_IS_CANDIDATE_ROW (self), 0);
   return self->id;
-}
-
-/**
- * prism_candidate_row_set_id:
- * @id: the number to show
- *
- * Renumbers the row (the run renumbers its candidates when it ends); the
- * candidate itself is left alone (it is shared with the run's thread).
- */
-void
-prism_candidate_row_set_id (PrismCandidateRow *self,
-                            guint              id)
-{
-  g_return_if_fail (PRISM_IS_CANDIDATE_ROW (self));
-
-  if (self->id == id)
-    return;
-  self->id = id;
-  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_ID]);
 }
 
 gboolean

@@ -28,8 +28,6 @@ PrismCandidateRow  *prism_candidate_row_new                 (PrismCandidate    *
                                                              guint              id);
 PrismCandidate     *prism_candidate_row_get_candidate       (PrismCandidateRow *self);
 guint               prism_candidate_row_get_id              (PrismCandidateRow *self);
-void                prism_candidate_row_set_id              (PrismCandidateRow *self,
-                                                             guint              id);
 gboolean            prism_candidate_row_get_pinned          (PrismCandidateRow *self);
 void                prism_candidate_row_set_pinned          (PrismCandidateRow *self,
                                                              gboolean           pinned);

@@ -37,7 +37,6 @@ struct _PrismCandidatesView
   GtkMultiSelection *selection;
   PrismCandidateRow *selected;        /* the first selected row, or NULL */
   gulong changed_handler;
-  guint ids_serial;                   /* the model's, when the rows were last sorted */
 
   /* Template Widgets */
   GtkPaned *paned;
@@ -266,12 +265,10 @@ cell_bind_cb (GtkSignalListItemFactory *factory,
   PrismCandidateRow *row = gtk_list_item_get_item (item);
 
   update_cell (item);
-  /* Only a GPU measurement, or the run renumbering its candidates when it
-   * ends, changes a row after it is shown. */
-  if (column == COLUMN_SPEEDUP || column == COLUMN_TIME || column == COLUMN_MEASURED ||
-      column == COLUMN_ID)
+  /* Only a GPU measurement changes a row after it is shown. */
+  if (column == COLUMN_SPEEDUP || column == COLUMN_TIME || column == COLUMN_MEASURED)
     {
-      gulong id = g_signal_connect_swapped (row, column == COLUMN_ID ? "notify::id" : "notify::measured-us",
+      gulong id = g_signal_connect_swapped (row, "notify::measured-us",
                                             G_CALLBACK (row_notify_cb), item);
       g_object_set_data (G_OBJECT (item), "notify-id", GSIZE_TO_POINTER (id));
     }
@@ -821,14 +818,6 @@ model_changed_cb (PrismCandidatesView *self,
                   PrismSearchModel    *model)
 {
   update_count (self);
-  /* Renumbered at the end of the run: ids break ties in the order and
-   * name the candidates in the detail pane and the comparison. */
-  if (self->ids_serial != prism_search_model_get_ids_serial (model))
-    {
-      self->ids_serial = prism_search_model_get_ids_serial (model);
-      gtk_sorter_changed (gtk_sort_list_model_get_sorter (self->sorted), GTK_SORTER_CHANGE_DIFFERENT);
-      update_detail (self);
-    }
 }
 
 /*
@@ -1015,7 +1004,6 @@ prism_candidates_view_set_model (PrismCandidatesView *self,
                                G_CONNECT_SWAPPED);
       self->changed_handler = g_signal_connect_object (model, "changed", G_CALLBACK (model_changed_cb),
                                                        self, G_CONNECT_SWAPPED);
-      self->ids_serial = prism_search_model_get_ids_serial (model);
     }
   if (self->count_label != NULL)
     {

@@ -39,7 +39,6 @@ struct _PrismSearchModel
   double elapsed_s;
   PrismSearchDepth depths[PRISM_SEARCH_MAX_DEPTH];
   gboolean pruned_by_depth;
-  guint ids_serial;
   guint64 sgraphs;
   guint64 verified;
   guint64 rejected;
@@ -261,9 +260,7 @@ add_candidate (PrismSearchModel *self,
   if (candidate->digest != NULL && g_hash_table_contains (self->by_digest, candidate->digest))
     return;
 
-  /* The id the run published, not candidate->id, which the worker may be
-   * changing (the run renumbers when it ends); the FINISHED event maps the
-   * published ids to the final ones. */
+  /* The id the run published the candidate with, which never changes. */
   row = prism_candidate_row_new (candidate, id);
   point.time_s = time_s;
   point.speedup = prism_candidate_row_get_speedup (row);
@@ -300,77 +297,6 @@ add_candidate (PrismSearchModel *self,
   if (candidate->digest != NULL)
     g_hash_table_insert (self->by_digest, g_strdup (candidate->digest), row);
   g_ptr_array_add (added, g_steal_pointer (&row));
-}
-
-static void
-renumber_series (GArray     *series,
-                 GHashTable *moved)
-{
-  for (guint i = 0; i < series->len; i++)
-    {
-      PrismSpeedupPoint *point = &g_array_index (series, PrismSpeedupPoint, i);
-      gpointer id;
-
-      if (point->id != 0 &&
-          g_hash_table_lookup_extended (moved, GUINT_TO_POINTER (point->id), NULL, &id))
-        point->id = GPOINTER_TO_UINT (id);
-    }
-}
-
-static void
-renumber_row (PrismCandidateRow *row,
-              GHashTable        *moved)
-{
-  gpointer id;
-
-  if (row != NULL &&
-      g_hash_table_lookup_extended (moved, GUINT_TO_POINTER (prism_candidate_row_get_id (row)), NULL, &id))
-    prism_candidate_row_set_id (row, GPOINTER_TO_UINT (id));
-}
-
-/* The run ended and renumbered its candidates into the search's order:
- * rows, points and the best series take the ids results.json has, so that
- * "candidate 13" here is candidate 13 there.  Everything is mapped from
- * the published ids at once (the renumbering is a permutation). */
-static void
-apply_ids (PrismSearchModel *self,
-           GArray           *ids,
-           GPtrArray        *added)
-{
-  g_autoptr(GHashTable) moved = g_hash_table_new (NULL, NULL);  /* published id → final id */
-  gboolean best_done = FALSE;
-  guint n;
-
-  for (guint i = 0; i < ids->len; i++)
-    {
-      const PrismCandidateId *id = &g_array_index (ids, PrismCandidateId, i);
-
-      if (id->published_id != 0 && id->published_id != id->id)
-        g_hash_table_insert (moved, GUINT_TO_POINTER (id->published_id), GUINT_TO_POINTER (id->id));
-    }
-  if (g_hash_table_size (moved) == 0)
-    return;
-
-  n = g_list_model_get_n_items (G_LIST_MODEL (self->candidates));
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(PrismCandidateRow) row = g_list_model_get_item (G_LIST_MODEL (self->candidates), i);
-
-      renumber_row (row, moved);
-      best_done |= row == self->best;
-    }
-  for (guint i = 0; i < added->len; i++)
-    {
-      renumber_row (g_ptr_array_index (added, i), moved);
-      best_done |= g_ptr_array_index (added, i) == (gpointer) self->best;
-    }
-  /* The best can have left the table (a GPU measurement reorders it);
-   * each row is mapped once, or a permutation would be applied twice. */
-  if (!best_done)
-    renumber_row (self->best, moved);
-  renumber_series (self->points, moved);
-  renumber_series (self->best_series, moved);
-  self->ids_serial++;
 }
 
 static void
@@ -460,8 +386,6 @@ apply_one (PrismSearchModel *self,
 
     case PRISM_EVENT_FINISHED:
       apply_stats (self, &event->stats, event->time_s);
-      if (event->ids != NULL)
-        apply_ids (self, event->ids, added);
       if (self->state != PRISM_SEARCH_STATE_FAILED)
         self->state = PRISM_SEARCH_STATE_FINISHED;
       g_free (self->stop_reason);
@@ -784,21 +708,6 @@ prism_search_model_get_depth (PrismSearchModel *self,
   g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), NULL);
   g_return_val_if_fail (depth < PRISM_SEARCH_MAX_DEPTH, NULL);
   return &self->depths[depth];
-}
-
-/**
- * prism_search_model_get_ids_serial:
- *
- * Changes each time the run renumbered candidates that are shown (at its
- * end): views that sort by id or show one in a title look again.
- *
- * Returns: a counter
- */
-guint
-prism_search_model_get_ids_serial (PrismSearchModel *self)
-{
-  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), 0);
-  return self->ids_serial;
 }
 
 /* Whether the depths' pruned counters are filled; when not, only the

@@ -77,7 +77,6 @@ guint                   prism_search_model_get_n_depths      (PrismSearchModel  
 const PrismSearchDepth *prism_search_model_get_depth         (PrismSearchModel  *self,
                                                               guint              depth);
 gboolean                prism_search_model_get_pruned_by_depth (PrismSearchModel *self);
-guint                   prism_search_model_get_ids_serial    (PrismSearchModel  *self);
 guint64                 prism_search_model_get_sgraphs       (PrismSearchModel  *self);
 guint64                 prism_search_model_get_verified      (PrismSearchModel  *self);
 guint64                 prism_search_model_get_rejected      (PrismSearchModel  *self);

@@ -78,7 +78,6 @@ prism_event_unref (PrismEvent *event)
   g_free (event->message);
   g_clear_pointer (&event->evidence, json_node_unref);
   g_clear_pointer (&event->measurement, prism_measurement_free);
-  g_clear_pointer (&event->ids, g_array_unref);
   g_free (event);
 }
 
@@ -121,25 +120,6 @@ prism_event_to_json (const PrismEvent *e)
         {
           json_builder_set_member_name (b, "stop_reason");
           json_builder_add_string_value (b, e->message);
-        }
-      if (e->ids != NULL)
-        {
-          json_builder_set_member_name (b, "ids");
-          json_builder_begin_array (b);
-          for (guint i = 0; i < e->ids->len; i++)
-            {
-              const PrismCandidateId *id = &g_array_index (e->ids, PrismCandidateId, i);
-
-              json_builder_begin_object (b);
-              json_builder_set_member_name (b, "digest");
-              json_builder_add_string_value (b, id->digest);
-              json_builder_set_member_name (b, "published_id");
-              json_builder_add_int_value (b, id->published_id);
-              json_builder_set_member_name (b, "id");
-              json_builder_add_int_value (b, id->id);
-              json_builder_end_object (b);
-            }
-          json_builder_end_array (b);
         }
       break;
     case PRISM_EVENT_SGRAPH:
@@ -262,6 +242,7 @@ typedef struct
   guint task;
   guint seq;
   PrismCandidate *candidate;   /* VERIFIED (a reference) */
+  GSequenceIter *queued;       /* in PrismPipeline.order until published or dropped */
 } Entry;
 
 struct _PrismPipeline
@@ -298,6 +279,12 @@ struct _PrismPipeline
   PrismRunStats counters;      /* pipeline counters of this run */
   PrismRunStats previous;      /* everything of earlier runs (resume) */
   GArray *done;                /* finished tasks (earlier runs included) */
+  GHashTable *done_set;        /* the same, as a set */
+  guint head;                  /* the first task not finished: every earlier one is */
+  GSequence *order;            /* Entry* not published yet, by (task, seq) */
+  GHashTable *dropped_ids;     /* digest → id of a resumed candidate not proved again */
+  GQueue outbox;               /* PrismEvent* published, to emit in order */
+  GMutex emit_lock;            /* held by the one thread emitting the outbox */
   guint next_id;
   PrismCandidate *best;
   gboolean resumed;            /* p->results came from results.json: recheck it */
@@ -426,21 +413,169 @@ snapshot_locked (PrismPipeline *p, PrismRunStats *out)
   out->time_to_best_s = p->best ? p->best->found_at_s : -1;
 }
 
+/* The finished tasks whose candidates are all in the file: a task whose
+ * verified candidates wait to be published (tasks before it still run) is
+ * not written as done, or --resume after a kill would skip it and lose
+ * them. */
+static GArray *
+done_tasks_saved_locked (PrismPipeline *p)
+{
+  g_autoptr(GHashTable) waiting = g_hash_table_new (NULL, NULL);
+  GArray *done = g_array_sized_new (FALSE, FALSE, sizeof (guint), p->done->len);
+
+  for (GSequenceIter *it = g_sequence_get_begin_iter (p->order); !g_sequence_iter_is_end (it);
+       it = g_sequence_iter_next (it))
+    g_hash_table_add (waiting, GUINT_TO_POINTER (((Entry *) g_sequence_get (it))->task));
+  for (guint i = 0; i < p->done->len; i++)
+    {
+      guint task = g_array_index (p->done, guint, i);
+
+      if (!g_hash_table_contains (waiting, GUINT_TO_POINTER (task)))
+        g_array_append_val (done, task);
+    }
+  return done;
+}
+
 static void
 save_locked (PrismPipeline *p)
 {
   PrismRunStats stats;
   g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) done = NULL;
 
   if (p->results_path == NULL)
     return;
   snapshot_locked (p, &stats);
+  done = done_tasks_saved_locked (p);
   prism_results_set_stats (p->results, &stats);
-  prism_results_set_progress (p->results, stats.search.n_tasks, p->done, p->stop_reason);
+  prism_results_set_progress (p->results, stats.search.n_tasks, done, p->stop_reason);
   if (!prism_results_save (p->results, p->results_path, &error))
     g_warning ("cannot write %s: %s", p->results_path, error->message);
   p->dirty = FALSE;
   p->last_save_us = g_get_monotonic_time ();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Publishing candidates in the search's order */
+
+/* Candidates are numbered once, when they are published, and never again.
+ * So that the numbers do not depend on which thread decided what first, a
+ * candidate is published only when everything before it in the search's
+ * order — the tasks before its own, and in its task the candidates met
+ * before it — has been decided: the ids are the order of (task, seq), the
+ * same with any number of threads, and a one-thread run publishes each
+ * candidate the moment it is verified. */
+static gint
+compare_positions (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  const Entry *x = a, *y = b;
+
+  if (x->task != y->task)
+    return x->task < y->task ? -1 : 1;
+  if (x->seq != y->seq)
+    return x->seq < y->seq ? -1 : 1;
+  /* Two entries are never met at one place; keep the order total anyway. */
+  return memcmp (&x->key, &y->key, sizeof x->key);
+}
+
+static void
+mark_done_locked (PrismPipeline *p, guint task)
+{
+  if (!g_hash_table_add (p->done_set, GUINT_TO_POINTER (task)))
+    return;
+  g_array_append_val (p->done, task);
+  while (g_hash_table_contains (p->done_set, GUINT_TO_POINTER (p->head)))
+    p->head++;
+}
+
+static void
+publish_locked (PrismPipeline *p, Entry *entry)
+{
+  PrismCandidate *c = entry->candidate;
+  gpointer old_id;
+  PrismEvent *e;
+
+  if (g_hash_table_lookup_extended (p->dropped_ids, c->digest, NULL, &old_id))
+    {
+      c->id = GPOINTER_TO_UINT (old_id);
+      g_hash_table_remove (p->dropped_ids, c->digest);
+    }
+  else
+    c->id = ++p->next_id;
+  c->task = entry->task;
+  c->seq = entry->seq;
+  prism_candidate_invalidate (c);
+  p->counters.verified++;
+  prism_results_add_candidate (p->results, c);
+  p->dirty = TRUE;
+
+  e = prism_event_new (PRISM_EVENT_VERIFIED);
+  e->candidate = prism_candidate_ref (c);
+  e->id = c->id;
+  e->task = entry->task;
+  g_queue_push_tail (&p->outbox, e);
+  if (p->best == NULL || c->speedup > p->best->speedup)
+    {
+      p->best = c;
+      e = prism_event_new (PRISM_EVENT_BEST);
+      e->candidate = prism_candidate_ref (c);
+      e->id = c->id;
+      g_queue_push_tail (&p->outbox, e);
+    }
+}
+
+/* Publishes the decided candidates at the front of the order.  With @all
+ * (the search has ended, maybe stopped), every decided one; those whose
+ * decision was cut short are dropped. */
+static void
+publish_front_locked (PrismPipeline *p, gboolean all)
+{
+  gboolean published = FALSE;
+
+  while (!g_sequence_is_empty (p->order))
+    {
+      GSequenceIter *front = g_sequence_get_begin_iter (p->order);
+      Entry *entry = g_sequence_get (front);
+
+      if (!all && (entry->task > p->head || entry->state == ENTRY_PENDING))
+        break;
+      g_sequence_remove (front);
+      entry->queued = NULL;
+      if (entry->state == ENTRY_VERIFIED)
+        {
+          publish_locked (p, entry);
+          published = TRUE;
+        }
+    }
+  /* Once per batch: the file is rewritten at every published candidate. */
+  if (published)
+    save_locked (p);
+}
+
+static void
+publish_ready_locked (PrismPipeline *p)
+{
+  publish_front_locked (p, FALSE);
+}
+
+/* Emits the published events in the order they were published: one thread
+ * at a time empties the outbox, so that VERIFIED events arrive by id. */
+static void
+emit_outbox (PrismPipeline *p)
+{
+  g_mutex_lock (&p->emit_lock);
+  for (;;)
+    {
+      PrismEvent *e;
+
+      g_mutex_lock (&p->lock);
+      e = g_queue_pop_head (&p->outbox);
+      g_mutex_unlock (&p->lock);
+      if (e == NULL)
+        break;
+      emit (p, e);
+    }
+  g_mutex_unlock (&p->emit_lock);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -536,6 +671,7 @@ reject (PrismPipeline *p, Entry *entry, EntryState state, const PrismGraph *grap
 
   g_mutex_lock (&p->lock);
   entry->state = state;
+  publish_ready_locked (p);
   g_mutex_unlock (&p->lock);
   e->graph = prism_graph_ref ((PrismGraph *) graph);
   e->digest = key_digest (entry->key);
@@ -543,6 +679,7 @@ reject (PrismPipeline *p, Entry *entry, EntryState state, const PrismGraph *grap
   e->evidence = evidence;
   e->task = task;
   emit (p, e);
+  emit_outbox (p);
 }
 
 static PrismVerdictKind
@@ -567,13 +704,10 @@ verify (PrismPipeline *p, const PrismGraph *graph, JsonNode **evidence, char **m
 
 static void
 accept (PrismPipeline *p, Entry *entry, const PrismMapCandidate *mc, GPtrArray *params,
-        JsonNode *evidence, guint task)
+        JsonNode *evidence)
 {
   PrismCandidate *c = prism_candidate_new ();
   const PrismParamAssignment *best = g_ptr_array_index (params, 0);
-  PrismEvent *e;
-  gboolean is_best;
-  guint published_id;
 
   c->digest = key_digest (entry->key);
   c->graph = prism_graph_ref (mc->graph);
@@ -596,32 +730,13 @@ accept (PrismPipeline *p, Entry *entry, const PrismMapCandidate *mc, GPtrArray *
   c->found_at_s = run_time (p);
 
   g_mutex_lock (&p->lock);
-  c->id = published_id = ++p->next_id;
   c->task = entry->task;
   c->seq = entry->seq;
   entry->state = ENTRY_VERIFIED;
-  entry->candidate = prism_candidate_ref (c);
-  p->counters.verified++;
-  is_best = p->best == NULL || c->speedup > p->best->speedup;
-  if (is_best)
-    p->best = c;
-  prism_results_add_candidate (p->results, c);
-  save_locked (p);
+  entry->candidate = c;
+  publish_ready_locked (p);
   g_mutex_unlock (&p->lock);
-
-  e = prism_event_new (PRISM_EVENT_VERIFIED);
-  e->candidate = prism_candidate_ref (c);
-  e->id = published_id;
-  e->task = task;
-  emit (p, e);
-  if (is_best)
-    {
-      e = prism_event_new (PRISM_EVENT_BEST);
-      e->candidate = prism_candidate_ref (c);
-      e->id = published_id;
-      emit (p, e);
-    }
-  prism_candidate_unref (c);
+  emit_outbox (p);
 }
 
 /* Returns TRUE if the candidate is (or already was) verified. */
@@ -651,6 +766,9 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
         {
           entry->task = task;
           entry->seq = seq;
+          /* Found earlier in the search's order: published there. */
+          if (entry->queued != NULL)
+            g_sequence_sort_changed (entry->queued, compare_positions, NULL);
         }
       p->counters.duplicates++;
       g_mutex_unlock (&p->lock);
@@ -660,6 +778,7 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
   entry->key = key;
   entry->task = task;
   entry->seq = seq;
+  entry->queued = g_sequence_insert_sorted (p->order, entry, compare_positions, NULL);
   g_hash_table_insert (p->seen, &entry->key, entry);
   p->counters.map_candidates++;
   g_mutex_unlock (&p->lock);
@@ -672,10 +791,14 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
     {
       entry->state = ENTRY_NO_SIZES;
       p->counters.no_sizes++;
+      publish_ready_locked (p);
     }
   g_mutex_unlock (&p->lock);
   if (params->len == 0)
-    return FALSE;
+    {
+      emit_outbox (p);
+      return FALSE;
+    }
 
   /* The screen: a run at small shapes refutes most wrong candidates in
    * microseconds, before the e-graph is asked. */
@@ -701,7 +824,7 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
   switch (kind)
     {
     case PRISM_VERDICT_EQUIVALENT:
-      accept (p, entry, mc, params, evidence, task);
+      accept (p, entry, mc, params, evidence);
       return TRUE;
     case PRISM_VERDICT_NOT_EQUIVALENT:
       g_mutex_lock (&p->lock);
@@ -1056,9 +1179,11 @@ search_task_done (PrismSearch *search, guint task, gboolean completed, gpointer 
   if (!completed)
     return;
   g_mutex_lock (&p->lock);
-  g_array_append_val (p->done, task);
+  mark_done_locked (p, task);
   p->dirty = TRUE;
+  publish_ready_locked (p);
   g_mutex_unlock (&p->lock);
+  emit_outbox (p);
 }
 
 static void
@@ -1185,8 +1310,8 @@ load_previous (PrismPipeline *p, GError **error)
       return FALSE;
     }
   p->previous = *prism_results_get_stats (r);
-  g_array_append_vals (p->done, prism_results_get_done_tasks (r)->data,
-                       prism_results_get_done_tasks (r)->len);
+  for (guint i = 0; i < prism_results_get_done_tasks (r)->len; i++)
+    mark_done_locked (p, g_array_index (prism_results_get_done_tasks (r), guint, i));
   cands = prism_results_get_candidates (r);
   for (guint i = 0; i < cands->len; i++)
     {
@@ -1241,6 +1366,10 @@ drop_previous (PrismPipeline *p, PrismCandidate *c, const char *why)
         g_array_remove_index (p->done, i);
         break;
       }
+  g_hash_table_remove (p->done_set, GUINT_TO_POINTER (c->task));
+  p->head = MIN (p->head, c->task);
+  /* Found again (its task is searched again), it keeps its number. */
+  g_hash_table_insert (p->dropped_ids, g_strdup (c->digest), GUINT_TO_POINTER (c->id));
   if (p->previous.verified > 0)
     p->previous.verified--;
   prism_results_remove_candidate (p->results, c);
@@ -1323,6 +1452,11 @@ prism_pipeline_new (PrismGraph *program, const PrismPipelineOptions *options, GE
   p->seen = g_hash_table_new_full (key_hash, key_equal, NULL, entry_free);
   p->scores = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, score_cache_free);
   p->done = g_array_new (FALSE, FALSE, sizeof (guint));
+  p->done_set = g_hash_table_new (NULL, NULL);
+  p->order = g_sequence_new (NULL);
+  p->dropped_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_queue_init (&p->outbox);
+  g_mutex_init (&p->emit_lock);
   p->previous.time_to_best_s = -1;
   p->counters.time_to_best_s = -1;
 
@@ -1374,7 +1508,12 @@ prism_pipeline_free (PrismPipeline *p)
   g_clear_pointer (&p->verifier, prism_verifier_free);
   g_clear_pointer (&p->screen, prism_screen_free);
   g_clear_pointer (&p->results, prism_results_free);
+  /* Entries are owned by @seen; the order only points at them. */
+  g_clear_pointer (&p->order, g_sequence_free);
+  g_queue_clear_full (&p->outbox, (GDestroyNotify) prism_event_unref);
   g_clear_pointer (&p->seen, g_hash_table_unref);
+  g_clear_pointer (&p->done_set, g_hash_table_unref);
+  g_clear_pointer (&p->dropped_ids, g_hash_table_unref);
   g_clear_pointer (&p->scores, g_hash_table_unref);
   g_clear_pointer (&p->done, g_array_unref);
   g_clear_pointer (&p->options_json, json_node_unref);
@@ -1389,6 +1528,7 @@ prism_pipeline_free (PrismPipeline *p)
   g_free (p->fingerprint);
   g_free (p->stop_reason);
   g_mutex_clear (&p->lock);
+  g_mutex_clear (&p->emit_lock);
   g_free (p);
 }
 
@@ -1412,7 +1552,7 @@ compare_predicted (gconstpointer a, gconstpointer b)
 
   if (x->speedup != y->speedup)
     return x->speedup > y->speedup ? -1 : 1;
-  /* Ties in the search's order (what the final ids follow), so that any
+  /* Ties in the search's order (what the ids follow), so that any
    * number of threads times the same candidates. */
   if (x->task != y->task)
     return x->task < y->task ? -1 : 1;
@@ -1467,7 +1607,7 @@ measured_event (PrismPipeline *p, PrismCandidate *c, const PrismMeasurement *m, 
       g_mutex_unlock (&p->lock);
     }
   e->candidate = c ? prism_candidate_ref (c) : NULL;
-  /* Read here, on the worker: the published id until the renumbering. */
+  /* The id it was published with (ids never change). */
   e->id = c ? c->id : 0;
   e->measurement = prism_measurement_copy (m);
   e->tune_index = index;
@@ -1645,47 +1785,6 @@ fail_event (PrismPipeline *p, const GError *error)
   emit (p, e);
 }
 
-static void
-candidate_id_clear (gpointer data)
-{
-  PrismCandidateId *id = data;
-
-  g_free (id->digest);
-}
-
-/* The ids candidates were published with, before the final sort renumbers
- * them; @positions maps each candidate to its element. */
-static GArray *
-candidate_ids_before_sort (GPtrArray *cands, GHashTable **positions)
-{
-  GArray *ids = g_array_sized_new (FALSE, TRUE, sizeof (PrismCandidateId), cands->len);
-
-  g_array_set_clear_func (ids, candidate_id_clear);
-  *positions = g_hash_table_new (NULL, NULL);
-  for (guint i = 0; i < cands->len; i++)
-    {
-      PrismCandidate *c = g_ptr_array_index (cands, i);
-      PrismCandidateId id = { g_strdup (c->digest), c->id, c->id };
-
-      g_array_append_val (ids, id);
-      g_hash_table_insert (*positions, c, GUINT_TO_POINTER (i));
-    }
-  return ids;
-}
-
-static void
-candidate_ids_after_sort (GArray *ids, GHashTable *positions, GPtrArray *cands)
-{
-  for (guint i = 0; i < cands->len; i++)
-    {
-      PrismCandidate *c = g_ptr_array_index (cands, i);
-      gpointer position;
-
-      if (g_hash_table_lookup_extended (positions, c, NULL, &position))
-        g_array_index (ids, PrismCandidateId, GPOINTER_TO_UINT (position)).id = c->id;
-    }
-}
-
 gboolean
 prism_pipeline_run (PrismPipeline *p, GError **error)
 {
@@ -1694,8 +1793,6 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
   PrismSearchObserver observer = { search_sgraph, search_task_done, search_tick };
   PrismCostEstimate base;
   GPtrArray *cands;
-  g_autoptr(GArray) ids = NULL;
-  g_autoptr(GHashTable) positions = NULL;
   PrismEvent *e;
 
   p->start_us = g_get_monotonic_time ();
@@ -1760,8 +1857,14 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
   if (!prism_search_run (p->search, &local))
     goto fail;
 
-  /* Final order: by the earliest position each candidate was met at. */
+  /* The search has ended (maybe stopped): whatever was decided is
+   * published, in order. */
   g_mutex_lock (&p->lock);
+  publish_front_locked (p, TRUE);
+  /* The file's order: by the earliest position each candidate was met at
+   * (a resumed run's candidates may have been met earlier this time).  A
+   * sort, never a renumbering: ids stay those the candidates were
+   * published with. */
   cands = prism_results_get_candidates (p->results);
   for (guint i = 0; i < cands->len; i++)
     {
@@ -1777,24 +1880,20 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
           prism_candidate_invalidate (c);
         }
     }
+  prism_results_sort (p->results);
   g_free (p->stop_reason);
   p->stop_reason = g_strdup (prism_search_get_stop_reason (p->search));
   save_locked (p);
   g_mutex_unlock (&p->lock);
+  emit_outbox (p);
 
-  /* Before the renumbering, so that MEASURED events name candidates by the
-   * ids their VERIFIED events gave; FINISHED then maps them all. */
   tune (p);
 
   g_mutex_lock (&p->lock);
-  ids = candidate_ids_before_sort (cands, &positions);
-  prism_results_sort (p->results);
-  candidate_ids_after_sort (ids, positions, cands);
   save_locked (p);
   e = prism_event_new (PRISM_EVENT_FINISHED);
   snapshot_locked (p, &e->stats);
   e->message = g_strdup (p->stop_reason);
-  e->ids = g_steal_pointer (&ids);
   g_mutex_unlock (&p->lock);
   emit (p, e);
   return TRUE;

@@ -49,23 +49,6 @@ typedef enum
 const char *prism_tune_status_to_string (PrismTuneStatus status);
 
 /**
- * PrismCandidateId:
- * @digest: names the candidate
- * @published_id: the id it was published with (VERIFIED, BEST)
- * @id: its id in results.json once the run ended
- *
- * Candidates are numbered as they are verified, which depends on the
- * threads; at the end the run renumbers them in the search's deterministic
- * order, and the FINISHED event says so, for whoever shows the old ids.
- */
-typedef struct
-{
-  char *digest;
-  guint published_id;
-  guint id;
-} PrismCandidateId;
-
-/**
  * PrismEvent:
  *
  * One thing that happened in a run.  Reference-counted, immutable once
@@ -90,10 +73,8 @@ typedef struct
   PrismTuneStatus tune_status; /* TUNING */
   guint tune_index;           /* MEASURED: 1 … tune_count (the baseline is 1) */
   guint tune_count;           /* TUNING, MEASURED: the unfused program and the candidates */
-  guint id;                   /* VERIFIED, BEST, MEASURED: the candidate's id when published
-                               * (the final renumbering changes candidate->id, maybe before
-                               * this is read) */
-  GArray *ids;                /* FINISHED after a search ran: PrismCandidateId of every candidate */
+  guint id;                   /* VERIFIED, BEST, MEASURED: the candidate's id, given once when
+                               * it is published and never changed */
 } PrismEvent;
 
 PrismEvent *prism_event_new     (PrismEventKind    kind);

@@ -964,18 +964,8 @@ compare_order (gconstpointer a, gconstpointer b)
 void
 prism_results_sort (PrismResults *r)
 {
+  /* Only the order: ids are given once, when a candidate is published. */
   g_ptr_array_sort (r->candidates, compare_order);
-  for (guint i = 0; i < r->candidates->len; i++)
-    {
-      PrismCandidate *c = g_ptr_array_index (r->candidates, i);
-
-      /* The cached text carries the old id. */
-      if (c->id != i + 1)
-        {
-          c->id = i + 1;
-          prism_candidate_invalidate (c);
-        }
-    }
 }
 
 PrismCandidate *

@@ -230,7 +230,7 @@ void            prism_results_set_progress  (PrismResults         *results,
                                              guint                 n_tasks,
                                              GArray               *done,
                                              const char           *stop_reason);
-/* Sorts the candidates by their position in the search order and numbers them 1, 2, … */
+/* Sorts the candidates by their position in the search order; their ids stay. */
 void            prism_results_sort          (PrismResults         *results);
 
 /* Writes atomically (a temporary file named after the process, renamed

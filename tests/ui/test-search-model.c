@@ -431,101 +431,42 @@ test_row_measured (void)
   g_assert_cmpuint (names->len, ==, 0);
 }
 
-/* Three candidates published as 1, 2, 3 in the order verified; the run
- * ends and renumbers them 3, 1, 2 (results.json's order). */
-static PrismEvent *
-renumbered_new (PrismCandidate **cands, const guint *final, guint n)
-{
-  PrismEvent *e = prism_event_new (PRISM_EVENT_FINISHED);
-
-  e->time_s = 9.0;
-  e->message = g_strdup ("exhausted");
-  e->ids = g_array_new (FALSE, TRUE, sizeof (PrismCandidateId));
-  for (guint i = 0; i < n; i++)
-    {
-      /* Borrowed digests: the event is freed before the candidates, and
-       * without a clear function the array does not free them. */
-      PrismCandidateId id = { cands[i]->digest, i + 1, final[i] };
-      g_array_append_val (e->ids, id);
-    }
-  return e;
-}
-
+/* Ids are given once: the rows, the best and the points keep the ids the
+ * VERIFIED events published, through the end of the run. */
 static void
-notify_id_cb (PrismCandidateRow *row, GParamSpec *pspec, guint *count)
-{
-  (*count)++;
-}
-
-static void
-test_renumbered (void)
+test_ids_kept (void)
 {
   g_autoptr(PrismSearchModel) model = prism_search_model_new ();
   g_autoptr(PrismCandidate) a = candidate_new (1, 1.2, TRUE);
   g_autoptr(PrismCandidate) b = candidate_new (2, 1.9, TRUE);
   g_autoptr(PrismCandidate) c = candidate_new (3, 1.5, TRUE);
   PrismCandidate *cands[] = { a, b, c };
-  static const guint final[] = { 3, 1, 2 };
-  g_autoptr(PrismEvent) finished = NULL;
-  g_autoptr(PrismCandidateRow) row_a = NULL, row_b = NULL, row_c = NULL;
+  g_autoptr(PrismEvent) finished = prism_event_new (PRISM_EVENT_FINISHED);
   const PrismSpeedupPoint *points;
-  guint n_points = 0, notified = 0, serial;
+  guint n_points = 0;
 
   for (guint i = 0; i < G_N_ELEMENTS (cands); i++)
     {
       g_autoptr(PrismEvent) e = verified_new (i + 1.0, cands[i]);
 
-      e->id = i + 1;
+      e->id = 7 + i;
       prism_search_model_apply_event (model, e);
     }
-  /* The run's thread may renumber a candidate before its event is read:
-   * the row keeps the id the event published. */
-  c->id = 2;
-  {
-    g_autoptr(PrismEvent) best = prism_event_new (PRISM_EVENT_BEST);
-    best->candidate = prism_candidate_ref (b);
-    best->id = 2;
-    prism_search_model_apply_event (model, best);
-  }
-  row_a = g_list_model_get_item (prism_search_model_get_candidates (model), 0);
-  row_b = g_list_model_get_item (prism_search_model_get_candidates (model), 1);
-  row_c = g_list_model_get_item (prism_search_model_get_candidates (model), 2);
-  g_assert_cmpuint (prism_candidate_row_get_id (row_a), ==, 1);
-  g_assert_cmpuint (prism_candidate_row_get_id (row_b), ==, 2);
-  g_assert_cmpuint (prism_candidate_row_get_id (row_c), ==, 3);
-  g_signal_connect (row_a, "notify::id", G_CALLBACK (notify_id_cb), &notified);
-  serial = prism_search_model_get_ids_serial (model);
-
-  finished = renumbered_new (cands, final, G_N_ELEMENTS (cands));
+  finished->time_s = 9.0;
+  finished->message = g_strdup ("exhausted");
   prism_search_model_apply_event (model, finished);
   g_assert_cmpint (prism_search_model_get_state (model), ==, PRISM_SEARCH_STATE_FINISHED);
 
-  /* Rows, the best, every point and the best series use the final ids. */
-  g_assert_cmpuint (prism_candidate_row_get_id (row_a), ==, 3);
-  g_assert_cmpuint (prism_candidate_row_get_id (row_b), ==, 1);
-  g_assert_cmpuint (prism_candidate_row_get_id (row_c), ==, 2);
-  g_assert_cmpuint (notified, ==, 1);
-  g_assert_true (prism_search_model_get_best (model) == row_b);
-  g_assert_cmpuint (prism_search_model_get_ids_serial (model), !=, serial);
+  for (guint i = 0; i < G_N_ELEMENTS (cands); i++)
+    {
+      g_autoptr(PrismCandidateRow) row = g_list_model_get_item (prism_search_model_get_candidates (model), i);
+      g_assert_cmpuint (prism_candidate_row_get_id (row), ==, 7 + i);
+    }
+  g_assert_cmpuint (prism_candidate_row_get_id (prism_search_model_get_best (model)), ==, 8);
   points = prism_search_model_get_points (model, &n_points);
   g_assert_cmpuint (n_points, ==, 3);
-  g_assert_cmpuint (points[0].id, ==, 3);
-  g_assert_cmpuint (points[1].id, ==, 1);
-  g_assert_cmpuint (points[2].id, ==, 2);
-  points = prism_search_model_get_best_series (model, &n_points);
-  g_assert_cmpuint (n_points, ==, 2);
-  g_assert_cmpuint (points[0].id, ==, 3);
-  g_assert_cmpuint (points[1].id, ==, 1);
-
-  /* Renumbering to the same ids changes nothing. */
-  serial = prism_search_model_get_ids_serial (model);
-  {
-    static const guint same[] = { 1, 2, 3 };
-    g_autoptr(PrismEvent) again = renumbered_new (cands, same, G_N_ELEMENTS (cands));
-    prism_search_model_apply_event (model, again);
-  }
-  g_assert_cmpuint (prism_candidate_row_get_id (row_a), ==, 3);
-  g_assert_cmpuint (prism_search_model_get_ids_serial (model), ==, serial);
+  for (guint i = 0; i < n_points; i++)
+    g_assert_cmpuint (points[i].id, ==, 7 + i);
 }
 
 /*****************************************************************************/
@@ -540,7 +481,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/explorer/search-model/error", test_error);
   g_test_add_func ("/explorer/search-model/caps", test_caps);
   g_test_add_func ("/explorer/search-model/coalescing", test_coalescing);
-  g_test_add_func ("/explorer/search-model/renumbered", test_renumbered);
+  g_test_add_func ("/explorer/search-model/ids-kept", test_ids_kept);
   g_test_add_func ("/explorer/candidate-row/evidence", test_row_evidence);
   g_test_add_func ("/explorer/candidate-row/measured", test_row_measured);
 

@@ -326,6 +326,7 @@ test_search_run (void)
   g_autofree char *results = NULL;
   g_autofree char *verification = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GHashTable) mid_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   gint64 start;
 
   g_assert_no_error (error);
@@ -362,6 +363,13 @@ test_search_run (void)
   g_assert_nonnull (strstr (prism_window_get_status (window), "verified"));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   save_screenshot (GTK_WIDGET (window), "search-page.png");
+  /* The ids the table shows mid-search: they must never change. */
+  for (guint i = 0; i < n_candidates (window); i++)
+    {
+      g_autoptr(PrismCandidateRow) row = g_list_model_get_item (G_LIST_MODEL (selection), i);
+      g_hash_table_insert (mid_ids, g_strdup (prism_candidate_row_get_candidate (row)->digest),
+                           GUINT_TO_POINTER (prism_candidate_row_get_id (row)));
+    }
 
   /* One candidate: its graph is drawn and its evidence listed. */
   gtk_stack_set_visible_child_name (stack, "candidates");
@@ -489,8 +497,8 @@ test_search_run (void)
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (json_parser_get_root (parser)),
                                                   "format"), ==, "prism-results");
 
-  /* The run renumbered its candidates when it ended: the table, the
-   * comparison and the speedup points use results.json's ids. */
+  /* Ids are given once: the table (mid-search and now), the comparison
+   * and the speedup points use results.json's ids. */
   {
     JsonArray *cands = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
                                                      "candidates");
@@ -516,6 +524,15 @@ test_search_run (void)
         g_assert_cmpuint (prism_candidate_row_get_id (row), ==,
                           GPOINTER_TO_UINT (g_hash_table_lookup (ids, digest)));
       }
+    {
+      GHashTableIter it;
+      gpointer digest, id;
+
+      g_assert_cmpuint (g_hash_table_size (mid_ids), >, 0);
+      g_hash_table_iter_init (&it, mid_ids);
+      while (g_hash_table_iter_next (&it, &digest, &id))
+        g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (ids, digest)), ==, GPOINTER_TO_UINT (id));
+    }
     points = prism_search_model_get_points (model, &n_points);
     for (guint i = 0; i < n_points; i++)
       g_assert_true (points[i].id == 0 || points[i].id <= json_array_get_length (cands));
