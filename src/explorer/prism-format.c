@@ -98,6 +98,63 @@ prism_format_error (double error)
   return g_strdup_printf ("%.2e", error);
 }
 
+char *
+prism_format_bytes (double bytes)
+{
+  if (!isfinite (bytes) || bytes < 0)
+    return g_strdup ("—");
+  if (bytes < 1024)
+    /* Translators: bytes */
+    return g_strdup_printf (_("%.0f B"), bytes);
+  if (bytes < 1024 * 1024)
+    /* Translators: kibibytes */
+    return g_strdup_printf (_("%.1f KiB"), bytes / 1024);
+  if (bytes < 1024.0 * 1024 * 1024)
+    /* Translators: mebibytes */
+    return g_strdup_printf (_("%.1f MiB"), bytes / (1024.0 * 1024));
+  /* Translators: gibibytes */
+  return g_strdup_printf (_("%.2f GiB"), bytes / (1024.0 * 1024 * 1024));
+}
+
+char *
+prism_format_flops_rate (double gflops)
+{
+  if (!isfinite (gflops) || gflops < 0)
+    return g_strdup ("—");
+  if (gflops < 1)
+    /* Translators: a rate in millions of floating-point operations per second */
+    return g_strdup_printf (_("%.0f MFLOP/s"), gflops * 1e3);
+  if (gflops < 1000)
+    /* Translators: a rate in billions of floating-point operations per second */
+    return g_strdup_printf (_("%.*f GFLOP/s"), gflops < 10 ? 2 : gflops < 100 ? 1 : 0, gflops);
+  /* Translators: a rate in trillions of floating-point operations per second */
+  return g_strdup_printf (_("%.*f TFLOP/s"), gflops < 1e4 ? 2 : gflops < 1e5 ? 1 : 0, gflops / 1e3);
+}
+
+char *
+prism_format_bandwidth (double gbs)
+{
+  if (!isfinite (gbs) || gbs < 0)
+    return g_strdup ("—");
+  if (gbs < 1000)
+    /* Translators: a bandwidth in gigabytes per second */
+    return g_strdup_printf (_("%.0f GB/s"), gbs);
+  /* Translators: a bandwidth in terabytes per second */
+  return g_strdup_printf (_("%.2f TB/s"), gbs / 1e3);
+}
+
+char *
+prism_format_intensity (double flop_per_byte)
+{
+  if (!isfinite (flop_per_byte) || flop_per_byte < 0)
+    return g_strdup ("—");
+  if (flop_per_byte >= 100)
+    /* Translators: arithmetic intensity, floating-point operations per byte of DRAM traffic */
+    return g_strdup_printf (_("%.0f FLOP/B"), flop_per_byte);
+  /* Translators: arithmetic intensity, floating-point operations per byte of DRAM traffic */
+  return g_strdup_printf (_("%.3g FLOP/B"), flop_per_byte);
+}
+
 /* The engine's reason names (order, expr, …) are identifiers for files and
  * scripts; the window says what they mean. */
 const char *

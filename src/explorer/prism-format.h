@@ -22,6 +22,14 @@ char *prism_format_time_us  (double  microseconds);
 char *prism_format_speedup  (double  speedup);
 /* "0.05", "2.4e-07"; "—" when not a number (transfer full) */
 char *prism_format_error    (double  error);
+/* "512 B", "42.3 KiB", "1.5 MiB", "2.00 GiB"; "—" when not a number (transfer full) */
+char *prism_format_bytes    (double  bytes);
+/* "850 GFLOP/s", "12.3 TFLOP/s" from GFLOP/s; "—" when not a number (transfer full) */
+char *prism_format_flops_rate (double gflops);
+/* "900 GB/s", "3.35 TB/s" from GB/s; "—" when not a number (transfer full) */
+char *prism_format_bandwidth (double gbs);
+/* "0.25 FLOP/B", "128 FLOP/B": arithmetic intensity; "—" when not a number (transfer full) */
+char *prism_format_intensity (double flop_per_byte);
 
 /* A pruning reason in a few words, for legends: "Shape mismatch" (transfer none) */
 const char *prism_format_prune_reason (PrismPruneReason reason);

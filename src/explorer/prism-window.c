@@ -15,6 +15,7 @@
 #include "prism-gpu-bench.h"
 #include "prism-graph-export.h"
 #include "prism-graph-json.h"
+#include "prism-kernel-view.h"
 #include "prism-open-file.h"
 #include "prism-search-view.h"
 #include "prism-session.h"
@@ -57,6 +58,7 @@ struct _PrismWindow
   PrismGraphView *graph_view;
   PrismSearchView *search_view;
   PrismCandidatesView *candidates_view;
+  PrismKernelView *kernel_view;
   GtkSpinner *status_spinner;
   GtkLabel *status_label;
   GtkLabel *gpu_label;
@@ -278,6 +280,7 @@ set_program (PrismWindow *self,
 
   prism_program_view_set_program (self->program_view, graph, title, description);
   prism_graph_view_set_graph (self->graph_view, graph);
+  prism_kernel_view_set_program (self->kernel_view, graph);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-graph-svg", TRUE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-graph-png", TRUE);
   summary_show_graph (self, graph);
@@ -634,6 +637,7 @@ candidate_selected_cb (PrismWindow         *self,
                        GParamSpec          *pspec,
                        PrismCandidatesView *view)
 {
+  prism_kernel_view_set_candidate (self->kernel_view, prism_candidates_view_get_selected (view));
   update_search_actions (self);
 }
 
@@ -1117,6 +1121,7 @@ setup_settings (PrismWindow *self)
                        G_SETTINGS_BIND_DEFAULT);
       g_settings_bind (self->settings, "layout-direction", self->graph_view, "direction",
                        G_SETTINGS_BIND_DEFAULT);
+      g_settings_bind (self->settings, "target-gpu", self->kernel_view, "target", G_SETTINGS_BIND_GET);
       g_signal_connect_object (self->settings, "changed::time-budget",
                                G_CALLBACK (time_budget_changed_cb), self, G_CONNECT_SWAPPED);
       g_signal_connect_object (self->settings, "changed::layout-direction",
@@ -1262,6 +1267,7 @@ prism_window_class_init (PrismWindowClass *klass)
   g_type_ensure (PRISM_TYPE_GRAPH_VIEW);
   g_type_ensure (PRISM_TYPE_SEARCH_VIEW);
   g_type_ensure (PRISM_TYPE_CANDIDATES_VIEW);
+  g_type_ensure (PRISM_TYPE_KERNEL_VIEW);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/prism/Explorer/prism-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, workload_dropdown);
@@ -1277,6 +1283,7 @@ prism_window_class_init (PrismWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, graph_view);
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, search_view);
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, candidates_view);
+  gtk_widget_class_bind_template_child (widget_class, PrismWindow, kernel_view);
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, status_spinner);
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, status_label);
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, gpu_label);
@@ -1312,6 +1319,7 @@ prism_window_init (PrismWindow *self)
   self->search_model = prism_search_model_new ();
   prism_search_view_set_model (self->search_view, self->search_model);
   prism_candidates_view_set_model (self->candidates_view, self->search_model);
+  prism_kernel_view_set_model (self->kernel_view, self->search_model);
   g_signal_connect_object (self->search_model, "changed", G_CALLBACK (model_changed_cb), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->candidates_view, "notify::selected",
@@ -1663,6 +1671,18 @@ prism_window_export_results (PrismWindow  *self,
   source = g_file_new_for_path (results);
   dest = g_file_new_for_path (path);
   return g_file_copy (source, dest, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, error);
+}
+
+/**
+ * prism_window_get_kernel_view:
+ *
+ * Returns: (transfer none): the Kernel page
+ */
+PrismKernelView *
+prism_window_get_kernel_view (PrismWindow *self)
+{
+  g_return_val_if_fail (PRISM_IS_WINDOW (self), NULL);
+  return self->kernel_view;
 }
 
 /**

@@ -10,6 +10,7 @@
 #include "prism-candidates-view.h"
 #include "prism-graph.h"
 #include "prism-graph-view.h"
+#include "prism-kernel-view.h"
 #include "prism-program-view.h"
 #include "prism-search-view.h"
 #include "prism-session.h"
@@ -44,6 +45,7 @@ PrismSession        *prism_window_get_session          (PrismWindow  *self);
 PrismSearchModel    *prism_window_get_search_model     (PrismWindow  *self);
 PrismSearchView     *prism_window_get_search_view      (PrismWindow  *self);
 PrismCandidatesView *prism_window_get_candidates_view  (PrismWindow  *self);
+PrismKernelView     *prism_window_get_kernel_view      (PrismWindow  *self);
 const char          *prism_window_get_status           (PrismWindow  *self);
 const char          *prism_window_get_gpu_status       (PrismWindow  *self);
 gboolean             prism_window_export_kernel        (PrismWindow  *self,

@@ -107,6 +107,108 @@ test_emitter_and_model_agree (void)
       }
 }
 
+/* A launch's predicted time is its terms put together as docs/cost-model.md
+ * says (the Kernel page shows them side by side): the launch gap plus the
+ * largest of DRAM, L2, compute and latency; for a cuBLASLt GEMM, at least
+ * its shortest time.  The graph's prediction is the sum over the launches,
+ * and its components the sums of theirs. */
+static void
+test_terms_compose (void)
+{
+  guint n_targets = 0;
+  const PrismGpuTarget * const *targets = prism_gpu_target_list (&n_targets);
+  guint vendor_launches = 0, block_launches = 0;
+
+  for (guint t = 0; t < n_targets; t++)
+    for (guint i = 0; i < cases->len; i++)
+      for (guint kind = 0; kind < 2; kind++)
+        {
+          const CodegenCase *c = g_ptr_array_index (cases, i);
+          g_autoptr(GArray) costs = g_array_new (FALSE, TRUE, sizeof (PrismOpCost));
+          g_autoptr(GError) error = NULL;
+          PrismCostEstimate est;
+          double total = 0, memory = 0, compute = 0, latency = 0, launch = 0;
+
+          if (!prism_cost_model_predict_launches (targets[t], c->graph, NULL, 0,
+                                                  kind == 0 ? PRISM_BASELINE_LOWERED : PRISM_BASELINE_VENDOR,
+                                                  costs, &est, &error))
+            continue;   /* does not fit this target */
+          g_assert_cmpuint (costs->len, ==, est.n_launches);
+          for (guint k = 0; k < costs->len; k++)
+            {
+              const PrismOpCost *oc = &g_array_index (costs, PrismOpCost, k);
+              double expected;
+
+              g_assert_cmpfloat (oc->launch_us, ==, targets[t]->launch_us);
+              g_assert_cmpfloat (oc->memory_us, >=, 0);
+              g_assert_cmpfloat (oc->l2_us, >=, 0);
+              g_assert_cmpfloat (oc->compute_us, >=, 0);
+              g_assert_cmpfloat (oc->latency_us, >=, 0);
+              if (oc->launch.role == PRISM_LAUNCH_VENDOR_GEMM)
+                {
+                  /* cuBLASLt is priced by bandwidth and rate alone. */
+                  g_assert_cmpfloat (oc->l2_us, ==, 0);
+                  g_assert_cmpfloat (oc->latency_us, ==, 0);
+                  expected = MAX (targets[t]->vendor_gemm_min_us,
+                                  oc->launch_us + MAX (oc->memory_us, oc->compute_us));
+                  vendor_launches++;
+                }
+              else
+                {
+                  expected = oc->launch_us + MAX (MAX (oc->memory_us, oc->l2_us), MAX (oc->compute_us, oc->latency_us));
+                  block_launches++;
+                }
+              if (fabs (oc->us - expected) > 1e-9 * expected)
+                g_error ("%s on %s, launch %u: %.6f µs predicted, its terms make %.6f µs", c->label,
+                         targets[t]->name, k, oc->us, expected);
+              total += oc->us;
+              memory += MAX (oc->memory_us, oc->l2_us);
+              compute += oc->compute_us;
+              latency += oc->latency_us;
+              launch += oc->launch_us;
+            }
+          g_assert_cmpfloat (fabs (total - est.total_us), <=, 1e-9 * est.total_us);
+          g_assert_cmpfloat (fabs (memory - est.memory_us), <=, 1e-9 * MAX (est.memory_us, 1e-9));
+          g_assert_cmpfloat (fabs (compute - est.compute_us), <=, 1e-9 * MAX (est.compute_us, 1e-9));
+          g_assert_cmpfloat (fabs (latency - est.latency_us), <=, 1e-9 * MAX (est.latency_us, 1e-9));
+          g_assert_cmpfloat (fabs (launch - est.launch_us), <=, 1e-9 * est.launch_us);
+        }
+  /* Both kinds of launch were seen. */
+  g_assert_cmpuint (vendor_launches, >, 0);
+  g_assert_cmpuint (block_launches, >, 0);
+
+  /* Each term can set the time: a launch made to be bound by it. */
+  for (guint term = 0; term < 4; term++)
+    {
+      const PrismGpuTarget *target = prism_gpu_target_default ();
+      PrismLaunch l = {
+        .role = PRISM_LAUNCH_BLOCK_GRAPH, .grid = { 4 * target->sm_count, 1, 1 }, .block_threads = 128,
+        .loop_iterations = 1, .stages = 1, .blocks_per_sm = 4, .occupancy = 4, .bytes_in_flight_per_sm = 32768,
+        .warps = 4, .work_warps = 4, .mma = PRISM_MMA_WMMA,
+        .dram_bytes = 1e6, .l2_bytes = 1e6, .tensor_flops = 1e6,
+      };
+      PrismOpCost oc;
+      double terms[4];
+
+      switch (term)
+        {
+        case 0: l.dram_bytes = 1e10; break;
+        case 1: l.l2_bytes = 1e11; break;
+        case 2: l.tensor_flops = 1e14; break;
+        default: l.loop_iterations = 1000000; l.sync_bytes = 1024; break;
+        }
+      prism_cost_model_launch (target, &l, &oc);
+      terms[0] = oc.memory_us;
+      terms[1] = oc.l2_us;
+      terms[2] = oc.compute_us;
+      terms[3] = oc.latency_us;
+      for (guint other = 0; other < 4; other++)
+        if (other != term)
+          g_assert_cmpfloat (terms[term], >, terms[other]);
+      g_assert_cmpfloat (fabs (oc.us - (oc.launch_us + terms[term])), <=, 1e-9 * oc.us);
+    }
+}
+
 /* No prediction beats physics: the inputs and outputs once over the DRAM
  * bandwidth, the program's matmul FLOPs over the peak — for the unfused
  * programs under both baselines, the fused references, every candidate of
@@ -469,6 +571,7 @@ main (int argc, char **argv)
   cases = codegen_cases_load ();
   g_assert_cmpuint (cases->len, >, 20);
   g_test_add_func ("/launch-plan/emitter-and-model-agree", test_emitter_and_model_agree);
+  g_test_add_func ("/launch-plan/terms-compose", test_terms_compose);
   g_test_add_func ("/launch-plan/physics", test_physics);
   g_test_add_func ("/launch-plan/physics-candidates", test_physics_candidates);
   g_test_add_func ("/launch-plan/lowered-matmul-blocks", test_lowered_matmul_blocks);

@@ -1,0 +1,784 @@
+/* prism-roofline-chart.c — every launch of a candidate and of the baseline against the target's ceilings
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "prism-roofline-chart"
+
+#include "config.h"
+
+#include <math.h>
+#include <glib/gi18n.h>
+
+#include "prism-format.h"
+#include "prism-roofline-chart.h"
+
+/* A log–log roofline: arithmetic intensity (FLOPs per DRAM byte) to the
+ * right, attained GFLOP/s up.  The target's ceilings are the DRAM slope
+ * (bandwidth × intensity) up to the tensor-core peak, the L2 slope dashed,
+ * and the tensor-core and CUDA-core peaks flat from where the L2 slope
+ * meets them.  Each launch is a point at its intensity and at its FLOPs
+ * over its predicted time: filled for the candidate, hollow for the
+ * baseline.  The GPU times whole programs, so a measured time is one
+ * diamond per program at the program's intensity.  Axes span whole
+ * decades, chosen when the data changes, never while drawing. */
+
+#define PAD          12.0
+#define AXIS_LEFT    52.0
+#define AXIS_BOTTOM  40.0
+#define DOT_RADIUS    4.0
+#define HOVER_RADIUS 10.0
+
+#define COLOR_CANDIDATE "#e66100"
+#define COLOR_BASELINE  "#5e5c64"
+#define COLOR_DRAM      "#3584e4"
+#define COLOR_TENSOR    "#9141ac"
+#define COLOR_FP32      "#2ec27e"
+
+struct _PrismRooflineChart
+{
+  GtkWidget parent_instance;
+
+  /* Owned References */
+  PrismKernelReport *candidate;
+  PrismKernelReport *baseline;
+  GArray *points;            /* PrismRooflinePoint */
+  const PrismGpuTarget *target;
+
+  double candidate_measured_us;
+  double baseline_measured_us;
+  guint n_not_drawn;
+  /* Decades of the axes, as log10 */
+  double x_lo, x_hi, y_lo, y_hi;
+
+  double pointer_x, pointer_y;
+  guint pointer_inside : 1;
+};
+
+G_DEFINE_FINAL_TYPE (PrismRooflineChart, prism_roofline_chart, GTK_TYPE_WIDGET)
+
+/*
+ * Auxiliary methods
+ */
+
+static GdkRGBA
+parse_color (const char *spec)
+{
+  GdkRGBA rgba;
+
+  gdk_rgba_parse (&rgba, spec);
+  return rgba;
+}
+
+static void
+append_text (GtkSnapshot   *snapshot,
+             PangoLayout   *layout,
+             const GdkRGBA *color,
+             double         x,
+             double         y)
+{
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x, y));
+  gtk_snapshot_append_layout (snapshot, layout, color);
+  gtk_snapshot_restore (snapshot);
+}
+
+static void
+text_size (PangoLayout *layout,
+           double      *width,
+           double      *height)
+{
+  int w, h;
+
+  pango_layout_get_pixel_size (layout, &w, &h);
+  *width = w;
+  *height = h;
+}
+
+static void
+point_clear (gpointer data)
+{
+  PrismRooflinePoint *point = data;
+
+  g_clear_pointer (&point->label, g_free);
+}
+
+static double
+tensor_peak_gflops (const PrismGpuTarget *t)
+{
+  return t->tensor_tflops * 1e3;
+}
+
+static double
+fp32_peak_gflops (const PrismGpuTarget *t)
+{
+  return t->fp32_tflops * 1e3;
+}
+
+static void
+add_launch_points (PrismRooflineChart *self,
+                   PrismKernelReport  *report,
+                   gboolean            baseline)
+{
+  for (guint i = 0; report != NULL && i < prism_kernel_report_get_n_launches (report); i++)
+    {
+      const PrismKernelReportLaunch *launch = prism_kernel_report_get_launch (report, i);
+      double flops = prism_kernel_report_launch_flops (launch);
+      PrismRooflinePoint point = { 0, };
+
+      if (flops <= 0 || launch->cost.launch.dram_bytes <= 0 || launch->cost.us <= 0)
+        {
+          self->n_not_drawn++;
+          continue;
+        }
+      point.label = g_strdup (launch->name);
+      point.intensity = flops / launch->cost.launch.dram_bytes;
+      /* FLOPs per µs are MFLOP/s. */
+      point.gflops = flops / launch->cost.us / 1e3;
+      point.baseline = baseline;
+      point.index = (int) i;
+      g_array_append_val (self->points, point);
+    }
+}
+
+static void
+add_measured_point (PrismRooflineChart *self,
+                    PrismKernelReport  *report,
+                    gboolean            baseline,
+                    double              measured_us)
+{
+  double flops, bytes;
+  PrismRooflinePoint point = { 0, };
+
+  if (report == NULL || !(measured_us > 0))
+    return;
+  flops = prism_kernel_report_get_flops (report);
+  bytes = prism_kernel_report_get_dram_bytes (report);
+  if (flops <= 0 || bytes <= 0)
+    return;
+  point.label = g_strdup (baseline ? _("Baseline, whole program") : _("Candidate, whole program"));
+  point.intensity = flops / bytes;
+  point.gflops = flops / measured_us / 1e3;
+  point.baseline = baseline;
+  point.measured = TRUE;
+  point.index = -1;
+  g_array_append_val (self->points, point);
+}
+
+/* Whole decades around the points and the ceilings' corners, so that the
+ * ridge points are always in view. */
+static void
+update_ranges (PrismRooflineChart *self)
+{
+  const PrismGpuTarget *t = self->target;
+  double x_lo = G_MAXDOUBLE, x_hi = 0, y_lo = G_MAXDOUBLE, y_hi = 0;
+
+  if (t == NULL)
+    return;
+  x_lo = MIN (x_lo, fp32_peak_gflops (t) / t->l2_gbs / 10);
+  x_hi = MAX (x_hi, tensor_peak_gflops (t) / t->dram_gbs * 10);
+  y_hi = MAX (y_hi, tensor_peak_gflops (t) * 1.5);
+  for (guint i = 0; i < self->points->len; i++)
+    {
+      const PrismRooflinePoint *p = &g_array_index (self->points, PrismRooflinePoint, i);
+
+      x_lo = MIN (x_lo, p->intensity / 2);
+      x_hi = MAX (x_hi, p->intensity * 2);
+      y_lo = MIN (y_lo, p->gflops / 2);
+      y_hi = MAX (y_hi, p->gflops * 2);
+    }
+  y_lo = MIN (y_lo, t->dram_gbs * x_lo);
+  self->x_lo = floor (log10 (x_lo));
+  self->x_hi = ceil (log10 (x_hi));
+  self->y_lo = floor (log10 (y_lo));
+  self->y_hi = ceil (log10 (y_hi));
+  /* Never a flat axis. */
+  if (self->x_hi - self->x_lo < 2)
+    self->x_hi = self->x_lo + 2;
+  if (self->y_hi - self->y_lo < 2)
+    self->y_lo = self->y_hi - 2;
+}
+
+/* "0.01", "1", "100", "10 k", "1 M" */
+static char *
+format_decade (double value)
+{
+  if (value < 1000)
+    return g_strdup_printf ("%g", value);
+  if (value < 1e6)
+    /* Translators: an axis tick in thousands, as in “10 k” */
+    return g_strdup_printf (_("%g k"), value / 1e3);
+  if (value < 1e9)
+    /* Translators: an axis tick in millions, as in “1 M” */
+    return g_strdup_printf (_("%g M"), value / 1e6);
+  /* Translators: an axis tick in billions */
+  return g_strdup_printf (_("%g G"), value / 1e9);
+}
+
+typedef enum
+{
+  MARK_LINE,
+  MARK_DASHED,
+  MARK_DOT,
+  MARK_HOLLOW,
+  MARK_DIAMOND,
+} Mark;
+
+static void
+draw_mark (cairo_t       *cr,
+           Mark           mark,
+           const GdkRGBA *color,
+           double         x,
+           double         y,
+           double         width)
+{
+  cairo_set_line_width (cr, mark == MARK_LINE || mark == MARK_DASHED ? 2 : 1.5);
+  gdk_cairo_set_source_rgba (cr, color);
+  switch (mark)
+    {
+    case MARK_DASHED:
+      cairo_set_dash (cr, (double[]) { 4, 3 }, 2, 0);
+      G_GNUC_FALLTHROUGH;
+    case MARK_LINE:
+      cairo_move_to (cr, x, y);
+      cairo_line_to (cr, x + width, y);
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+      break;
+    case MARK_DOT:
+    case MARK_HOLLOW:
+      cairo_arc (cr, x + width / 2, y, DOT_RADIUS, 0, 2 * G_PI);
+      if (mark == MARK_DOT)
+        cairo_fill_preserve (cr);
+      cairo_stroke (cr);
+      break;
+    case MARK_DIAMOND:
+    default:
+      cairo_move_to (cr, x + width / 2, y - DOT_RADIUS - 1.5);
+      cairo_line_to (cr, x + width / 2 + DOT_RADIUS + 1.5, y);
+      cairo_line_to (cr, x + width / 2, y + DOT_RADIUS + 1.5);
+      cairo_line_to (cr, x + width / 2 - DOT_RADIUS - 1.5, y);
+      cairo_close_path (cr);
+      cairo_stroke (cr);
+      break;
+    }
+}
+
+static void
+draw_legend (PrismRooflineChart *self,
+             GtkSnapshot        *snapshot,
+             const GdkRGBA      *fg,
+             const GdkRGBA      *dim,
+             double              width,
+             double             *y)
+{
+  const PrismGpuTarget *t = self->target;
+  GtkWidget *widget = GTK_WIDGET (self);
+  g_autofree char *dram_bw = prism_format_bandwidth (t->dram_gbs);
+  g_autofree char *l2_bw = prism_format_bandwidth (t->l2_gbs);
+  g_autofree char *tensor = prism_format_flops_rate (tensor_peak_gflops (t));
+  g_autofree char *fp32 = prism_format_flops_rate (fp32_peak_gflops (t));
+  g_autofree char *dram_text = NULL, *l2_text = NULL, *tensor_text = NULL, *fp32_text = NULL;
+  g_autofree char *not_drawn = NULL;
+  gboolean any_measured = FALSE;
+  GdkRGBA candidate = parse_color (COLOR_CANDIDATE);
+  GdkRGBA baseline = parse_color (COLOR_BASELINE);
+  GdkRGBA dram = parse_color (COLOR_DRAM);
+  GdkRGBA tensor_color = parse_color (COLOR_TENSOR);
+  GdkRGBA fp32_color = parse_color (COLOR_FP32);
+  struct { Mark mark; const GdkRGBA *color; const char *text; gboolean shown; } items[8];
+  double x = PAD + AXIS_LEFT, line_height = 0;
+  guint n = 0;
+
+  for (guint i = 0; i < self->points->len; i++)
+    any_measured |= g_array_index (self->points, PrismRooflinePoint, i).measured;
+
+  /* Translators: a roofline ceiling: DRAM bandwidth, as in “DRAM 3.35 TB/s” */
+  dram_text = g_strdup_printf (_("DRAM %s"), dram_bw);
+  /* Translators: a roofline ceiling: L2 bandwidth */
+  l2_text = g_strdup_printf (_("L2 %s"), l2_bw);
+  /* Translators: a roofline ceiling: the tensor cores' peak */
+  tensor_text = g_strdup_printf (_("Tensor cores %s"), tensor);
+  /* Translators: a roofline ceiling: the CUDA cores' peak */
+  fp32_text = g_strdup_printf (_("CUDA cores %s"), fp32);
+  items[n++] = (typeof (items[0])) { MARK_DOT, &candidate, _("Candidate launch (predicted)"), self->candidate != NULL };
+  items[n++] = (typeof (items[0])) { MARK_HOLLOW, &baseline, _("Baseline launch (predicted)"), self->baseline != NULL };
+  items[n++] = (typeof (items[0])) { MARK_DIAMOND, fg, _("Whole program, measured on GPU"), any_measured };
+  items[n++] = (typeof (items[0])) { MARK_LINE, &dram, dram_text, TRUE };
+  items[n++] = (typeof (items[0])) { MARK_DASHED, &dram, l2_text, TRUE };
+  items[n++] = (typeof (items[0])) { MARK_LINE, &tensor_color, tensor_text, TRUE };
+  items[n++] = (typeof (items[0])) { MARK_LINE, &fp32_color, fp32_text, TRUE };
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(PangoLayout) layout = NULL;
+      double tw, th, item_width;
+      cairo_t *cr;
+
+      if (!items[i].shown)
+        continue;
+      layout = gtk_widget_create_pango_layout (widget, items[i].text);
+      text_size (layout, &tw, &th);
+      item_width = 22 + 5 + tw + 16;
+      if (x + item_width > width - PAD && x > PAD + AXIS_LEFT)
+        {
+          x = PAD + AXIS_LEFT;
+          *y += line_height + 4;
+        }
+      line_height = MAX (line_height, th);
+      cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (x - 2, *y, 26, th));
+      draw_mark (cr, items[i].mark, items[i].color, x, *y + th / 2, 22);
+      cairo_destroy (cr);
+      append_text (snapshot, layout, fg, x + 27, *y);
+      x += item_width;
+    }
+
+  /* A log scale has no place for zero: the launches it leaves out are said. */
+  if (self->n_not_drawn > 0)
+    {
+      g_autoptr(PangoLayout) layout = NULL;
+      double tw, th;
+
+      not_drawn = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                "%u launch without arithmetic (a copy) not drawn",
+                                                "%u launches without arithmetic (copies) not drawn",
+                                                self->n_not_drawn), self->n_not_drawn);
+      layout = gtk_widget_create_pango_layout (widget, not_drawn);
+      text_size (layout, &tw, &th);
+      if (x + tw > width - PAD)
+        {
+          x = PAD + AXIS_LEFT;
+          *y += line_height + 4;
+        }
+      append_text (snapshot, layout, dim, x, *y);
+    }
+  *y += line_height + 10;
+}
+
+static void
+draw_ceilings (PrismRooflineChart *self,
+               cairo_t            *cr,
+               double              left,
+               double              top,
+               double              plot_w,
+               double              plot_h)
+{
+  const PrismGpuTarget *t = self->target;
+  double tensor = tensor_peak_gflops (t), fp32 = fp32_peak_gflops (t);
+  double x_lo = pow (10, self->x_lo), x_hi = pow (10, self->x_hi);
+  GdkRGBA dram = parse_color (COLOR_DRAM);
+  GdkRGBA tensor_color = parse_color (COLOR_TENSOR);
+  GdkRGBA fp32_color = parse_color (COLOR_FP32);
+
+#define PX(v) (left + (log10 (v) - self->x_lo) / (self->x_hi - self->x_lo) * plot_w)
+#define PY(v) (top + plot_h - (log10 (v) - self->y_lo) / (self->y_hi - self->y_lo) * plot_h)
+
+  cairo_set_line_width (cr, 2);
+  /* Bandwidth slopes, up to the tensor-core peak. */
+  gdk_cairo_set_source_rgba (cr, &dram);
+  cairo_move_to (cr, PX (x_lo), PY (t->dram_gbs * x_lo));
+  cairo_line_to (cr, PX (tensor / t->dram_gbs), PY (tensor));
+  cairo_stroke (cr);
+  cairo_set_dash (cr, (double[]) { 4, 3 }, 2, 0);
+  cairo_set_line_width (cr, 1.5);
+  cairo_move_to (cr, PX (x_lo), PY (t->l2_gbs * x_lo));
+  cairo_line_to (cr, PX (tensor / t->l2_gbs), PY (tensor));
+  cairo_stroke (cr);
+  cairo_set_dash (cr, NULL, 0, 0);
+
+  /* Compute peaks, flat from where the L2 slope reaches them. */
+  cairo_set_line_width (cr, 2);
+  gdk_cairo_set_source_rgba (cr, &tensor_color);
+  cairo_move_to (cr, PX (tensor / t->l2_gbs), floor (PY (tensor)) + .5);
+  cairo_line_to (cr, PX (x_hi), floor (PY (tensor)) + .5);
+  cairo_stroke (cr);
+  gdk_cairo_set_source_rgba (cr, &fp32_color);
+  cairo_move_to (cr, PX (fp32 / t->l2_gbs), floor (PY (fp32)) + .5);
+  cairo_line_to (cr, PX (x_hi), floor (PY (fp32)) + .5);
+  cairo_stroke (cr);
+
+#undef PX
+#undef PY
+}
+
+/*
+ * GtkWidget overrides
+ */
+
+static void
+prism_roofline_chart_snapshot (GtkWidget   *widget,
+                               GtkSnapshot *snapshot)
+{
+  PrismRooflineChart *self = PRISM_ROOFLINE_CHART (widget);
+  double width = gtk_widget_get_width (widget);
+  double height = gtk_widget_get_height (widget);
+  double top = PAD, left = PAD + AXIS_LEFT, right = width - PAD, bottom;
+  double plot_w, plot_h;
+  GdkRGBA fg, dim, grid, candidate_color, baseline_color;
+  int hover = -1;
+  cairo_t *cr;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_style_context_get_color (gtk_widget_get_style_context (widget), &fg);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  dim = fg;
+  dim.alpha *= 0.6;
+  grid = fg;
+  grid.alpha *= 0.1;
+  candidate_color = parse_color (COLOR_CANDIDATE);
+  baseline_color = parse_color (COLOR_BASELINE);
+
+  if (self->target == NULL)
+    return;
+
+  draw_legend (self, snapshot, &fg, &dim, width, &top);
+  bottom = height - PAD - AXIS_BOTTOM;
+  plot_w = right - left;
+  plot_h = bottom - top;
+  if (plot_w < 60 || plot_h < 40)
+    return;
+
+#define PX(v) (left + (log10 (v) - self->x_lo) / (self->x_hi - self->x_lo) * plot_w)
+#define PY(v) (bottom - (log10 (v) - self->y_lo) / (self->y_hi - self->y_lo) * plot_h)
+
+  /* Decade grid and its labels. */
+  for (double e = self->y_lo; e <= self->y_hi + 1e-9; e++)
+    {
+      g_autofree char *label = format_decade (pow (10, e));
+      g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, label);
+      double tw, th, y = floor (PY (pow (10, e)));
+
+      gtk_snapshot_append_color (snapshot, &grid, &GRAPHENE_RECT_INIT (left, y, plot_w, 1));
+      text_size (layout, &tw, &th);
+      append_text (snapshot, layout, &dim, left - 6 - tw, y - th / 2);
+    }
+  for (double e = self->x_lo; e <= self->x_hi + 1e-9; e++)
+    {
+      g_autofree char *label = format_decade (pow (10, e));
+      g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, label);
+      double tw, th, x = floor (PX (pow (10, e)));
+
+      gtk_snapshot_append_color (snapshot, &grid, &GRAPHENE_RECT_INIT (x, top, 1, plot_h));
+      text_size (layout, &tw, &th);
+      append_text (snapshot, layout, &dim, CLAMP (x - tw / 2, left - tw / 2, width - PAD - tw), bottom + 4);
+    }
+  {
+    g_autoptr(PangoLayout) x_title =
+      gtk_widget_create_pango_layout (widget, _("Arithmetic intensity (FLOP per DRAM byte)"));
+    g_autoptr(PangoLayout) y_title = gtk_widget_create_pango_layout (widget, _("Attained GFLOP/s"));
+    double tw, th;
+
+    text_size (x_title, &tw, &th);
+    append_text (snapshot, x_title, &dim, left + (plot_w - tw) / 2, height - PAD - th);
+    text_size (y_title, &tw, &th);
+    append_text (snapshot, y_title, &dim, left + 4, top + 2);
+  }
+
+  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  cairo_rectangle (cr, left, top, plot_w, plot_h);
+  cairo_clip (cr);
+  draw_ceilings (self, cr, left, top, plot_w, plot_h);
+
+  /* Baseline first, so that the candidate's points are on top. */
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < self->points->len; i++)
+      {
+        PrismRooflinePoint *p = &g_array_index (self->points, PrismRooflinePoint, i);
+        const GdkRGBA *color = p->baseline ? &baseline_color : &candidate_color;
+
+        if (p->baseline != (pass == 0))
+          continue;
+        p->x = PX (p->intensity);
+        p->y = PY (p->gflops);
+        if (self->pointer_inside &&
+            hypot (p->x - self->pointer_x, p->y - self->pointer_y) <= HOVER_RADIUS &&
+            (hover < 0 || hypot (p->x - self->pointer_x, p->y - self->pointer_y) <
+                          hypot (g_array_index (self->points, PrismRooflinePoint, hover).x - self->pointer_x,
+                                 g_array_index (self->points, PrismRooflinePoint, hover).y - self->pointer_y)))
+          hover = (int) i;
+        cairo_new_path (cr);
+        if (p->measured)
+          {
+            /* A diamond: filled for the candidate, hollow for the baseline. */
+            cairo_move_to (cr, p->x, p->y - DOT_RADIUS - 1.5);
+            cairo_line_to (cr, p->x + DOT_RADIUS + 1.5, p->y);
+            cairo_line_to (cr, p->x, p->y + DOT_RADIUS + 1.5);
+            cairo_line_to (cr, p->x - DOT_RADIUS - 1.5, p->y);
+            cairo_close_path (cr);
+            gdk_cairo_set_source_rgba (cr, color);
+            cairo_set_line_width (cr, 1.5);
+            if (!p->baseline)
+              cairo_fill_preserve (cr);
+            cairo_stroke (cr);
+          }
+        else if (p->baseline)
+          {
+            /* Hollow: the background shows through, whatever the theme. */
+            cairo_arc (cr, p->x, p->y, DOT_RADIUS, 0, 2 * G_PI);
+            cairo_set_source_rgba (cr, color->red, color->green, color->blue, 0.12);
+            cairo_fill_preserve (cr);
+            gdk_cairo_set_source_rgba (cr, color);
+            cairo_set_line_width (cr, 1.5);
+            cairo_stroke (cr);
+          }
+        else
+          draw_mark (cr, MARK_DOT, color, p->x - DOT_RADIUS, p->y, 2 * DOT_RADIUS);
+      }
+  if (hover >= 0)
+    {
+      const PrismRooflinePoint *p = &g_array_index (self->points, PrismRooflinePoint, hover);
+
+      cairo_new_path (cr);
+      cairo_arc (cr, p->x, p->y, DOT_RADIUS + 3, 0, 2 * G_PI);
+      gdk_cairo_set_source_rgba (cr, &fg);
+      cairo_set_line_width (cr, 1.5);
+      cairo_stroke (cr);
+    }
+  cairo_destroy (cr);
+
+  if (self->points->len == 0)
+    {
+      g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, _("No launch to draw"));
+      double tw, th;
+
+      text_size (layout, &tw, &th);
+      append_text (snapshot, layout, &dim, left + (plot_w - tw) / 2, top + (plot_h - th) / 2);
+    }
+
+#undef PX
+#undef PY
+}
+
+static void
+prism_roofline_chart_measure (GtkWidget      *widget,
+                              GtkOrientation  orientation,
+                              int             for_size,
+                              int            *minimum,
+                              int            *natural,
+                              int            *minimum_baseline,
+                              int            *natural_baseline)
+{
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    {
+      *minimum = 260;
+      *natural = 480;
+    }
+  else
+    {
+      *minimum = 200;
+      *natural = 320;
+    }
+}
+
+static gboolean
+prism_roofline_chart_query_tooltip (GtkWidget  *widget,
+                                    int         x,
+                                    int         y,
+                                    gboolean    keyboard_mode,
+                                    GtkTooltip *tooltip)
+{
+  g_autofree char *markup = prism_roofline_chart_describe_at (PRISM_ROOFLINE_CHART (widget), x, y);
+
+  if (markup == NULL)
+    return FALSE;
+  gtk_tooltip_set_markup (tooltip, markup);
+  return TRUE;
+}
+
+static void
+motion_cb (PrismRooflineChart       *self,
+           double                    x,
+           double                    y,
+           GtkEventControllerMotion *motion)
+{
+  self->pointer_x = x;
+  self->pointer_y = y;
+  self->pointer_inside = TRUE;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+leave_cb (PrismRooflineChart       *self,
+          GtkEventControllerMotion *motion)
+{
+  self->pointer_inside = FALSE;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/*
+ * GObject overrides
+ */
+
+static void
+prism_roofline_chart_finalize (GObject *object)
+{
+  PrismRooflineChart *self = (PrismRooflineChart *)object;
+
+  g_clear_pointer (&self->candidate, prism_kernel_report_unref);
+  g_clear_pointer (&self->baseline, prism_kernel_report_unref);
+  g_clear_pointer (&self->points, g_array_unref);
+
+  G_OBJECT_CLASS (prism_roofline_chart_parent_class)->finalize (object);
+}
+
+static void
+prism_roofline_chart_class_init (PrismRooflineChartClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->finalize = prism_roofline_chart_finalize;
+
+  widget_class->snapshot = prism_roofline_chart_snapshot;
+  widget_class->measure = prism_roofline_chart_measure;
+  widget_class->query_tooltip = prism_roofline_chart_query_tooltip;
+
+  gtk_widget_class_set_css_name (widget_class, "rooflinechart");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
+}
+
+static void
+prism_roofline_chart_init (PrismRooflineChart *self)
+{
+  GtkEventController *motion = gtk_event_controller_motion_new ();
+
+  self->points = g_array_new (FALSE, TRUE, sizeof (PrismRooflinePoint));
+  g_array_set_clear_func (self->points, point_clear);
+  g_signal_connect_object (motion, "motion", G_CALLBACK (motion_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (motion, "leave", G_CALLBACK (leave_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), motion);
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Roofline"),
+                                  -1);
+}
+
+/*
+ * Public API
+ */
+
+GtkWidget *
+prism_roofline_chart_new (void)
+{
+  return g_object_new (PRISM_TYPE_ROOFLINE_CHART, NULL);
+}
+
+void
+prism_roofline_chart_set_reports (PrismRooflineChart *self,
+                                  PrismKernelReport  *candidate,
+                                  PrismKernelReport  *baseline,
+                                  double              candidate_measured_us,
+                                  double              baseline_measured_us)
+{
+  g_return_if_fail (PRISM_IS_ROOFLINE_CHART (self));
+
+  if (candidate != NULL)
+    prism_kernel_report_ref (candidate);
+  if (baseline != NULL)
+    prism_kernel_report_ref (baseline);
+  g_clear_pointer (&self->candidate, prism_kernel_report_unref);
+  g_clear_pointer (&self->baseline, prism_kernel_report_unref);
+  self->candidate = candidate;
+  self->baseline = baseline;
+  self->candidate_measured_us = candidate_measured_us;
+  self->baseline_measured_us = baseline_measured_us;
+  self->target = candidate ? candidate->target : baseline ? baseline->target : NULL;
+
+  g_array_set_size (self->points, 0);
+  self->n_not_drawn = 0;
+  add_launch_points (self, baseline, TRUE);
+  add_launch_points (self, candidate, FALSE);
+  add_measured_point (self, baseline, TRUE, baseline_measured_us);
+  add_measured_point (self, candidate, FALSE, candidate_measured_us);
+  update_ranges (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+guint
+prism_roofline_chart_get_n_points (PrismRooflineChart *self)
+{
+  g_return_val_if_fail (PRISM_IS_ROOFLINE_CHART (self), 0);
+  return self->points->len;
+}
+
+const PrismRooflinePoint *
+prism_roofline_chart_get_point (PrismRooflineChart *self,
+                                guint               index)
+{
+  g_return_val_if_fail (PRISM_IS_ROOFLINE_CHART (self), NULL);
+  g_return_val_if_fail (index < self->points->len, NULL);
+  return &g_array_index (self->points, PrismRooflinePoint, index);
+}
+
+guint
+prism_roofline_chart_get_n_not_drawn (PrismRooflineChart *self)
+{
+  g_return_val_if_fail (PRISM_IS_ROOFLINE_CHART (self), 0);
+  return self->n_not_drawn;
+}
+
+int
+prism_roofline_chart_point_at (PrismRooflineChart *self,
+                               double              x,
+                               double              y)
+{
+  int nearest = -1;
+  double best = HOVER_RADIUS;
+
+  g_return_val_if_fail (PRISM_IS_ROOFLINE_CHART (self), -1);
+
+  for (guint i = 0; i < self->points->len; i++)
+    {
+      const PrismRooflinePoint *p = &g_array_index (self->points, PrismRooflinePoint, i);
+      double d = hypot (p->x - x, p->y - y);
+
+      if (d <= best)
+        {
+          best = d;
+          nearest = (int) i;
+        }
+    }
+  return nearest;
+}
+
+char *
+prism_roofline_chart_describe_at (PrismRooflineChart *self,
+                                  double              x,
+                                  double              y)
+{
+  const PrismRooflinePoint *p;
+  PrismKernelReport *report;
+  g_autofree char *intensity = NULL;
+  g_autofree char *rate = NULL;
+  int index;
+
+  g_return_val_if_fail (PRISM_IS_ROOFLINE_CHART (self), NULL);
+
+  if ((index = prism_roofline_chart_point_at (self, x, y)) < 0)
+    return NULL;
+  p = &g_array_index (self->points, PrismRooflinePoint, index);
+  report = p->baseline ? self->baseline : self->candidate;
+  intensity = prism_format_intensity (p->intensity);
+  rate = prism_format_flops_rate (p->gflops);
+  if (p->measured)
+    {
+      g_autofree char *time = prism_format_time_us (p->baseline ? self->baseline_measured_us
+                                                                : self->candidate_measured_us);
+      /* Translators: a roofline point's tooltip: what it is, intensity, rate, time */
+      return g_markup_printf_escaped (_("<b>%s</b>\n%s · %s\n%s measured on the GPU"),
+                                      p->label, intensity, rate, time);
+    }
+  else
+    {
+      const PrismKernelReportLaunch *launch = prism_kernel_report_get_launch (report, (guint) p->index);
+      g_autofree char *time = prism_format_time_us (launch->cost.us);
+
+      /* Translators: a roofline point's tooltip: the kernel, whose launch it
+       * is (candidate or baseline), its role and operators, its arithmetic
+       * intensity and rate, its predicted time and the cost term that sets it */
+      return g_markup_printf_escaped (_("<b>%s</b> (%s, launch %u)\n%s: %s\n%s · %s\n%s predicted, bound by %s"),
+                                      p->label, p->baseline ? _("baseline") : _("candidate"),
+                                      (guint) p->index + 1,
+                                      prism_kernel_role_to_label (launch->role), launch->ops,
+                                      intensity, rate, time, prism_kernel_report_launch_limiter (launch));
+    }
+}
