@@ -68,7 +68,7 @@ struct _PrismKernelView
   char *target;
   char *message;
   gulong changed_handler;
-  gulong candidate_handlers[2];
+  gulong candidate_handlers[1];
 
   /* What the report shown was made for. */
   PrismBaselineKind shown_kind;
@@ -714,14 +714,6 @@ candidate_measured_cb (PrismKernelView   *self,
 }
 
 static void
-candidate_id_cb (PrismKernelView   *self,
-                 GParamSpec        *pspec,
-                 PrismCandidateRow *row)
-{
-  update_labels (self);
-}
-
-static void
 copy_action (GtkWidget  *widget,
              const char *action_name,
              GVariant   *param)
@@ -989,9 +981,6 @@ prism_kernel_view_set_candidate (PrismKernelView   *self,
     {
       self->candidate_handlers[0] = g_signal_connect_object (row, "notify::measured-us",
                                                              G_CALLBACK (candidate_measured_cb), self,
-                                                             G_CONNECT_SWAPPED);
-      self->candidate_handlers[1] = g_signal_connect_object (row, "notify::id",
-                                                             G_CALLBACK (candidate_id_cb), self,
                                                              G_CONNECT_SWAPPED);
     }
   /* Disposal clears the candidate after the template is gone. */
