@@ -1056,6 +1056,57 @@ prism_candidates_view_get_n_selected (PrismCandidatesView *self)
   return self->n_selected;
 }
 
+/* GTK 4.8's GtkColumnView has no scroll_to(): its inner list view has the
+ * "list.scroll-to-item" action. */
+static void
+scroll_to_position (GtkWidget *widget,
+                    guint      position)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (GTK_IS_LIST_VIEW (child))
+        {
+          gtk_widget_activate_action (child, "list.scroll-to-item", "u", position);
+          return;
+        }
+      scroll_to_position (child, position);
+    }
+}
+
+/**
+ * prism_candidates_view_select_id:
+ * @id: a candidate's id
+ *
+ * Selects candidate @id alone and scrolls the table to it.
+ *
+ * Returns: %FALSE if the table has no candidate @id (it may have been left
+ *   out of a very large table)
+ */
+gboolean
+prism_candidates_view_select_id (PrismCandidatesView *self,
+                                 guint                id)
+{
+  GListModel *rows;
+  guint n;
+
+  g_return_val_if_fail (PRISM_IS_CANDIDATES_VIEW (self), FALSE);
+  rows = G_LIST_MODEL (self->selection);
+  n = g_list_model_get_n_items (rows);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(PrismCandidateRow) row = g_list_model_get_item (rows, i);
+
+      if (prism_candidate_row_get_id (row) == id)
+        {
+          gtk_selection_model_select_item (GTK_SELECTION_MODEL (self->selection), i, TRUE);
+          scroll_to_position (GTK_WIDGET (self->column_view), i);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /**
  * prism_candidates_view_clear_compare:
  *

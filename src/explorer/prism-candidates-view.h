@@ -30,6 +30,8 @@ guint               prism_candidates_view_get_n_selected    (PrismCandidatesView
 /* "none", "single" or "compare" */
 const char         *prism_candidates_view_get_mode          (PrismCandidatesView *self);
 void                prism_candidates_view_clear_compare     (PrismCandidatesView *self);
+gboolean             prism_candidates_view_select_id     (PrismCandidatesView *self,
+                                                          guint                id);
 GtkColumnViewColumn *prism_candidates_view_get_compare_column (PrismCandidatesView *self);
 PrismGraphView     *prism_candidates_view_get_graph_view    (PrismCandidatesView *self);
 PrismCompareView   *prism_candidates_view_get_compare_view  (PrismCandidatesView *self);

@@ -62,6 +62,13 @@ enum {
 
 static GParamSpec *properties [N_PROPS];
 
+enum {
+  CANDIDATE_ACTIVATED,
+  N_SIGNALS
+};
+
+static guint signals [N_SIGNALS];
+
 /*
  * Auxiliary methods
  */
@@ -490,6 +497,69 @@ prism_speedup_chart_measure (GtkWidget      *widget,
     }
 }
 
+/* The dot drawn nearest to (@x, @y), within the hover radius. */
+static const Dot *
+find_dot_at (PrismSpeedupChart *self,
+             double             x,
+             double             y)
+{
+  const Dot *nearest = NULL;
+
+  for (guint i = 0; i < self->dots->len; i++)
+    {
+      const Dot *dot = &g_array_index (self->dots, Dot, i);
+
+      if (hypot (dot->x - x, dot->y - y) <= HOVER_RADIUS &&
+          (nearest == NULL || hypot (dot->x - x, dot->y - y) < hypot (nearest->x - x, nearest->y - y)))
+        nearest = dot;
+    }
+  return nearest;
+}
+
+/**
+ * prism_speedup_chart_find_point:
+ * @id: a candidate's id
+ * @x: (out): where its dot is drawn
+ *
+ * Returns: whether a dot of candidate @id was drawn (in the last frame)
+ */
+gboolean
+prism_speedup_chart_find_point (PrismSpeedupChart *self,
+                                guint              id,
+                                double            *x,
+                                double            *y)
+{
+  g_return_val_if_fail (PRISM_IS_SPEEDUP_CHART (self), FALSE);
+  for (guint i = 0; id != 0 && i < self->dots->len; i++)
+    {
+      const Dot *dot = &g_array_index (self->dots, Dot, i);
+
+      if (dot->point.id == id)
+        {
+          *x = dot->x;
+          *y = dot->y;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* A click on a dot asks for its candidate (the window selects it). */
+static void
+pressed_cb (PrismSpeedupChart *self,
+            int                n_press,
+            double             x,
+            double             y,
+            GtkGestureClick   *gesture)
+{
+  guint id = prism_speedup_chart_candidate_at (self, x, y);
+
+  if (id == 0)
+    return;
+  gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+  g_signal_emit (self, signals[CANDIDATE_ACTIVATED], 0, id);
+}
+
 static gboolean
 prism_speedup_chart_query_tooltip (GtkWidget  *widget,
                                    int         x,
@@ -501,22 +571,14 @@ prism_speedup_chart_query_tooltip (GtkWidget  *widget,
   g_autofree char *speedup = NULL;
   g_autofree char *when = NULL;
   g_autofree char *markup = NULL;
-  const Dot *nearest = NULL;
+  const Dot *nearest = find_dot_at (self, x, y);
 
-  for (guint i = 0; i < self->dots->len; i++)
-    {
-      const Dot *dot = &g_array_index (self->dots, Dot, i);
-
-      if (hypot (dot->x - x, dot->y - y) <= HOVER_RADIUS &&
-          (nearest == NULL || hypot (dot->x - x, dot->y - y) < hypot (nearest->x - x, nearest->y - y)))
-        nearest = dot;
-    }
   if (nearest == NULL)
     return FALSE;
 
   speedup = prism_format_speedup (nearest->point.speedup);
   when = prism_format_seconds (nearest->point.time_s);
-  markup = g_markup_printf_escaped (_("<b>Candidate %u</b>\n%s, %s\nverified after %s"),
+  markup = g_markup_printf_escaped (_("<b>Candidate %u</b>\n%s, %s\nverified after %s\n<small>Click to show it</small>"),
                                     nearest->point.id, speedup,
                                     nearest->point.measured ? _("measured on GPU")
                                                             : _("predicted by the cost model"),
@@ -642,6 +704,14 @@ prism_speedup_chart_class_init (PrismSpeedupChartClass *klass)
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  /**
+   * PrismSpeedupChart::candidate-activated:
+   * @id: the id of the candidate whose dot was clicked
+   */
+  signals [CANDIDATE_ACTIVATED] =
+    g_signal_new ("candidate-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+
   gtk_widget_class_set_css_name (widget_class, "speedupchart");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
 }
@@ -650,11 +720,14 @@ static void
 prism_speedup_chart_init (PrismSpeedupChart *self)
 {
   GtkEventController *motion = gtk_event_controller_motion_new ();
+  GtkGesture *click = gtk_gesture_click_new ();
 
   self->dots = g_array_new (FALSE, FALSE, sizeof (Dot));
   g_signal_connect_object (motion, "motion", G_CALLBACK (motion_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (motion, "leave", G_CALLBACK (leave_cb), self, G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self), motion);
+  g_signal_connect_object (click, "pressed", G_CALLBACK (pressed_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
   gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Speedup over time"),
@@ -730,19 +803,11 @@ prism_speedup_chart_candidate_at (PrismSpeedupChart *self,
                                   double             x,
                                   double             y)
 {
-  const Dot *nearest = NULL;
+  const Dot *dot;
 
   g_return_val_if_fail (PRISM_IS_SPEEDUP_CHART (self), 0);
-
-  for (guint i = 0; i < self->dots->len; i++)
-    {
-      const Dot *dot = &g_array_index (self->dots, Dot, i);
-
-      if (hypot (dot->x - x, dot->y - y) <= HOVER_RADIUS &&
-          (nearest == NULL || hypot (dot->x - x, dot->y - y) < hypot (nearest->x - x, nearest->y - y)))
-        nearest = dot;
-    }
-  return nearest ? nearest->point.id : 0;
+  dot = find_dot_at (self, x, y);
+  return dot != NULL ? dot->point.id : 0;
 }
 
 /**

@@ -26,6 +26,10 @@ void              prism_speedup_chart_get_ranges  (PrismSpeedupChart *self,
 guint             prism_speedup_chart_candidate_at (PrismSpeedupChart *self,
                                                     double             x,
                                                     double             y);
+gboolean          prism_speedup_chart_find_point  (PrismSpeedupChart *self,
+                                                   guint              id,
+                                                   double            *x,
+                                                   double            *y);
 /* Points of the last drawing, measured (filled) or predicted (tests). */
 guint             prism_speedup_chart_count_dots  (PrismSpeedupChart *self,
                                                    gboolean           measured);

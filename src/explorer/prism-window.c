@@ -632,6 +632,16 @@ probe_gpu (PrismWindow *self)
   g_task_run_in_thread (task, gpu_probe_thread);
 }
 
+/* A click on a point of the speedup chart shows its candidate. */
+static void
+speedup_point_activated_cb (PrismWindow       *self,
+                            guint              id,
+                            PrismSpeedupChart *chart)
+{
+  if (prism_candidates_view_select_id (self->candidates_view, id))
+    gtk_stack_set_visible_child_name (self->view_stack, "candidates");
+}
+
 static void
 candidate_selected_cb (PrismWindow         *self,
                        GParamSpec          *pspec,
@@ -1324,6 +1334,8 @@ prism_window_init (PrismWindow *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->candidates_view, "notify::selected",
                            G_CALLBACK (candidate_selected_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (prism_search_view_get_speedup_chart (self->search_view), "candidate-activated",
+                           G_CALLBACK (speedup_point_activated_cb), self, G_CONNECT_SWAPPED);
   update_search_actions (self);
   update_status (self);
   probe_gpu (self);

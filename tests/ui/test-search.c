@@ -363,6 +363,34 @@ test_search_run (void)
   g_assert_nonnull (strstr (prism_window_get_status (window), "verified"));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   save_screenshot (GTK_WIDGET (window), "search-page.png");
+  /* A click on a point of the speedup chart shows its candidate. */
+  {
+    PrismSpeedupChart *chart = prism_search_view_get_speedup_chart (search_view);
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (chart));
+    g_autoptr(PrismCandidateRow) last = g_list_model_get_item (G_LIST_MODEL (selection),
+                                                              n_candidates (window) - 1);
+    guint id = prism_candidate_row_get_id (last);
+    GtkGesture *click = NULL;
+    double x, y;
+
+    for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+      {
+        g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+        if (GTK_IS_GESTURE_CLICK (controller))
+          click = GTK_GESTURE (controller);
+      }
+    g_assert_nonnull (click);
+    g_assert_true (prism_speedup_chart_find_point (chart, id, &x, &y));
+    g_assert_cmpuint (prism_speedup_chart_candidate_at (chart, x, y), ==, id);
+    g_signal_emit_by_name (click, "pressed", 1, x, y);
+    g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "candidates");
+    g_assert_cmpuint (prism_candidates_view_get_n_selected (candidates), ==, 1);
+    g_assert_cmpuint (prism_candidate_row_get_id (prism_candidates_view_get_selected (candidates)), ==, id);
+    /* Off the points, nothing happens. */
+    gtk_stack_set_visible_child_name (stack, "search");
+    g_signal_emit_by_name (click, "pressed", 1, -100.0, -100.0);
+    g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "search");
+  }
   /* The ids the table shows mid-search: they must never change. */
   for (guint i = 0; i < n_candidates (window); i++)
     {
