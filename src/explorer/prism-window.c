@@ -125,6 +125,122 @@ show_error (PrismWindow *self,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+/*
+ * Asking before a run leaves the window
+ */
+
+typedef void (*DiscardFunc) (PrismWindow *self, gpointer data);
+
+typedef struct
+{
+  PrismWindow *self;
+  DiscardFunc func;
+  DiscardFunc cancel;
+  gpointer data;
+  GDestroyNotify destroy;
+} Discard;
+
+static void
+discard_free (Discard *d)
+{
+  if (d->destroy != NULL)
+    d->destroy (d->data);
+  g_object_unref (d->self);
+  g_free (d);
+}
+
+static void
+discard_response_cb (GtkDialog *dialog,
+                     int        response,
+                     Discard   *d)
+{
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  if (response == GTK_RESPONSE_ACCEPT)
+    d->func (d->self, d->data);
+  else if (d->cancel != NULL)
+    d->cancel (d->self, d->data);
+  discard_free (d);
+}
+
+/* Whether the run shown would be lost to the window: one still searching,
+ * or one that found candidates. */
+static gboolean
+has_run_to_lose (PrismWindow *self)
+{
+  PrismSessionState state;
+
+  if (self->session == NULL)
+    return FALSE;
+  state = prism_session_get_state (self->session);
+  return state == PRISM_SESSION_RUNNING || state == PRISM_SESSION_PAUSED ||
+         g_list_model_get_n_items (prism_search_model_get_candidates (self->search_model)) > 0;
+}
+
+/* Runs @func at once when nothing would be lost; otherwise asks first, in a
+ * dialog saying what happens to the run shown (it is stopped, its
+ * candidates stay in its results file) and runs @func if the user agrees,
+ * @cancel if not.  @destroy frees @data either way. */
+static void
+confirm_discard (PrismWindow    *self,
+                 const char     *title,
+                 const char     *accept_label,
+                 DiscardFunc     func,
+                 DiscardFunc     cancel,
+                 gpointer        data,
+                 GDestroyNotify  destroy)
+{
+  Discard *d = g_new0 (Discard, 1);
+  guint n = g_list_model_get_n_items (prism_search_model_get_candidates (self->search_model));
+  const char *results;
+  g_autofree char *where = NULL;
+  g_autofree char *detail = NULL;
+  PrismSessionState state;
+  GtkWidget *dialog, *button;
+
+  d->self = g_object_ref (self);
+  d->func = func;
+  d->cancel = cancel;
+  d->data = data;
+  d->destroy = destroy;
+  if (!has_run_to_lose (self))
+    {
+      func (self, data);
+      discard_free (d);
+      return;
+    }
+
+  state = prism_session_get_state (self->session);
+  results = prism_session_get_results_path (self->session);
+  where = results ? g_filename_display_name (results) : NULL;
+  if (state == PRISM_SESSION_RUNNING || state == PRISM_SESSION_PAUSED)
+    detail = where ? g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                   "The search that is running stops. The %u candidate "
+                                                   "found so far stays in %s (Export Results saves it elsewhere).",
+                                                   "The search that is running stops. The %u candidates "
+                                                   "found so far stay in %s (Export Results saves them elsewhere).",
+                                                   n), n, where)
+                   : g_strdup (_("The search that is running stops, and its candidates leave this window."));
+  else
+    detail = where ? g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                   "The %u candidate of this search leaves this window; it "
+                                                   "stays in %s (Export Results saves it elsewhere).",
+                                                   "The %u candidates of this search leave this window; they "
+                                                   "stay in %s (Export Results saves them elsewhere).",
+                                                   n), n, where)
+                   : g_strdup (_("The candidates of this search leave this window."));
+
+  dialog = gtk_message_dialog_new (GTK_WINDOW (self),
+                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                   GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE, "%s", title);
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", detail);
+  gtk_dialog_add_button (GTK_DIALOG (dialog), _("_Cancel"), GTK_RESPONSE_CANCEL);
+  button = gtk_dialog_add_button (GTK_DIALOG (dialog), accept_label, GTK_RESPONSE_ACCEPT);
+  gtk_widget_add_css_class (button, "destructive-action");
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
+  g_signal_connect (dialog, "response", G_CALLBACK (discard_response_cb), d);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 static char *
 file_display_name (GFile *file)
 {
@@ -709,6 +825,15 @@ export_results_response_cb (PrismWindow          *self,
 }
 
 static void
+start_new_search (PrismWindow *self,
+                  gpointer     data)
+{
+  start_search (self, TRUE);
+  if (self->session != NULL)
+    gtk_stack_set_visible_child_name (self->view_stack, "search");
+}
+
+static void
 search_start_action (GtkWidget  *widget,
                      const char *action_name,
                      GVariant   *param)
@@ -716,11 +841,13 @@ search_start_action (GtkWidget  *widget,
   PrismWindow *self = PRISM_WINDOW (widget);
 
   if (self->session != NULL && prism_session_get_state (self->session) == PRISM_SESSION_PAUSED)
-    prism_session_resume (self->session);
-  else
-    start_search (self, TRUE);
-  if (self->session != NULL)
-    gtk_stack_set_visible_child_name (self->view_stack, "search");
+    {
+      prism_session_resume (self->session);
+      gtk_stack_set_visible_child_name (self->view_stack, "search");
+      return;
+    }
+  confirm_discard (self, _("Start a New Search?"), _("_Start New Search"),
+                   start_new_search, NULL, NULL, NULL);
 }
 
 static void
@@ -884,6 +1011,35 @@ file_loaded_cb (GObject      *object,
 }
 
 static void
+open_file_confirmed (PrismWindow *self,
+                     gpointer     file)
+{
+  prism_window_open_file (self, file);
+}
+
+static void
+ask_open_file (PrismWindow *self,
+               GFile       *file)
+{
+  confirm_discard (self, _("Open Another File?"), _("_Open"), open_file_confirmed, NULL,
+                   g_object_ref (file), g_object_unref);
+}
+
+static void
+open_workload_confirmed (PrismWindow *self,
+                         gpointer     name)
+{
+  prism_window_open_workload (self, name, NULL);
+}
+
+static void
+open_workload_cancelled (PrismWindow *self,
+                         gpointer     name)
+{
+  sync_dropdown (self);
+}
+
+static void
 file_chooser_response_cb (PrismWindow          *self,
                           int                   response,
                           GtkFileChooserNative *chooser)
@@ -895,7 +1051,7 @@ file_chooser_response_cb (PrismWindow          *self,
       g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
 
       if (file != NULL)
-        prism_window_open_file (self, file);
+        ask_open_file (self, file);
     }
   gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (chooser));
   if (self->file_chooser == chooser)
@@ -911,7 +1067,9 @@ workload_selected_cb (PrismWindow *self,
 
   if (self->syncing_dropdown || position == GTK_INVALID_LIST_POSITION)
     return;
-  prism_window_open_workload (self, gtk_string_list_get_string (self->workloads, position), NULL);
+  confirm_discard (self, _("Open Another Workload?"), _("_Open"), open_workload_confirmed,
+                   open_workload_cancelled, g_strdup (gtk_string_list_get_string (self->workloads, position)),
+                   g_free);
 }
 
 static gboolean
@@ -927,7 +1085,7 @@ drop_cb (PrismWindow  *self,
   files = gdk_file_list_get_files (g_value_get_boxed (value));
   if (files == NULL)
     return FALSE;
-  prism_window_open_file (self, files->data);
+  ask_open_file (self, files->data);
   g_slist_free (files);
   return TRUE;
 }

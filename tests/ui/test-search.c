@@ -151,6 +151,27 @@ find_toplevel_of_type (GType type)
   return NULL;
 }
 
+/* The header bar's workload chooser: the drop-down showing @workload. */
+static GtkDropDown *
+find_workload_dropdown (GtkWidget *root, const char *workload)
+{
+  if (GTK_IS_DROP_DOWN (root))
+    {
+      GObject *item = gtk_drop_down_get_selected_item (GTK_DROP_DOWN (root));
+
+      if (GTK_IS_STRING_OBJECT (item) && g_strcmp0 (gtk_string_object_get_string (GTK_STRING_OBJECT (item)), workload) == 0)
+        return GTK_DROP_DOWN (root);
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkDropDown *found = find_workload_dropdown (child, workload);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 static GtkWidget *
 find_button (GtkWidget *root, const char *action_name)
 {
@@ -577,10 +598,47 @@ test_search_run (void)
       }
   }
 
-  /* Start again from the header bar. */
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.search-start", NULL));
+  /* Start again from the header bar: the window asks first, since the
+   * candidates shown would leave it; Cancel keeps them. */
+  {
+    guint before = n_candidates (window);
+    GtkWindow *question = NULL;
+    g_autofree char *detail = NULL;
+
+    g_assert_cmpuint (before, >, 0);
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.search-start", NULL));
+    WAIT_UNTIL (10, (question = find_toplevel_of_type (GTK_TYPE_MESSAGE_DIALOG)) != NULL);
+    g_object_get (question, "secondary-text", &detail, NULL);
+    g_test_message ("asked: %s", detail);
+    g_assert_nonnull (strstr (detail, "results.json"));
+    gtk_dialog_response (GTK_DIALOG (question), GTK_RESPONSE_CANCEL);
+    WAIT_UNTIL (10, find_toplevel_of_type (GTK_TYPE_MESSAGE_DIALOG) == NULL);
+    g_assert_cmpint (session_state (window), ==, PRISM_SESSION_FINISHED);
+    g_assert_cmpuint (n_candidates (window), ==, before);
+
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.search-start", NULL));
+    WAIT_UNTIL (10, (question = find_toplevel_of_type (GTK_TYPE_MESSAGE_DIALOG)) != NULL);
+    gtk_dialog_response (GTK_DIALOG (question), GTK_RESPONSE_ACCEPT);
+    WAIT_UNTIL (10, find_toplevel_of_type (GTK_TYPE_MESSAGE_DIALOG) == NULL);
+  }
   g_assert_cmpint (session_state (window), ==, PRISM_SESSION_RUNNING);
   g_assert_cmpuint (n_candidates (window), ==, 0);
+  /* Choosing another workload while it runs asks too; Cancel puts the
+   * chooser back and the search goes on. */
+  {
+    GtkDropDown *dropdown = find_workload_dropdown (GTK_WIDGET (window), WORKLOAD);
+    guint shown;
+    GtkWindow *question = NULL;
+
+    g_assert_nonnull (dropdown);
+    shown = gtk_drop_down_get_selected (dropdown);
+    gtk_drop_down_set_selected (dropdown, shown == 0 ? 1 : 0);
+    WAIT_UNTIL (10, (question = find_toplevel_of_type (GTK_TYPE_MESSAGE_DIALOG)) != NULL);
+    gtk_dialog_response (GTK_DIALOG (question), GTK_RESPONSE_CANCEL);
+    WAIT_UNTIL (10, find_toplevel_of_type (GTK_TYPE_MESSAGE_DIALOG) == NULL);
+    g_assert_cmpuint (gtk_drop_down_get_selected (dropdown), ==, shown);
+    g_assert_cmpint (session_state (window), ==, PRISM_SESSION_RUNNING);
+  }
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.search-pause", NULL));
   g_assert_cmpint (session_state (window), ==, PRISM_SESSION_PAUSED);
   g_assert_nonnull (strstr (prism_window_get_status (window), "Paused"));
