@@ -13,6 +13,67 @@
 #include "prism-graph-json.h"
 #include "prism-workload.h"
 
+/* Commands that take one program take a Mirage file of one graph. */
+static PrismGraph *
+open_single_mirage_graph (const char *path, GError **error)
+{
+  g_autoptr(GPtrArray) graphs = prism_cli_open_mirage (path, error);
+  PrismMirageGraph *m;
+
+  if (graphs == NULL)
+    return NULL;
+  if (graphs->len != 1)
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
+                   _("“%s” holds %u Mirage muGraphs, and this command takes one program; "
+                     "“prism check”, “prism verify” and “prism bench” read every graph of the file"),
+                   path, graphs->len);
+      return NULL;
+    }
+  m = g_ptr_array_index (graphs, 0);
+  if (m->graph == NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&m->error));
+      prism_cli_name_file (error, path);
+      return NULL;
+    }
+  return g_steal_pointer (&m->graph);
+}
+
+gboolean
+prism_cli_is_mirage_file (const char *arg)
+{
+  g_auto(GStrv) parts = g_strsplit (arg, ":", 2);
+
+  return prism_workload_lookup (parts[0]) == NULL && prism_mirage_file_is_mugraphs (arg);
+}
+
+GPtrArray *
+prism_cli_open_mirage (const char *path, GError **error)
+{
+  GPtrArray *graphs = prism_mirage_load (path, error);
+
+  if (graphs == NULL)
+    prism_cli_name_file (error, path);
+  return graphs;
+}
+
+const char *
+prism_cli_mirage_error (const PrismMirageGraph *m)
+{
+  g_autofree char *prefix = g_strdup_printf ("graph %u: ", m->index);
+  const char *msg = m->error != NULL ? m->error->message : "";
+
+  return g_str_has_prefix (msg, prefix) ? msg + strlen (prefix) : msg;
+}
+
+char *
+prism_cli_mirage_label (const PrismMirageGraph *m)
+{
+  /* TRANSLATORS: a graph of a Mirage muGraph file, numbered from 0 */
+  return g_strdup_printf (_("Mirage graph %u"), m->index);
+}
+
 PrismGraph *
 prism_cli_open_program (const char *arg, GError **error)
 {
@@ -26,6 +87,8 @@ prism_cli_open_program (const char *arg, GError **error)
                    _("“%s” is neither a built-in workload nor an existing file"), arg);
       return NULL;
     }
+  if (prism_mirage_file_is_mugraphs (arg))
+    return open_single_mirage_graph (arg, error);
   return prism_graph_load (arg, NULL, error);
 }
 

@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "prism-graph.h"
+#include "prism-mirage-reader.h"
 
 G_BEGIN_DECLS
 
@@ -90,6 +91,19 @@ GPtrArray  *prism_cli_open_candidates (const char  *path,
                                        PrismGraph **program,
                                        char       **target,
                                        GError     **error);
+
+/* Mirage muGraph files (prism-mirage-reader.h): TRUE if @arg names no
+ * built-in workload and is a regular file whose text is a JSON list. */
+gboolean    prism_cli_is_mirage_file  (const char *arg);
+/* Its graphs, the errors starting with @path; a graph that could not be
+ * read carries its own error.  (element-type PrismMirageGraph) (transfer full) */
+GPtrArray  *prism_cli_open_mirage     (const char *path,
+                                       GError    **error);
+/* Why @m could not be read, without the "graph N: " a listing of graphs
+ * already shows. (transfer none) */
+const char *prism_cli_mirage_error    (const PrismMirageGraph *m);
+/* "Mirage graph N" (translated; transfer full) */
+char       *prism_cli_mirage_label    (const PrismMirageGraph *m);
 
 /* Subcommands, one file each (prism-cmd-NAME.c). */
 int prism_cmd_workloads (int argc, char **argv);

@@ -25,7 +25,8 @@
 typedef struct
 {
   char *label;
-  PrismGraph *graph;
+  PrismGraph *graph;        /* NULL when @error says why there is none */
+  char *error;
   gboolean baseline;        /* a row of the unfused program */
   PrismBaselineKind kind;   /* baseline rows: how its matmuls run */
 } Entry;
@@ -36,7 +37,8 @@ entry_free (gpointer data)
   Entry *e = data;
 
   g_free (e->label);
-  prism_graph_unref (e->graph);
+  g_clear_pointer (&e->graph, prism_graph_unref);
+  g_free (e->error);
   g_free (e);
 }
 
@@ -76,7 +78,25 @@ collect (const char *arg, guint n_candidates, char **results_target, GError **er
   g_auto(GStrv) parts = g_strsplit (arg, ":", 2);
   const PrismWorkloadInfo *info = prism_workload_lookup (parts[0]);
 
-  if (prism_cli_is_results_file (arg))
+  if (prism_cli_is_mirage_file (arg))
+    {
+      /* One row per graph, in file order; a graph that could not be read
+       * keeps its row, with why.  The file holds no unfused program, so
+       * there is no baseline. */
+      g_autoptr(GPtrArray) graphs = prism_cli_open_mirage (arg, error);
+
+      if (graphs == NULL)
+        return NULL;
+      for (guint i = 0; i < graphs->len; i++)
+        {
+          PrismMirageGraph *m = g_ptr_array_index (graphs, i);
+
+          add_entry (entries, prism_cli_mirage_label (m), g_steal_pointer (&m->graph), FALSE);
+          if (m->error != NULL)
+            ((Entry *) g_ptr_array_index (entries, entries->len - 1))->error = g_strdup (prism_cli_mirage_error (m));
+        }
+    }
+  else if (prism_cli_is_results_file (arg))
     {
       g_autoptr(GPtrArray) ids = NULL;
       PrismGraph *program = NULL;
@@ -161,6 +181,50 @@ print_launch (guint index, const PrismOpCost *c)
           c->us, c->launch_us, c->memory_us, c->l2_us, c->compute_us, c->latency_us);
 }
 
+/* The row of a graph that could not be read (a Mirage file's): why. */
+static void
+print_unread (JsonBuilder *b, const Entry *e, Format format)
+{
+  g_autofree char *safe = prism_cli_escape (e->error);
+
+  if (format == FORMAT_JSON)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "program");
+      json_builder_add_string_value (b, e->label);
+      json_builder_set_member_name (b, "error");
+      json_builder_add_string_value (b, e->error);
+      json_builder_end_object (b);
+    }
+  else if (format == FORMAT_MARKDOWN)
+    {
+      g_autofree char *one_line = g_strdelimit (g_strdup (safe), "\n|", ' ');
+      /* TRANSLATORS: a row of `prism bench` for a graph that could not be read */
+      printf (_("| %s | not read: %s | | |\n"), e->label, one_line);
+    }
+  else
+    /* TRANSLATORS: a row of `prism bench` for a graph that could not be read */
+    printf (_("%-44s not read: %s\n"), e->label, safe);
+}
+
+/* Rows that could not be read make the input bad (exit 2), as in `prism check`. */
+static int
+unread_status (GPtrArray *entries)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < entries->len; i++)
+    n += ((const Entry *) g_ptr_array_index (entries, i))->graph == NULL;
+  if (n == 0)
+    return PRISM_EXIT_OK;
+  {
+    g_autofree char *msg = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u graphs could not be read",
+                                                         "%u of %u graphs could not be read", n),
+                                            n, entries->len);
+    return prism_cli_fail ("bench", msg);
+  }
+}
+
 static int
 print_predicted (GPtrArray *entries, const char *target_name, const char *why, Format format,
                  PrismBaselineKind against, gboolean explain)
@@ -197,16 +261,24 @@ print_predicted (GPtrArray *entries, const char *target_name, const char *why, F
       json_builder_set_member_name (b, "calibration");
       json_builder_add_string_value (b, target->calibration_source);
       json_builder_set_member_name (b, "speedup_against");
-      json_builder_add_string_value (b, prism_baseline_kind_to_string (against));
+      if (base != NULL)
+        json_builder_add_string_value (b, prism_baseline_kind_to_string (against));
+      else
+        json_builder_add_null_value (b);
       json_builder_set_member_name (b, "programs");
       json_builder_begin_array (b);
     }
   else
     {
       printf (_("Not measured: %s\n"), why);
-      printf (_("Predicted times (cost model for %s, %s; not measured); speedups against %s:\n\n"),
-              target->display_name, target->measured ? _("calibrated on the GPU") : _("uncalibrated estimates"),
-              prism_cli_baseline_label (prism_baseline_kind_to_string (against), FALSE));
+      if (base != NULL)
+        printf (_("Predicted times (cost model for %s, %s; not measured); speedups against %s:\n\n"),
+                target->display_name, target->measured ? _("calibrated on the GPU") : _("uncalibrated estimates"),
+                prism_cli_baseline_label (prism_baseline_kind_to_string (against), FALSE));
+      else
+        printf (_("Predicted times (cost model for %s, %s; not measured); no unfused program to compare "
+                  "with, so no speedups:\n\n"),
+                target->display_name, target->measured ? _("calibrated on the GPU") : _("uncalibrated estimates"));
       if (format == FORMAT_MARKDOWN)
         printf ("| %s | %s | %s | %s |\n|---|---:|---:|---:|\n", _("program"), _("launches"),
                 _("predicted (µs)"), _("predicted speedup"));
@@ -218,9 +290,18 @@ print_predicted (GPtrArray *entries, const char *target_name, const char *why, F
       const Entry *e = g_ptr_array_index (entries, i);
       g_autoptr(GError) error = NULL;
       PrismCostEstimate est;
-      gboolean ok = prism_cost_model_predict_launches (target, e->graph, NULL, 0, e->kind, costs, &est, &error);
-      double speedup = ok && !isnan (base_us) ? base_us / est.total_us : NAN;
-      guint n = ok ? est.n_launches : prism_cost_model_count_launches (e->graph);
+      gboolean ok;
+      double speedup;
+      guint n;
+
+      if (e->graph == NULL)
+        {
+          print_unread (b, e, format);
+          continue;
+        }
+      ok = prism_cost_model_predict_launches (target, e->graph, NULL, 0, e->kind, costs, &est, &error);
+      speedup = ok && !isnan (base_us) ? base_us / est.total_us : NAN;
+      n = ok ? est.n_launches : prism_cost_model_count_launches (e->graph);
 
       if (format == FORMAT_JSON)
         {
@@ -246,10 +327,15 @@ print_predicted (GPtrArray *entries, const char *target_name, const char *why, F
       else if (!ok)
         printf (format == FORMAT_MARKDOWN ? "| %s | %u | %s | |\n" : "%-44s %8u %s\n", e->label, n,
                 error->message);
-      else if (format == FORMAT_MARKDOWN)
-        printf ("| %s | %u | %.1f | %.2f× |\n", e->label, n, est.total_us, speedup);
       else
-        printf ("%-44s %8u %16.1f %17.2f×\n", e->label, n, est.total_us, speedup);
+        {
+          g_autofree char *sp = isnan (speedup) ? g_strdup ("") : g_strdup_printf ("%.2f×", speedup);
+
+          if (format == FORMAT_MARKDOWN)
+            printf ("| %s | %u | %.1f | %s |\n", e->label, n, est.total_us, sp);
+          else
+            printf ("%-44s %8u %16.1f %18s\n", e->label, n, est.total_us, sp);
+        }
       if (explain && ok)
         for (guint j = 0; j < costs->len; j++)
           print_launch (j, &g_array_index (costs, PrismOpCost, j));
@@ -268,7 +354,7 @@ print_predicted (GPtrArray *entries, const char *target_name, const char *why, F
       text = json_generator_to_data (gen, NULL);
       printf ("%s\n", text);
     }
-  return PRISM_EXIT_OK;
+  return unread_status (entries);
 }
 
 int
@@ -317,8 +403,8 @@ prism_cmd_bench (int argc, char **argv)
   if (!prism_cli_parse ("bench", _("RESULTS.json|FILE|WORKLOAD"),
                         /* xgettext:no-c-format */
                         _("Times programs on the GPU: the unfused program (the baseline) and the fused "
-                          "graphs (a workload’s reference graph, or the best candidates of a "
-                          "prism-results file). Each program is generated, compiled with NVRTC, "
+                          "graphs (a workload’s reference graph, the best candidates of a "
+                          "prism-results file, or every graph of a Mirage muGraph file). Each program is generated, compiled with NVRTC, "
                           "checked against the CPU interpreter and timed in a child process "
                           "(median, p20–p80, TFLOP/s, GB/s, % of roofline). Without a GPU it says "
                           "so and prints predicted times instead."),
@@ -403,6 +489,12 @@ prism_cmd_bench (int argc, char **argv)
       g_autoptr(GError) err = NULL;
       double speedup = NAN;
 
+      if (e->graph == NULL)
+        {
+          print_unread (jb, e, format);
+          status = PRISM_EXIT_FAILED;
+          continue;
+        }
       options.vendor_matmul = e->baseline && e->kind == PRISM_BASELINE_VENDOR;
       if (!prism_gpu_bench_run (e->graph, &options, &r, &err))
         {
@@ -510,5 +602,5 @@ prism_cmd_bench (int argc, char **argv)
   else
     /* TRANSLATORS: after the table of `prism bench`: "the vendor baseline" */
     printf (_("\nSpeedups are against %s.\n"), against_label);
-  return status;
+  return unread_status (programs) != PRISM_EXIT_OK ? PRISM_EXIT_BAD_INPUT : status;
 }

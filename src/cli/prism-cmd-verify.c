@@ -101,6 +101,97 @@ print_verdict (const PrismVerdict *v)
     printf (_("proof:\n%s"), v->explanation);
 }
 
+static void
+print_json (JsonNode *node)
+{
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autofree char *text = NULL;
+
+  json_generator_set_root (gen, node);
+  json_generator_set_pretty (gen, TRUE);
+  text = json_generator_to_data (gen, NULL);
+  printf ("%s\n", text);
+}
+
+/* The verdict on one graph of a Mirage file, as an object of "graphs":
+ * prism_verdict_to_json()'s members with "index" and "label", or "verdict":
+ * "error" with why the graph could not be read or checked. */
+static JsonNode *
+mirage_verdict_json (const PrismMirageGraph *m, const PrismVerdict *v, const char *message)
+{
+  g_autofree char *label = prism_cli_mirage_label (m);
+  JsonNode *node = v != NULL ? prism_verdict_to_json (v) : json_node_new (JSON_NODE_OBJECT);
+  JsonObject *obj;
+
+  if (v == NULL)
+    json_node_take_object (node, json_object_new ());
+  obj = json_node_get_object (node);
+  json_object_set_int_member (obj, "index", m->index);
+  json_object_set_string_member (obj, "label", label);
+  if (v == NULL)
+    {
+      json_object_set_string_member (obj, "verdict", "error");
+      json_object_set_string_member (obj, "error", message);
+    }
+  return node;
+}
+
+/* REFERENCE against every graph of a Mirage file, inputs matched by their
+ * order: one line (or one object of "graphs") per graph.  Exits with 0 only
+ * when every graph is proved equivalent. */
+static int
+verify_mirage (PrismVerifier *verifier, const char *reference, const char *path, gboolean json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) graphs = prism_cli_open_mirage (path, &error);
+  g_autoptr(JsonArray) verdicts = json_array_new ();
+  guint n_equivalent = 0;
+
+  if (graphs == NULL)
+    return prism_cli_fail ("verify", error->message);
+  for (guint i = 0; i < graphs->len; i++)
+    {
+      const PrismMirageGraph *m = g_ptr_array_index (graphs, i);
+      g_autoptr(PrismVerdict) v = NULL;
+      g_autoptr(GError) err = NULL;
+      const char *why = NULL;
+
+      if (m->graph == NULL)
+        why = prism_cli_mirage_error (m);
+      else if ((v = prism_verifier_check (verifier, m->graph, &err)) == NULL)
+        why = err->message;
+      n_equivalent += v != NULL && v->kind == PRISM_VERDICT_EQUIVALENT;
+      if (json)
+        json_array_add_element (verdicts, mirage_verdict_json (m, v, why));
+      else
+        {
+          g_autofree char *safe = prism_cli_escape (why != NULL ? why : v->message);
+          /* TRANSLATORS: `prism verify` on a Mirage file: graph index, verdict, why */
+          printf (_("graph %u: %s: %s\n"), m->index,
+                  v != NULL ? prism_verdict_kind_to_string (v->kind) : _("error"), safe);
+        }
+    }
+  if (json)
+    {
+      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
+      JsonObject *obj = json_object_new ();
+
+      json_object_set_string_member (obj, "reference", reference);
+      json_object_set_string_member (obj, "file", path);
+      json_object_set_int_member (obj, "total", graphs->len);
+      json_object_set_int_member (obj, "equivalent", n_equivalent);
+      json_object_set_array_member (obj, "graphs", json_array_ref (verdicts));
+      json_node_take_object (root, obj);
+      print_json (root);
+    }
+  else
+    /* TRANSLATORS: the last line of `prism verify` on a Mirage file */
+    printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u graph equivalent to %s\n",
+                         "%u of %u graphs equivalent to %s\n", graphs->len),
+            n_equivalent, graphs->len, reference);
+  return n_equivalent == graphs->len ? PRISM_EXIT_OK : PRISM_EXIT_FAILED;
+}
+
 int
 prism_cmd_verify (int argc, char **argv)
 {
@@ -141,8 +232,10 @@ prism_cmd_verify (int argc, char **argv)
                         _("Proves CANDIDATE equivalent to REFERENCE by e-graph rewriting and runs both "
                           "on random inputs. Each is a prism-graph JSON file, a built-in workload "
                           "(“name” or “name:key=value,…”) or a workload’s hand-written fused graph "
-                          "(“name@reference”, “name:key=value,…@reference”). Exits with 0 when the "
-                          "candidate is proved equivalent, 1 when it is not (different, not proved, "
+                          "(“name@reference”, “name:key=value,…@reference”). A CANDIDATE that is a Mirage "
+                          "muGraph file has each of its graphs decided, inputs matched by their "
+                          "order, one line per graph. Exits with 0 when the "
+                          "candidate (every graph of a Mirage file) is proved equivalent, 1 when it is not (different, not proved, "
                           "or a verifier bug) and 2 on bad input."),
                         entries, &argc, &argv))
     return PRISM_EXIT_BAD_INPUT;
@@ -168,12 +261,6 @@ prism_cmd_verify (int argc, char **argv)
       g_autofree char *message = g_strdup_printf ("%s: %s", argv[1], error->message);
       return prism_cli_fail ("verify", message);
     }
-  candidate = open_spec (argv[2], &error);
-  if (candidate == NULL)
-    {
-      g_autofree char *message = g_strdup_printf ("%s: %s", argv[2], error->message);
-      return prism_cli_fail ("verify", message);
-    }
 
   prism_verifier_options_init (&options);
   options.n_seeds = (guint) seeds;
@@ -192,6 +279,14 @@ prism_cmd_verify (int argc, char **argv)
       g_autofree char *message = g_strdup_printf ("%s: %s", argv[1], error->message);
       return prism_cli_fail ("verify", message);
     }
+  if (prism_cli_is_mirage_file (argv[2]))
+    return verify_mirage (verifier, argv[1], argv[2], json);
+  candidate = open_spec (argv[2], &error);
+  if (candidate == NULL)
+    {
+      g_autofree char *message = g_strdup_printf ("%s: %s", argv[2], error->message);
+      return prism_cli_fail ("verify", message);
+    }
   verdict = prism_verifier_check (verifier, candidate, &error);
   if (verdict == NULL)
     {
@@ -202,13 +297,7 @@ prism_cmd_verify (int argc, char **argv)
   if (json)
     {
       g_autoptr(JsonNode) node = prism_verdict_to_json (verdict);
-      g_autoptr(JsonGenerator) gen = json_generator_new ();
-      g_autofree char *text = NULL;
-
-      json_generator_set_root (gen, node);
-      json_generator_set_pretty (gen, TRUE);
-      text = json_generator_to_data (gen, NULL);
-      printf ("%s\n", text);
+      print_json (node);
     }
   else
     print_verdict (verdict);
