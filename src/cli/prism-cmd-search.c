@@ -357,11 +357,14 @@ compare_predicted (gconstpointer a, gconstpointer b)
 static void
 print_table (Run *run, GPtrArray *cands)
 {
-  g_autoptr(GPtrArray) sorted = g_ptr_array_copy (cands, NULL, NULL);
+  /* Borrowed pointers: not g_ptr_array_copy(), which keeps the free function. */
+  g_autoptr(GPtrArray) sorted = g_ptr_array_sized_new (cands->len);
   g_autoptr(GHashTable) shown = g_hash_table_new (g_str_hash, g_str_equal);
 
   if (cands->len == 0)
     return;
+  for (guint i = 0; i < cands->len; i++)
+    g_ptr_array_add (sorted, g_ptr_array_index (cands, i));
   g_ptr_array_sort (sorted, compare_predicted);
   /* TRANSLATORS: the heading of the table of `prism search`; %s is what the
    * speedup is against ("the vendor baseline") */
