@@ -16,6 +16,7 @@
 #include "prism-graph-export.h"
 #include "prism-graph-json.h"
 #include "prism-open-file.h"
+#include "prism-preferences-dialog.h"
 #include "prism-search-view.h"
 #include "prism-session.h"
 #include "prism-window.h"
@@ -521,6 +522,7 @@ start_search (PrismWindow *self,
 
       options.search.n_threads = (guint) g_settings_get_int (self->settings, "threads");
       options.search.time_limit_s = g_settings_get_int (self->settings, "time-budget");
+      prism_preferences_apply_search_limits (self->settings, &options.search);
       target = g_settings_get_string (self->settings, "target-gpu");
       options.target = target;
       prism_baseline_kind_from_string (baseline, &options.baseline);
