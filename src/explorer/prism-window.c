@@ -362,6 +362,14 @@ update_status (PrismWindow *self)
     text = g_strdup_printf (_("The search failed: %s"), prism_search_model_get_error (model));
   else if (self->session == NULL)
     text = g_strdup (self->graph ? _("Ready to search") : "");
+  else if (state == PRISM_SESSION_FINISHED && prism_search_model_get_best (model) == NULL &&
+           prism_search_model_get_verified (model) > 0)
+    /* Translators: the status line when a search ended and every verified
+     * candidate is slower than the input program */
+    text = g_strdup_printf (_("Finished (%s) — No candidate is faster than the program; keep the "
+                              "program. — %s"),
+                            describe_stop_reason (prism_session_get_stop_reason (self->session)),
+                            counters);
   else if (state == PRISM_SESSION_FINISHED)
     text = g_strdup_printf (_("Finished (%s) — %s"),
                             describe_stop_reason (prism_session_get_stop_reason (self->session)),
