@@ -422,8 +422,8 @@ print_summary (Run *run, const PrismRunStats *stats, const char *stop)
            u64 (n[4], stats->distinct), u64 (n[5], stats->faster));
   /* TRANSLATORS: the second summary line of `prism search`: why candidates
    * and sGraphs were not verified */
-  fprintf (stderr, _("  not verified: %s unknown (%s not proved, %s proved but not tested), "
-                     "%s not equivalent, %s sGraphs rejected (their untiled program differs "
+  fprintf (stderr, _("  not verified: unknown %s (not proved %s, proved but not tested %s), "
+                     "not equivalent %s; sGraphs rejected %s (their untiled program differs "
                      "from the input)\n"),
            u64 (n[0], stats->unknown), u64 (n[1], stats->unknown_unproved),
            u64 (n[2], stats->unknown_untested), u64 (n[3], stats->rejected),
