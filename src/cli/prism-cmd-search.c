@@ -23,6 +23,7 @@ typedef struct
   GMainLoop *loop;
   PrismSession *session;
   gboolean json;
+  gboolean verbose;
   gboolean tty;
   gboolean error;
   guint signals;
@@ -209,7 +210,8 @@ on_events (PrismSession *session, PrismEventBatch *batch, gpointer user_data)
         run->last_progress_us = now;
       if (e->kind == PRISM_EVENT_ERROR)
         run->error = TRUE;
-      if (e->kind == PRISM_EVENT_VERIFIED || e->kind == PRISM_EVENT_BEST)
+      /* Only faster candidates are published as the best. */
+      if (e->kind == PRISM_EVENT_BEST)
         run->best_speedup = MAX (run->best_speedup, e->candidate->speedup);
       if (run->json)
         {
@@ -224,7 +226,8 @@ on_events (PrismSession *session, PrismEventBatch *batch, gpointer user_data)
           print_progress (run, e);
           break;
         case PRISM_EVENT_VERIFIED:
-          print_candidate (run, e->candidate, e->id);
+          if (run->verbose)
+            print_candidate (run, e->candidate, e->id);
           break;
         case PRISM_EVENT_ERROR:
           end_line (run);
@@ -291,6 +294,121 @@ default_out_dir (const char *arg, const PrismGraph *program)
   return g_build_filename ("prism-results", base, NULL);
 }
 
+/* A limit option: -1 when not given, else within [lo, hi]. */
+static gboolean
+check_limit (const char *option, int value, int lo, int hi, int *exit_code)
+{
+  g_autofree char *msg = NULL;
+
+  if (value == -1 || (value >= lo && value <= hi))
+    return TRUE;
+  /* TRANSLATORS: an option of `prism search` (--max-kernels) and its range */
+  msg = g_strdup_printf (_("%s must be between %d and %d"), option, lo, hi);
+  *exit_code = prism_cli_fail ("search", msg);
+  return FALSE;
+}
+
+static void
+set_limit (guint *field, int value)
+{
+  if (value != -1)
+    *field = (guint) value;
+}
+
+static int
+compare_predicted (gconstpointer a, gconstpointer b)
+{
+  const PrismCandidate *x = *(const PrismCandidate * const *) a;
+  const PrismCandidate *y = *(const PrismCandidate * const *) b;
+
+  if (x->predicted_us != y->predicted_us)
+    return x->predicted_us < y->predicted_us ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+#define TABLE_ROWS 10
+
+/* The best candidates by predicted time, one per program as executed (the
+ * others run exactly as one of them). */
+static void
+print_table (Run *run, GPtrArray *cands)
+{
+  /* Borrowed pointers: not g_ptr_array_copy(), which keeps the free function. */
+  g_autoptr(GPtrArray) sorted = g_ptr_array_sized_new (cands->len);
+  g_autoptr(GHashTable) shown = g_hash_table_new (g_str_hash, g_str_equal);
+
+  if (cands->len == 0)
+    return;
+  for (guint i = 0; i < cands->len; i++)
+    g_ptr_array_add (sorted, g_ptr_array_index (cands, i));
+  g_ptr_array_sort (sorted, compare_predicted);
+  /* TRANSLATORS: the heading of the table of `prism search`; %s is what the
+   * speedup is against ("the vendor baseline") */
+  fprintf (stderr, _("best distinct candidates by predicted time (speedup over %s):\n"),
+           prism_cli_baseline_label (run->baseline, TRUE));
+  /* TRANSLATORS: the columns of the table; keep the widths (id 5, launches 9,
+   * predicted 14, speedup 9, verdict 12) */
+  fprintf (stderr, "%s\n", _("   id  launches  predicted µs   speedup  verdict     sizes"));
+  for (guint i = 0; i < sorted->len && g_hash_table_size (shown) < TABLE_ROWS; i++)
+    {
+      PrismCandidate *c = g_ptr_array_index (sorted, i);
+      const char *executed = prism_candidate_get_executed_digest (c);
+      g_autofree char *params = NULL;
+
+      if (!g_hash_table_add (shown, (gpointer) executed))
+        continue;
+      params = prism_candidate_params_to_string (c);
+      fprintf (stderr, "%5u  %8u  %12.2f  %7.2f×  %-10s  %s%s\n", c->id, c->n_kernels,
+               c->predicted_us, c->speedup, c->verdict ? c->verdict : "equivalent",
+               *params ? params : "-",
+               /* TRANSLATORS: after a row of the table of a candidate slower than the program */
+               prism_candidate_is_faster (c) ? "" : _(" (slower than the program)"));
+    }
+}
+
+/* "order 12, shape 3" for the reasons that cut anything (transfer full). */
+static char *
+pruned_reasons (const PrismSearchStats *s)
+{
+  GString *text = g_string_new (NULL);
+  char n[24];
+
+  for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+    if (s->pruned[r] > 0)
+      g_string_append_printf (text, "%s%s %s", text->len ? ", " : "",
+                              prism_prune_reason_to_string (r), u64 (n, s->pruned[r]));
+  if (text->len == 0)
+    g_string_append (text, "-");
+  return g_string_free (text, FALSE);
+}
+
+static void
+print_summary (Run *run, const PrismRunStats *stats, const char *stop)
+{
+  char n[9][24];
+  g_autofree char *pruned = pruned_reasons (&stats->search);
+
+  /* TRANSLATORS: the summary of `prism search`: program, stop reason, time,
+   * then counters */
+  fprintf (stderr, _("%s: %s after %.2f s: %s states, %s sGraphs, %s candidates with concrete maps, "
+                     "%s verified, %s distinct, %s faster than the program\n"),
+           run->name, stop ? stop : "?", stats->search.elapsed_s,
+           u64 (n[0], stats->search.states), u64 (n[1], stats->search.sgraphs),
+           u64 (n[2], stats->map_candidates), u64 (n[3], stats->verified),
+           u64 (n[4], stats->distinct), u64 (n[5], stats->faster));
+  /* TRANSLATORS: the second summary line of `prism search`: why candidates
+   * and sGraphs were not verified */
+  fprintf (stderr, _("  not verified: unknown %s (not proved %s, proved but not tested %s), "
+                     "not equivalent %s; sGraphs rejected %s (their untiled program differs "
+                     "from the input)\n"),
+           u64 (n[0], stats->unknown), u64 (n[1], stats->unknown_unproved),
+           u64 (n[2], stats->unknown_untested), u64 (n[3], stats->rejected),
+           u64 (n[4], stats->sgraphs_rejected));
+  /* TRANSLATORS: the third summary line: branches of the search cut, by
+   * reason (the reasons are the names of docs/format.md) */
+  fprintf (stderr, _("  pruned: %s\n"), pruned);
+}
+
 int
 prism_cmd_search (int argc, char **argv)
 {
@@ -299,10 +417,13 @@ prism_cmd_search (int argc, char **argv)
   g_autofree char *baseline = NULL;
   g_autofree char *out = NULL;
   double time_limit = -1;
-  int threads = 0, max_kernels = 0, max_block_ops = 0, max_kernel_ops = 0, max_variants = 0;
+  int threads = 0, max_kernels = -1, max_block_ops = -1, max_kernel_ops = -1, max_variants = -1;
+  int max_kernel_inputs = -1, max_block_outputs = -1, max_accums = -1, max_grid_dims = -1;
+  int max_total_ops = -1, block_threads = -1;
   int tune_top = -1;
+  int code = PRISM_EXIT_BAD_INPUT;
   gint64 seed = 1;
-  gboolean resume = FALSE, json = FALSE, full_random = FALSE;
+  gboolean resume = FALSE, json = FALSE, full_random = FALSE, verbose = FALSE;
   GOptionEntry entries[] = {
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode,
       N_("symbolic (default): sGraphs with symbolic grids, loops and maps; enumerative: concrete ones enumerated at search time, as Mirage does"),
@@ -324,12 +445,26 @@ prism_cmd_search (int argc, char **argv)
       N_("Continue the search saved in DIR"), NULL },
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json,
       N_("Print events as JSON lines on standard output"), NULL },
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
+      N_("Also print one line per verified candidate as it is verified"), NULL },
     { "max-kernels", 0, 0, G_OPTION_ARG_INT, &max_kernels,
       N_("Custom kernels per candidate (default 2)"), N_("N") },
     { "max-kernel-ops", 0, 0, G_OPTION_ARG_INT, &max_kernel_ops,
       N_("Kernel-level ops per candidate, custom kernels included (default 3)"), N_("N") },
     { "max-block-ops", 0, 0, G_OPTION_ARG_INT, &max_block_ops,
       N_("Ops per custom kernel, its inputs included (default 11)"), N_("N") },
+    { "max-kernel-inputs", 0, 0, G_OPTION_ARG_INT, &max_kernel_inputs,
+      N_("Inputs of one custom kernel (default 3)"), N_("N") },
+    { "max-block-outputs", 0, 0, G_OPTION_ARG_INT, &max_block_outputs,
+      N_("Outputs of one custom kernel (default 2)"), N_("N") },
+    { "max-accums", 0, 0, G_OPTION_ARG_INT, &max_accums,
+      N_("Accumulators of one custom kernel (default 3)"), N_("N") },
+    { "max-total-ops", 0, 0, G_OPTION_ARG_INT, &max_total_ops,
+      N_("Ops of a whole candidate: predefined ops and block ops other than inputs (default 9)"), N_("N") },
+    { "max-grid-dims", 0, 0, G_OPTION_ARG_INT, &max_grid_dims,
+      N_("Grid dimensions of a custom kernel, 1 to 3 (default 3)"), N_("N") },
+    { "block-threads", 0, 0, G_OPTION_ARG_INT, &block_threads,
+      N_("Threads per block of a custom kernel, a multiple of 32 (default 128)"), N_("N") },
     { "max-variants", 0, 0, G_OPTION_ARG_INT, &max_variants,
       N_("Map choices verified per sGraph, best predicted first (default 4)"), N_("N") },
     { "full-random", 0, 0, G_OPTION_ARG_NONE, &full_random,
@@ -347,7 +482,6 @@ prism_cmd_search (int argc, char **argv)
   g_autoptr(GPtrArray) cands = NULL;
   PrismPipelineOptions options;
   PrismRunStats stats;
-  char n[4][24];
   Run run = { 0, };
   guint sigint, sigterm;
   const PrismCandidate *best = NULL, *best_measured = NULL;
@@ -381,10 +515,21 @@ prism_cmd_search (int argc, char **argv)
     return prism_cli_fail ("search", _("--threads must be between 0 and 1024"));
   if (seed < 0)
     return prism_cli_fail ("search", _("--seed must not be negative"));
-  if (max_kernels < 0 || max_kernels > 4 || max_kernel_ops < 0 || max_kernel_ops > 8 ||
-      max_block_ops < 0 || max_block_ops > 16 || max_variants < 0 || max_variants > 1024)
-    return prism_cli_fail ("search", _("--max-kernels must be at most 4, --max-kernel-ops at most 8, "
-                                       "--max-block-ops at most 16 and --max-variants at most 1024"));
+  /* The ranges prism_search_new() takes (prism-search.h). */
+  if (!check_limit ("--max-kernels", max_kernels, 1, PRISM_SEARCH_MAX_KERNELS, &code) ||
+      !check_limit ("--max-kernel-ops", max_kernel_ops, 1, PRISM_SEARCH_MAX_KERNEL_OPS, &code) ||
+      !check_limit ("--max-block-ops", max_block_ops, 2, PRISM_SEARCH_MAX_BLOCK_OPS, &code) ||
+      !check_limit ("--max-kernel-inputs", max_kernel_inputs, 1, PRISM_MAX_OP_INPUTS, &code) ||
+      !check_limit ("--max-block-outputs", max_block_outputs, 1, PRISM_MAX_OP_OUTPUTS, &code) ||
+      !check_limit ("--max-accums", max_accums, 0, PRISM_SEARCH_MAX_BLOCK_OPS, &code) ||
+      !check_limit ("--max-total-ops", max_total_ops, 1,
+                    PRISM_SEARCH_MAX_KERNEL_OPS + PRISM_SEARCH_MAX_KERNELS * PRISM_SEARCH_MAX_BLOCK_OPS, &code) ||
+      !check_limit ("--max-grid-dims", max_grid_dims, 1, PRISM_MAX_GRID_DIMS, &code) ||
+      !check_limit ("--block-threads", block_threads, 32, 1024, &code) ||
+      !check_limit ("--max-variants", max_variants, 1, 1024, &code))
+    return code;
+  if (block_threads != -1 && block_threads % 32 != 0)
+    return prism_cli_fail ("search", _("--block-threads must be a multiple of 32"));
   if (resume && out == NULL)
     return prism_cli_fail ("search", _("--resume needs --out DIR"));
   if (tune_top != -1 && (tune_top < 0 || tune_top > 1000))
@@ -397,14 +542,16 @@ prism_cmd_search (int argc, char **argv)
   if (time_limit >= 0)
     options.search.time_limit_s = time_limit;
   options.search.n_threads = (guint) threads;
-  if (max_kernels > 0)
-    options.search.max_kernels = (guint) max_kernels;
-  if (max_kernel_ops > 0)
-    options.search.max_kernel_ops = (guint) max_kernel_ops;
-  if (max_block_ops > 0)
-    options.search.max_block_ops = (guint) max_block_ops;
-  if (max_variants > 0)
-    options.max_variants = (guint) max_variants;
+  set_limit (&options.search.max_kernels, max_kernels);
+  set_limit (&options.search.max_kernel_ops, max_kernel_ops);
+  set_limit (&options.search.max_block_ops, max_block_ops);
+  set_limit (&options.search.max_kernel_inputs, max_kernel_inputs);
+  set_limit (&options.search.max_block_outputs, max_block_outputs);
+  set_limit (&options.search.max_accums, max_accums);
+  set_limit (&options.search.max_total_ops, max_total_ops);
+  set_limit (&options.search.max_grid_dims, max_grid_dims);
+  set_limit (&options.search.block_threads, block_threads);
+  set_limit (&options.max_variants, max_variants);
   options.seed = (guint64) seed;
   options.full_random = full_random;
   if (tune_top >= 0)
@@ -424,6 +571,7 @@ prism_cmd_search (int argc, char **argv)
   run.loop = loop;
   run.session = session;
   run.json = json;
+  run.verbose = verbose;
   run.tty = isatty (fileno (stderr));
   run.name = program->name ? program->name : argv[1];
   run.baseline = prism_baseline_kind_to_string (options.baseline);
@@ -444,10 +592,11 @@ prism_cmd_search (int argc, char **argv)
       const PrismCandidate *c = g_ptr_array_index (cands, i);
       const PrismMeasurement *m = prism_candidate_get_measurement (c);
 
-      if (best == NULL || c->speedup > best->speedup)
+      /* A candidate slower than the program is never the best one. */
+      if (prism_candidate_is_faster (c) && (best == NULL || c->speedup > best->speedup))
         best = c;
       /* Read at the end: the ids are the final ones of results.json. */
-      if (m != NULL && m->error == NULL && m->speedup > 0 &&
+      if (m != NULL && m->error == NULL && m->speedup > 1.0 &&
           (best_measured == NULL || m->speedup > prism_candidate_get_measurement (best_measured)->speedup))
         best_measured = c;
     }
@@ -455,11 +604,8 @@ prism_cmd_search (int argc, char **argv)
   if (!json)
     {
       end_line (&run);
-      /* TRANSLATORS: the summary of `prism search`: program, stop reason, time */
-      fprintf (stderr, _("%s: %s after %.2f s: %s states, %s sGraphs, %s candidates with concrete maps, %s verified\n"),
-               run.name, stop ? stop : "?", stats.search.elapsed_s,
-               u64 (n[0], stats.search.states), u64 (n[1], stats.search.sgraphs),
-               u64 (n[2], stats.map_candidates), u64 (n[3], stats.verified));
+      print_table (&run, cands);
+      print_summary (&run, &stats, stop);
       if (best != NULL)
         /* TRANSLATORS: id, predicted µs, the baseline's predicted µs, what the
          * baseline is ("the vendor baseline (…)"), speedup, the GPU */
@@ -467,6 +613,8 @@ prism_cmd_search (int argc, char **argv)
                  best->id, best->predicted_us, prism_session_get_baseline_us (session),
                  prism_cli_baseline_label (run.baseline, FALSE), best->speedup,
                  prism_gpu_target_lookup (target ? target : "h100")->display_name);
+      else if (cands->len > 0)
+        fprintf (stderr, "%s\n", _("No candidate is faster than the program; keep the program."));
       if (best_measured != NULL)
         {
           const PrismMeasurement *m = prism_candidate_get_measurement (best_measured);

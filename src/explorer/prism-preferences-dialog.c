@@ -23,6 +23,7 @@ struct _PrismPreferencesDialog
   GtkDropDown *gpu_dropdown;
   GtkDropDown *baseline_dropdown;
   GtkDropDown *layout_dropdown;
+  GtkListBox *limits_list;
 };
 
 G_DEFINE_FINAL_TYPE (PrismPreferencesDialog, prism_preferences_dialog, GTK_TYPE_WINDOW)
@@ -39,6 +40,28 @@ static GParamSpec *properties [N_PROPS];
 static const char * const target_gpu_nicks[] = { "h100", "h200", "a100", NULL };
 static const char * const baseline_nicks[] = { "vendor", "prism-lowered", NULL };
 static const char * const layout_direction_nicks[] = { "top-to-bottom", "left-to-right", NULL };
+
+/* The search limits, one spin button each; the ranges are the schema's
+ * (and prism search's), the steps those a user would try. */
+typedef struct
+{
+  const char *key;
+  const char *label;
+  const char *description;
+  int step;
+} Limit;
+
+static const Limit search_limits[] = {
+  { "max-kernels", N_("Custom _kernels"), N_("Custom kernels per candidate."), 1 },
+  { "max-kernel-ops", N_("Kernel-level _ops"), N_("Kernel-level ops per candidate, custom kernels included."), 1 },
+  { "max-block-ops", N_("Ops per _kernel"), N_("Ops per custom kernel, its inputs included."), 1 },
+  { "max-kernel-inputs", N_("_Inputs per kernel"), N_("Inputs of one custom kernel; more finds fusions of more tensors, and searches longer."), 1 },
+  { "max-block-outputs", N_("O_utputs per kernel"), N_("Outputs of one custom kernel."), 1 },
+  { "max-accums", N_("_Accumulators per kernel"), N_("Accumulators of one custom kernel."), 1 },
+  { "max-total-ops", N_("Ops in _all"), N_("Ops of a whole candidate: predefined ops and block ops other than inputs."), 1 },
+  { "max-grid-dims", N_("_Grid dimensions"), N_("Grid dimensions of a custom kernel."), 1 },
+  { "block-threads", N_("_Threads per block"), N_("Threads per block of a custom kernel, a multiple of 32."), 32 },
+};
 
 /*
  * Auxiliary methods
@@ -74,6 +97,58 @@ position_to_nick (const GValue       *value,
   return g_variant_new_string (nicks[position]);
 }
 
+/* A row like the template's: a label with a description, a spin button
+ * bound to @limit's key, whose range is the schema's. */
+static GtkWidget *
+make_limit_row (PrismPreferencesDialog *self, const Limit *limit)
+{
+  g_autoptr(GSettingsSchemaKey) key = NULL;
+  g_autoptr(GSettingsSchema) schema = NULL;
+  g_autoptr(GVariant) range = NULL;
+  GVariant *bounds = NULL;
+  const char *type = NULL;
+  gint32 lo = 0, hi = 0;
+  GtkWidget *row = gtk_list_box_row_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 24);
+  GtkWidget *texts = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  GtkWidget *label = gtk_label_new_with_mnemonic (_(limit->label));
+  GtkWidget *description = gtk_label_new (_(limit->description));
+  GtkWidget *spin;
+
+  g_object_get (self->settings, "settings-schema", &schema, NULL);
+  key = g_settings_schema_get_key (schema, limit->key);
+  range = g_settings_schema_key_get_range (key);
+  g_variant_get (range, "(&sv)", &type, &bounds);
+  if (g_str_equal (type, "range"))
+    g_variant_get (bounds, "(ii)", &lo, &hi);
+  g_variant_unref (bounds);
+  spin = gtk_spin_button_new_with_range (lo, hi, limit->step);
+  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
+  /* Block threads step by warps from 32: always a multiple of 32. */
+  gtk_spin_button_set_snap_to_ticks (GTK_SPIN_BUTTON (spin), TRUE);
+  gtk_widget_set_valign (spin, GTK_ALIGN_CENTER);
+  gtk_widget_set_name (spin, limit->key);
+  g_settings_bind (self->settings, limit->key, spin, "value", G_SETTINGS_BIND_DEFAULT);
+
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
+  gtk_widget_add_css_class (box, "preferences-row");
+  gtk_widget_set_hexpand (texts, TRUE);
+  gtk_widget_set_valign (texts, GTK_ALIGN_CENTER);
+  gtk_label_set_mnemonic_widget (GTK_LABEL (label), spin);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_xalign (GTK_LABEL (description), 0);
+  gtk_label_set_wrap (GTK_LABEL (description), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (description), 40);
+  gtk_widget_add_css_class (description, "dim-label");
+  gtk_widget_add_css_class (description, "caption");
+  gtk_box_append (GTK_BOX (texts), label);
+  gtk_box_append (GTK_BOX (texts), description);
+  gtk_box_append (GTK_BOX (box), texts);
+  gtk_box_append (GTK_BOX (box), spin);
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
+  return row;
+}
+
 /*
  * GObject overrides
  */
@@ -100,6 +175,8 @@ prism_preferences_dialog_constructed (GObject *object)
   g_settings_bind_with_mapping (self->settings, "layout-direction", self->layout_dropdown,
                                 "selected", G_SETTINGS_BIND_DEFAULT, nick_to_position,
                                 position_to_nick, (gpointer) layout_direction_nicks, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (search_limits); i++)
+    gtk_list_box_append (self->limits_list, make_limit_row (self, &search_limits[i]));
 }
 
 static void
@@ -174,6 +251,7 @@ prism_preferences_dialog_class_init (PrismPreferencesDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrismPreferencesDialog, gpu_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PrismPreferencesDialog, baseline_dropdown);
   gtk_widget_class_bind_template_child (widget_class, PrismPreferencesDialog, layout_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, PrismPreferencesDialog, limits_list);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
 }
@@ -187,6 +265,32 @@ prism_preferences_dialog_init (PrismPreferencesDialog *self)
 /*
  * Public API
  */
+
+/**
+ * prism_preferences_apply_search_limits:
+ * @settings: the explorer's settings (org.prism.Explorer)
+ * @options: (inout): search options to set the limits of
+ *
+ * Copies the limits of the Preferences dialog into @options, as `prism
+ * search --max-kernels …` does.
+ */
+void
+prism_preferences_apply_search_limits (GSettings          *settings,
+                                       PrismSearchOptions *options)
+{
+  g_return_if_fail (G_IS_SETTINGS (settings));
+
+  options->max_kernels = (guint) g_settings_get_int (settings, "max-kernels");
+  options->max_kernel_ops = (guint) g_settings_get_int (settings, "max-kernel-ops");
+  options->max_block_ops = (guint) g_settings_get_int (settings, "max-block-ops");
+  options->max_kernel_inputs = (guint) g_settings_get_int (settings, "max-kernel-inputs");
+  options->max_block_outputs = (guint) g_settings_get_int (settings, "max-block-outputs");
+  options->max_accums = (guint) g_settings_get_int (settings, "max-accums");
+  options->max_total_ops = (guint) g_settings_get_int (settings, "max-total-ops");
+  options->max_grid_dims = (guint) g_settings_get_int (settings, "max-grid-dims");
+  /* The schema has no step: a value set by hand is rounded down to warps. */
+  options->block_threads = (guint) MAX (32, g_settings_get_int (settings, "block-threads") / 32 * 32);
+}
 
 /**
  * prism_preferences_dialog_new:

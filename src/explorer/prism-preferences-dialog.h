@@ -6,6 +6,8 @@
 
 #include <gtk/gtk.h>
 
+#include "prism-search.h"
+
 G_BEGIN_DECLS
 
 #define PRISM_TYPE_PREFERENCES_DIALOG (prism_preferences_dialog_get_type ())
@@ -14,5 +16,8 @@ G_DECLARE_FINAL_TYPE (PrismPreferencesDialog, prism_preferences_dialog, PRISM, P
                       GtkWindow)
 
 GtkWidget *prism_preferences_dialog_new (GSettings *settings);
+
+void       prism_preferences_apply_search_limits (GSettings          *settings,
+                                                  PrismSearchOptions *options);
 
 G_END_DECLS

@@ -268,7 +268,9 @@ add_candidate (PrismSearchModel *self,
   point.measured = FALSE;
   add_point (self, self->points, &point);
 
-  if (self->best == NULL || point.speedup > prism_candidate_row_get_speedup (self->best))
+  /* A candidate slower than the program is never the best one. */
+  if (point.speedup > 1.0 &&
+      (self->best == NULL || point.speedup > prism_candidate_row_get_speedup (self->best)))
     set_best (self, row, time_s);
 
   n_rows = g_list_model_get_n_items (G_LIST_MODEL (self->candidates)) + added->len;
@@ -588,8 +590,8 @@ prism_search_model_set_measured (PrismSearchModel *self,
           point->measured = TRUE;
         }
     }
-  if (self->best == NULL || row == self->best ||
-      speedup > prism_candidate_row_get_speedup (self->best))
+  if (speedup > 1.0 && (self->best == NULL || row == self->best ||
+                         speedup > prism_candidate_row_get_speedup (self->best)))
     set_best (self, row, self->elapsed_s);
   queue_changed (self);
 }

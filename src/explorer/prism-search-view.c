@@ -96,7 +96,12 @@ update_counters (PrismSearchView *self)
   text[COUNTER_PRUNED] = prism_format_count (prism_search_stats_total_pruned (&stats->search));
   text[COUNTER_SGRAPHS] = prism_format_count (prism_search_model_get_sgraphs (self->model));
   text[COUNTER_VERIFIED] = prism_format_count (prism_search_model_get_verified (self->model));
-  text[COUNTER_BEST] = prism_format_speedup (prism_search_model_get_best_speedup (self->model));
+  if (prism_search_model_get_best (self->model) == NULL && prism_search_model_get_verified (self->model) > 0)
+    /* Translators: the best-speedup counter when every verified candidate
+     * is slower than the program */
+    text[COUNTER_BEST] = g_strdup (_("none faster: keep the program"));
+  else
+    text[COUNTER_BEST] = prism_format_speedup (prism_search_model_get_best_speedup (self->model));
   text[COUNTER_ELAPSED] = prism_format_seconds (prism_search_model_get_elapsed (self->model));
 
   for (guint i = 0; i < N_COUNTERS; i++)

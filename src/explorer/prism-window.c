@@ -17,6 +17,7 @@
 #include "prism-graph-json.h"
 #include "prism-kernel-view.h"
 #include "prism-open-file.h"
+#include "prism-preferences-dialog.h"
 #include "prism-search-view.h"
 #include "prism-session.h"
 #include "prism-window.h"
@@ -480,6 +481,14 @@ update_status (PrismWindow *self)
     text = g_strdup_printf (_("The search failed: %s"), prism_search_model_get_error (model));
   else if (self->session == NULL)
     text = g_strdup (self->graph ? _("Ready to search") : "");
+  else if (state == PRISM_SESSION_FINISHED && prism_search_model_get_best (model) == NULL &&
+           prism_search_model_get_verified (model) > 0)
+    /* Translators: the status line when a search ended and every verified
+     * candidate is slower than the input program */
+    text = g_strdup_printf (_("Finished (%s) — No candidate is faster than the program; keep the "
+                              "program. — %s"),
+                            describe_stop_reason (prism_session_get_stop_reason (self->session)),
+                            counters);
   else if (state == PRISM_SESSION_FINISHED)
     text = g_strdup_printf (_("Finished (%s) — %s"),
                             describe_stop_reason (prism_session_get_stop_reason (self->session)),
@@ -640,6 +649,7 @@ start_search (PrismWindow *self,
 
       options.search.n_threads = (guint) g_settings_get_int (self->settings, "threads");
       options.search.time_limit_s = g_settings_get_int (self->settings, "time-budget");
+      prism_preferences_apply_search_limits (self->settings, &options.search);
       target = g_settings_get_string (self->settings, "target-gpu");
       options.target = target;
       prism_baseline_kind_from_string (baseline, &options.baseline);

@@ -411,6 +411,13 @@ snapshot_locked (PrismPipeline *p, PrismRunStats *out)
       out->search.n_tasks = MAX (out->search.n_tasks, s.n_tasks);
     }
   out->time_to_best_s = p->best ? p->best->found_at_s : -1;
+  if (p->results != NULL)
+    {
+      GPtrArray *cands = prism_results_get_candidates (p->results);
+
+      out->faster = prism_candidates_count_faster (cands);
+      out->distinct = prism_candidates_count_distinct (cands);
+    }
 }
 
 /* The finished tasks whose candidates are all in the file: a task whose
@@ -514,7 +521,8 @@ publish_locked (PrismPipeline *p, Entry *entry)
   e->id = c->id;
   e->task = entry->task;
   g_queue_push_tail (&p->outbox, e);
-  if (p->best == NULL || c->speedup > p->best->speedup)
+  /* A candidate slower than the program is never the best one. */
+  if (prism_candidate_is_faster (c) && (p->best == NULL || c->speedup > p->best->speedup))
     {
       p->best = c;
       e = prism_event_new (PRISM_EVENT_BEST);
@@ -682,12 +690,22 @@ reject (PrismPipeline *p, Entry *entry, EntryState state, const PrismGraph *grap
   emit_outbox (p);
 }
 
+/* Why an unknown verdict is unknown, for the counters. */
+typedef enum
+{
+  UNKNOWN_OTHER,     /* the verifier failed, or the run stopped */
+  UNKNOWN_UNPROVED,  /* the proof stopped and nothing refuted it */
+  UNKNOWN_UNTESTED,  /* proved, but the randomized test could not run */
+} UnknownReason;
+
 static PrismVerdictKind
-verify (PrismPipeline *p, const PrismGraph *graph, JsonNode **evidence, char **message)
+verify_why (PrismPipeline *p, const PrismGraph *graph, JsonNode **evidence, char **message,
+            UnknownReason *why)
 {
   g_autoptr(PrismVerdict) verdict = NULL;
   g_autoptr(GError) error = NULL;
 
+  *why = UNKNOWN_OTHER;
   if (p->opts.verify_func != NULL)
     return p->opts.verify_func (graph, evidence, message, p->opts.verify_data);
   verdict = prism_verifier_check (p->verifier, graph, &error);
@@ -699,7 +717,17 @@ verify (PrismPipeline *p, const PrismGraph *graph, JsonNode **evidence, char **m
     }
   *evidence = prism_verdict_to_json (verdict);
   *message = g_strdup (verdict->message);
+  if (verdict->kind == PRISM_VERDICT_UNKNOWN && verdict->formal_ran)
+    *why = verdict->proved ? UNKNOWN_UNTESTED : UNKNOWN_UNPROVED;
   return verdict->kind;
+}
+
+static PrismVerdictKind
+verify (PrismPipeline *p, const PrismGraph *graph, JsonNode **evidence, char **message)
+{
+  UnknownReason why;
+
+  return verify_why (p, graph, evidence, message, &why);
 }
 
 static void
@@ -728,6 +756,8 @@ accept (PrismPipeline *p, Entry *entry, const PrismMapCandidate *mc, GPtrArray *
       g_ptr_array_add (c->alternatives, copy);
     }
   c->found_at_s = run_time (p);
+  /* Made here, not under the lock where the counters read it. */
+  prism_candidate_get_executed_digest (c);
 
   g_mutex_lock (&p->lock);
   c->task = entry->task;
@@ -753,6 +783,7 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
   JsonNode *evidence = NULL;
   g_autofree char *message = NULL;
   PrismVerdictKind kind;
+  UnknownReason why;
 
   /* Stopped (the search's cancellable, prism_cancelled ()): decide nothing
    * more; the task is left unfinished for --resume. */
@@ -813,7 +844,7 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
       return FALSE;
     }
 
-  kind = verify (p, mc->graph, &evidence, &message);
+  kind = verify_why (p, mc->graph, &evidence, &message, &why);
   if (evidence == NULL)
     {
       /* Not json_node_init_object(), which would keep a second reference. */
@@ -842,6 +873,8 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
     default:
       g_mutex_lock (&p->lock);
       p->counters.unknown++;
+      p->counters.unknown_unproved += why == UNKNOWN_UNPROVED;
+      p->counters.unknown_untested += why == UNKNOWN_UNTESTED;
       g_mutex_unlock (&p->lock);
       break;
     }
@@ -1332,7 +1365,7 @@ load_previous (PrismPipeline *p, GError **error)
       e->candidate = prism_candidate_ref (c);
       g_hash_table_replace (p->seen, &e->key, e);
       p->next_id = MAX (p->next_id, c->id);
-      if (p->best == NULL || c->speedup > p->best->speedup)
+      if (prism_candidate_is_faster (c) && (p->best == NULL || c->speedup > p->best->speedup))
         p->best = c;
     }
   /* Counters of decided candidates start from the earlier run's. */
@@ -1424,7 +1457,7 @@ recheck_previous (PrismPipeline *p, GError **error)
   for (guint i = 0; i < kept->len; i++)
     {
       PrismCandidate *c = g_ptr_array_index (kept, i);
-      if (p->best == NULL || c->speedup > p->best->speedup)
+      if (prism_candidate_is_faster (c) && (p->best == NULL || c->speedup > p->best->speedup))
         p->best = c;
     }
   g_mutex_unlock (&p->lock);

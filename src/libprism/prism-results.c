@@ -16,6 +16,7 @@
 #include "prism-graph-json.h"
 #include "prism-json-reader.h"
 #include "prism-results.h"
+#include "prism-sgraph.h"
 
 /* ------------------------------------------------------------------------ */
 /* GPU measurements */
@@ -150,7 +151,56 @@ prism_candidate_unref (PrismCandidate *candidate)
   g_ptr_array_unref (candidate->alternatives);
   prism_measurement_free (candidate->measurement);
   g_free (candidate->json_text);
+  g_free (candidate->executed_digest);
   g_free (candidate);
+}
+
+gboolean
+prism_candidate_is_faster (const PrismCandidate *candidate)
+{
+  return candidate->speedup > 1.0;
+}
+
+const char *
+prism_candidate_get_executed_digest (PrismCandidate *candidate)
+{
+  char *digest = g_atomic_pointer_get (&candidate->executed_digest);
+  g_autoptr(PrismGraph) concrete = NULL;
+
+  if (digest != NULL)
+    return digest;
+  concrete = prism_candidate_instantiate (candidate, NULL);
+  if (concrete != NULL)
+    {
+      g_autofree char *key = prism_graph_canonical_key (concrete, PRISM_KEY_MAPS | PRISM_KEY_SIZES);
+      digest = prism_key_digest (key);
+    }
+  else
+    digest = g_strdup (candidate->digest);
+  /* Another thread may have made it meanwhile: keep the first. */
+  if (!g_atomic_pointer_compare_and_exchange (&candidate->executed_digest, NULL, digest))
+    g_free (digest);
+  return g_atomic_pointer_get (&candidate->executed_digest);
+}
+
+guint64
+prism_candidates_count_distinct (GPtrArray *candidates)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; i < candidates->len; i++)
+    g_hash_table_add (seen, (gpointer) prism_candidate_get_executed_digest (g_ptr_array_index (candidates, i)));
+  return g_hash_table_size (seen);
+}
+
+guint64
+prism_candidates_count_faster (GPtrArray *candidates)
+{
+  guint64 n = 0;
+
+  for (guint i = 0; i < candidates->len; i++)
+    n += prism_candidate_is_faster (g_ptr_array_index (candidates, i));
+  return n;
 }
 
 void
@@ -280,6 +330,10 @@ prism_candidate_to_json (const PrismCandidate *c)
   json_builder_add_double_value (b, c->predicted_us);
   json_builder_set_member_name (b, "speedup");
   json_builder_add_double_value (b, c->speedup);
+  /* Derived from the speedup (not read back): slower candidates are kept
+   * for what they show, but marked. */
+  json_builder_set_member_name (b, "faster");
+  json_builder_add_boolean_value (b, prism_candidate_is_faster (c));
   json_builder_set_member_name (b, "alternatives");
   json_builder_begin_array (b);
   for (guint i = 0; i < c->alternatives->len; i++)
@@ -607,7 +661,11 @@ prism_run_stats_to_json (const PrismRunStats *s)
   ADD_COUNTER (b, s, verified);
   ADD_COUNTER (b, s, rejected);
   ADD_COUNTER (b, s, unknown);
+  ADD_COUNTER (b, s, unknown_unproved);
+  ADD_COUNTER (b, s, unknown_untested);
   ADD_COUNTER (b, s, verifier_bugs);
+  ADD_COUNTER (b, s, faster);
+  ADD_COUNTER (b, s, distinct);
   json_builder_set_member_name (b, "elapsed_s");
   json_builder_add_double_value (b, s->search.elapsed_s);
   json_builder_set_member_name (b, "setup_s");
@@ -695,7 +753,11 @@ prism_run_stats_from_json (JsonObject *obj, PrismRunStats *s)
   GET_COUNTER (obj, s, verified);
   GET_COUNTER (obj, s, rejected);
   GET_COUNTER (obj, s, unknown);
+  GET_COUNTER (obj, s, unknown_unproved);
+  GET_COUNTER (obj, s, unknown_untested);
   GET_COUNTER (obj, s, verifier_bugs);
+  GET_COUNTER (obj, s, faster);
+  GET_COUNTER (obj, s, distinct);
   if ((n = json_object_get_member (obj, "maps")) != NULL && JSON_NODE_HOLDS_OBJECT (n))
     {
       JsonObject *m = json_node_get_object (n);
@@ -748,7 +810,10 @@ prism_run_stats_add (PrismRunStats *s, const PrismRunStats *m)
   s->verified += m->verified;
   s->rejected += m->rejected;
   s->unknown += m->unknown;
+  s->unknown_unproved += m->unknown_unproved;
+  s->unknown_untested += m->unknown_untested;
   s->verifier_bugs += m->verifier_bugs;
+  /* faster and distinct describe the candidates, not events: kept. */
   if (m->time_to_best_s >= 0)
     s->time_to_best_s = m->time_to_best_s;
 }
@@ -976,7 +1041,7 @@ prism_results_get_best (PrismResults *r)
   for (guint i = 0; i < r->candidates->len; i++)
     {
       PrismCandidate *c = g_ptr_array_index (r->candidates, i);
-      if (best == NULL || c->speedup > best->speedup)
+      if (prism_candidate_is_faster (c) && (best == NULL || c->speedup > best->speedup))
         best = c;
     }
   return best;
@@ -1016,7 +1081,14 @@ results_to_json (PrismResults *r, gboolean with_candidates)
   else
     json_builder_add_null_value (b);
   json_builder_set_member_name (b, "stats");
-  json_builder_add_value (b, prism_run_stats_to_json (&r->stats));
+  {
+    /* The counts of the candidates are those of the file's own. */
+    PrismRunStats stats = r->stats;
+
+    stats.faster = prism_candidates_count_faster (r->candidates);
+    stats.distinct = prism_candidates_count_distinct (r->candidates);
+    json_builder_add_value (b, prism_run_stats_to_json (&stats));
+  }
   json_builder_set_member_name (b, "baseline");
   json_builder_begin_object (b);
   if (r->baseline_kind != NULL)

@@ -86,6 +86,7 @@ typedef struct
   PrismMeasurement *measurement;
   /*< private >*/
   char *json_text;        /* the serialized candidate, made once (results writer) */
+  char *executed_digest;  /* prism_candidate_get_executed_digest(), made once */
 } PrismCandidate;
 
 PrismCandidate *prism_candidate_new         (void);
@@ -106,6 +107,25 @@ const PrismMeasurement *prism_candidate_get_measurement (const PrismCandidate *c
  * candidate.  Forgets the cached serialization. */
 void            prism_candidate_set_measurement (PrismCandidate       *candidate,
                                                  PrismMeasurement     *m);
+/* Whether its predicted speedup over the baseline is above 1: only such a
+ * candidate can be the best one. */
+gboolean        prism_candidate_is_faster   (const PrismCandidate *candidate);
+/**
+ * prism_candidate_get_executed_digest:
+ *
+ * Names the program as it runs: the canonical key (maps and sizes) of the
+ * graph with the best sizes substituted, hashed.  Candidates proved with
+ * different symbolic sizes but run with the same ones share it.  Made on
+ * the first call (thread-safe), then cached.
+ *
+ * Returns: (transfer none): 16 hex digits; the candidate's digest when its
+ *   sizes cannot be substituted
+ */
+const char     *prism_candidate_get_executed_digest (PrismCandidate *candidate);
+/* How many different executed digests @candidates (element-type PrismCandidate) have. */
+guint64         prism_candidates_count_distinct (GPtrArray       *candidates);
+/* How many of @candidates are faster than the baseline. */
+guint64         prism_candidates_count_faster (GPtrArray         *candidates);
 /* "gx0=128, F0=16" (transfer full) */
 char           *prism_candidate_params_to_string (const PrismCandidate *candidate);
 
@@ -127,8 +147,15 @@ typedef struct
   guint64 screened_out;    /* differed from the program at small shapes */
   guint64 verified;
   guint64 rejected;        /* the verifier found them different */
-  guint64 unknown;         /* neither proved nor refuted */
+  guint64 unknown;         /* neither proved nor refuted, of which … */
+  guint64 unknown_unproved;/* … the proof stopped (a limit, no rewrite left) and nothing refuted it */
+  guint64 unknown_untested;/* … proved, but the randomized test could not run (the rest: the
+                            * verifier failed or the run stopped) */
   guint64 verifier_bugs;   /* proved, but the randomized test disagreed */
+  /* Of the candidates kept (set from them by whoever holds them, not added
+   * by prism_run_stats_add()): */
+  guint64 faster;          /* predicted faster than the baseline (prism_candidate_is_faster()) */
+  guint64 distinct;        /* different programs as executed (prism_candidates_count_distinct()) */
   double setup_s;          /* building the oracle and the verifier (in search.elapsed_s) */
   double time_to_best_s;   /* when the current best was verified, -1 if none */
 } PrismRunStats;
@@ -304,7 +331,8 @@ double          prism_results_get_baseline_us (PrismResults       *results);
 GArray         *prism_results_get_done_tasks (PrismResults        *results);
 /* NULL while the run was still going (or killed). */
 const char     *prism_results_get_stop_reason (PrismResults       *results);
-/* The candidate with the highest speedup, or NULL. */
+/* The candidate with the highest speedup if it is faster than the
+ * baseline (prism_candidate_is_faster()), or NULL. */
 PrismCandidate *prism_results_get_best      (PrismResults         *results);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismCandidate, prism_candidate_unref)

@@ -1,4 +1,5 @@
-/* test-search-cli.c — `prism search`: bad options, kill and resume, signals, JSON
+/* test-search-cli.c — `prism search`: bad options, kill and resume, signals, JSON,
+ * limits as options, the table and summary, slower candidates never best
  *
  * The path of the prism executable is the first argument (meson passes it).
  *
@@ -283,6 +284,210 @@ test_full_random (void)
     }
 }
 
+/* Every search limit is an option, checked against its range (exit 2, a
+ * message naming the option). */
+static void
+test_limit_options (void)
+{
+  static const char * const cases[][4] = {
+    { "--max-kernel-inputs", "0" }, { "--max-kernel-inputs", "9" },
+    { "--max-block-outputs", "0" }, { "--max-block-outputs", "9" },
+    { "--max-accums", "-2" }, { "--max-accums", "17" },
+    { "--max-total-ops", "0" }, { "--max-total-ops", "73" },
+    { "--max-grid-dims", "0" }, { "--max-grid-dims", "4" },
+    { "--block-threads", "16" }, { "--block-threads", "100" }, { "--block-threads", "2048" },
+    { "--max-kernels", "0" }, { "--max-kernels", "5" },
+    { "--max-kernel-ops", "9" }, { "--max-block-ops", "1" }, { "--max-variants", "0" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const char *args[] = { PROGRAM, cases[i][0], cases[i][1], NULL };
+      g_autofree char *err = NULL;
+      int code = run_search (args, NULL, &err);
+
+      if (code != 2 || strstr (err, "prism search") == NULL || strstr (err, cases[i][0]) == NULL)
+        g_error ("%s %s: exit %d, stderr “%s”", cases[i][0], cases[i][1], code, err);
+    }
+}
+
+/* Runs a search of rms_norm (one kernel, one op: a second or so) with
+ * @extra options into @name, expecting exit code @expect; returns the
+ * results' root (owned by @parser). */
+static JsonObject *
+search_small (JsonParser *parser, const char *name, const char * const *extra, int expect, char **err)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, name, NULL);
+  g_autofree char *path = g_build_filename (dir, "results.json", NULL);
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  JsonObject *root;
+
+  g_ptr_array_add (args, (gpointer) "rms_norm:n=4,d=64");
+  g_ptr_array_add (args, (gpointer) "--max-kernels");
+  g_ptr_array_add (args, (gpointer) "1");
+  g_ptr_array_add (args, (gpointer) "--max-kernel-ops");
+  g_ptr_array_add (args, (gpointer) "1");
+  g_ptr_array_add (args, (gpointer) "--out");
+  g_ptr_array_add (args, dir);
+  for (guint i = 0; extra != NULL && extra[i] != NULL; i++)
+    g_ptr_array_add (args, (gpointer) extra[i]);
+  g_ptr_array_add (args, NULL);
+  g_assert_cmpint (run_search ((const char * const *) args->pdata, NULL, err), ==, expect);
+  root = load (parser, path);
+  g_assert_nonnull (root);
+  return root;
+}
+
+/* The limits given reach the search: recorded in results.json, and a
+ * tighter one searches less (rms_norm needs a kernel of two inputs, so
+ * with one nothing is verified: exit 1). */
+static void
+test_limits_reach_search (void)
+{
+  g_autoptr(JsonParser) p1 = json_parser_new ();
+  g_autoptr(JsonParser) p2 = json_parser_new ();
+  const char *tight[] = { "--max-kernel-inputs", "1", "--max-block-outputs", "1", "--max-accums", "1",
+                          "--max-total-ops", "7", "--max-grid-dims", "2", "--block-threads", "256", NULL };
+  JsonObject *dflt = search_small (p1, "limits-default", NULL, 0, NULL);
+  JsonObject *lim = search_small (p2, "limits-tight", tight, 1, NULL);
+  JsonObject *o = json_object_get_object_member (lim, "options");
+
+  g_assert_cmpint (json_object_get_int_member (o, "max_kernel_inputs"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (o, "max_block_outputs"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (o, "max_accums"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (o, "max_grid_dims"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (o, "block_threads"), ==, 256);
+  g_assert_cmpstr (json_object_get_string_member (lim, "fingerprint"), !=,
+                   json_object_get_string_member (dflt, "fingerprint"));
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (lim, "stats"), "states"), <,
+                   json_object_get_int_member (json_object_get_object_member (dflt, "stats"), "states"));
+}
+
+static guint
+count_lines (const char *text, const char *start)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  guint n = 0;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    n += g_str_has_prefix (lines[i], start);
+  return n;
+}
+
+/* One matmul: every candidate is slower than the vendor GEMM.  They stay in
+ * results.json, marked, none is best, and the user is told to keep the
+ * program (exit 0: candidates were verified). */
+static void
+test_nothing_faster (void)
+{
+  g_autofree char *file = g_test_build_filename (G_TEST_DIST, "search", "single-matmul.json", NULL);
+  g_autofree char *dir = g_build_filename (tmpdir, "matmul", NULL);
+  g_autofree char *path = g_build_filename (dir, "results.json", NULL);
+  g_autofree char *err = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  const char *args[] = { file, "--out", dir, NULL };
+  JsonObject *root, *stats;
+  JsonArray *cands;
+
+  g_assert_cmpint (run_search (args, NULL, &err), ==, 0);
+  root = load (parser, path);
+  g_assert_nonnull (root);
+  cands = json_object_get_array_member (root, "candidates");
+  g_assert_cmpuint (json_array_get_length (cands), >, 0);
+  for (guint i = 0; i < json_array_get_length (cands); i++)
+    {
+      JsonObject *c = json_array_get_object_element (cands, i);
+
+      g_assert_cmpfloat (json_object_get_double_member (c, "speedup"), <=, 1.0);
+      g_assert_true (json_object_has_member (c, "faster"));
+      g_assert_false (json_object_get_boolean_member (c, "faster"));
+    }
+  g_assert_true (json_object_get_null_member (root, "best"));
+  stats = json_object_get_object_member (root, "stats");
+  g_assert_cmpint (json_object_get_int_member (stats, "faster"), ==, 0);
+  g_assert_nonnull (strstr (err, "No candidate is faster than the program; keep the program."));
+  g_assert_null (strstr (err, "best: candidate"));
+}
+
+/* The end of a run: a table of the best distinct candidates and a summary
+ * with the counts; the per-candidate lines only with --verbose. */
+static void
+test_table_and_verbose (void)
+{
+  g_autoptr(JsonParser) p1 = json_parser_new ();
+  g_autoptr(JsonParser) p2 = json_parser_new ();
+  const char *verbose[] = { "--verbose", NULL };
+  g_autofree char *quiet_err = NULL, *verbose_err = NULL;
+  JsonObject *quiet = search_small (p1, "table-quiet", NULL, 0, &quiet_err);
+  JsonObject *loud = search_small (p2, "table-verbose", verbose, 0, &verbose_err);
+  JsonObject *stats = json_object_get_object_member (quiet, "stats");
+  gint64 verified = json_object_get_int_member (stats, "verified");
+  gint64 distinct = json_object_get_int_member (stats, "distinct");
+  g_autofree char *counts = NULL;
+  const char *table;
+  guint rows = 0;
+
+  g_assert_cmpint (verified, >, 0);
+  g_assert_cmpuint (count_lines (quiet_err, "verified candidate "), ==, 0);
+  g_assert_cmpuint (count_lines (verbose_err, "verified candidate "), ==,
+                    json_object_get_int_member (json_object_get_object_member (loud, "stats"), "verified"));
+  table = strstr (quiet_err, "best distinct candidates by predicted time");
+  g_assert_nonnull (table);
+  g_assert_nonnull (strstr (table, "   id  launches  predicted µs   speedup  verdict     sizes\n"));
+  {
+    g_auto(GStrv) lines = g_strsplit (strchr (strchr (table, '\n') + 1, '\n') + 1, "\n", -1);
+
+    for (guint i = 0; lines[i] != NULL && g_regex_match_simple ("^ +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+× +equivalent ",
+                                                                lines[i], 0, 0); i++)
+      rows++;
+  }
+  g_assert_cmpuint (rows, ==, MIN (10, distinct));
+  counts = g_strdup_printf ("%" G_GINT64_FORMAT " verified, %" G_GINT64_FORMAT " distinct, %"
+                            G_GINT64_FORMAT " faster than the program", verified, distinct,
+                            json_object_get_int_member (stats, "faster"));
+  g_assert_nonnull (strstr (quiet_err, counts));
+  g_assert_nonnull (strstr (quiet_err, "  not verified: "));
+  g_assert_nonnull (strstr (quiet_err, "  pruned: "));
+}
+
+/* stats counts what the candidates say: faster ones, different programs as
+ * executed; and the reasons of unknown verdicts. */
+static void
+test_stats_members (void)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *root = search_small (parser, "stats", NULL, 0, NULL);
+  JsonObject *stats = json_object_get_object_member (root, "stats");
+  JsonArray *cands = json_object_get_array_member (root, "candidates");
+  g_autoptr(GHashTable) executed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gint64 faster = 0;
+
+  for (guint i = 0; i < json_array_get_length (cands); i++)
+    {
+      JsonObject *c = json_array_get_object_element (cands, i);
+      g_autoptr(JsonGenerator) gen = json_generator_new ();
+
+      g_assert_cmpint (json_object_get_boolean_member (c, "faster"), ==,
+                       json_object_get_double_member (c, "speedup") > 1.0);
+      faster += json_object_get_boolean_member (c, "faster");
+      /* The program as executed, written out canonically. */
+      json_generator_set_root (gen, json_object_get_member (c, "graph"));
+      g_hash_table_add (executed, json_generator_to_data (gen, NULL));
+    }
+  g_assert_cmpint (json_object_get_int_member (stats, "faster"), ==, faster);
+  g_assert_cmpint (json_object_get_int_member (stats, "distinct"), >=, 1);
+  g_assert_cmpint (json_object_get_int_member (stats, "distinct"), <=, g_hash_table_size (executed));
+  g_assert_cmpint (json_object_get_int_member (stats, "distinct"), <=,
+                   json_object_get_int_member (stats, "verified"));
+  g_assert_true (json_object_has_member (stats, "unknown_unproved"));
+  g_assert_true (json_object_has_member (stats, "unknown_untested"));
+  g_assert_cmpint (json_object_get_int_member (stats, "unknown_unproved") +
+                   json_object_get_int_member (stats, "unknown_untested"), <=,
+                   json_object_get_int_member (stats, "unknown"));
+  if (faster > 0)
+    g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "best"), "speedup"), >, 1.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -302,6 +507,11 @@ main (int argc, char **argv)
   g_test_add_func ("/search-cli/sigint", test_sigint);
   g_test_add_func ("/search-cli/json-lines", test_json_lines);
   g_test_add_func ("/search-cli/full-random", test_full_random);
+  g_test_add_func ("/search-cli/limit-options", test_limit_options);
+  g_test_add_func ("/search-cli/limits-reach-search", test_limits_reach_search);
+  g_test_add_func ("/search-cli/nothing-faster", test_nothing_faster);
+  g_test_add_func ("/search-cli/table-and-verbose", test_table_and_verbose);
+  g_test_add_func ("/search-cli/stats-members", test_stats_members);
   ret = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);

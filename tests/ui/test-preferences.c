@@ -83,6 +83,78 @@ test_preferences_bindings (void)
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
+static GtkWidget *
+find_named (GtkWidget *root, const char *name)
+{
+  for (guint i = 0;; i++)
+    {
+      GtkWidget *w = find_widget (root, GTK_TYPE_SPIN_BUTTON, i);
+
+      if (w == NULL || g_strcmp0 (gtk_widget_get_name (w), name) == 0)
+        return w;
+    }
+}
+
+/* Every search limit of prism search has a spin button, bound to its key
+ * within the search's range, and reaches the search options. */
+static void
+test_preferences_search_limits (void)
+{
+  static const char * const keys[] = {
+    "max-kernels", "max-kernel-ops", "max-block-ops", "max-kernel-inputs", "max-block-outputs",
+    "max-accums", "max-total-ops", "max-grid-dims", "block-threads",
+  };
+  g_autoptr(GSettings) settings = g_settings_new ("org.prism.Explorer");
+  GtkWidget *dialog = prism_preferences_dialog_new (settings);
+  GtkSpinButton *inputs, *threads;
+  PrismSearchOptions options;
+  double lo, hi;
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (find_named (dialog, keys[i]) == NULL)
+      g_error ("no spin button for %s", keys[i]);
+  inputs = GTK_SPIN_BUTTON (find_named (dialog, "max-kernel-inputs"));
+  threads = GTK_SPIN_BUTTON (find_named (dialog, "block-threads"));
+  gtk_window_present (GTK_WINDOW (dialog));
+
+  gtk_spin_button_get_range (inputs, &lo, &hi);
+  g_assert_cmpfloat (lo, ==, 1);
+  g_assert_cmpfloat (hi, ==, PRISM_MAX_OP_INPUTS);
+  g_settings_set_int (settings, "max-kernel-inputs", 4);
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (inputs), ==, 4);
+  gtk_spin_button_set_value (inputs, 2);
+  g_assert_cmpint (g_settings_get_int (settings, "max-kernel-inputs"), ==, 2);
+  gtk_spin_button_set_value (threads, 256);
+  g_settings_set_int (settings, "max-block-outputs", 1);
+
+  prism_search_options_init (&options);
+  prism_preferences_apply_search_limits (settings, &options);
+  g_assert_cmpuint (options.max_kernel_inputs, ==, 2);
+  g_assert_cmpuint (options.max_block_outputs, ==, 1);
+  g_assert_cmpuint (options.block_threads, ==, 256);
+
+  /* The defaults are the search's own. */
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    g_settings_reset (settings, keys[i]);
+  {
+    PrismSearchOptions dflt, set;
+
+    prism_search_options_init (&dflt);
+    prism_search_options_init (&set);
+    prism_preferences_apply_search_limits (settings, &set);
+    g_assert_cmpuint (set.max_kernels, ==, dflt.max_kernels);
+    g_assert_cmpuint (set.max_kernel_ops, ==, dflt.max_kernel_ops);
+    g_assert_cmpuint (set.max_block_ops, ==, dflt.max_block_ops);
+    g_assert_cmpuint (set.max_kernel_inputs, ==, dflt.max_kernel_inputs);
+    g_assert_cmpuint (set.max_block_outputs, ==, dflt.max_block_outputs);
+    g_assert_cmpuint (set.max_accums, ==, dflt.max_accums);
+    g_assert_cmpuint (set.max_total_ops, ==, dflt.max_total_ops);
+    g_assert_cmpuint (set.max_grid_dims, ==, dflt.max_grid_dims);
+    g_assert_cmpuint (set.block_threads, ==, dflt.block_threads);
+  }
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -94,6 +166,7 @@ main (int argc, char *argv[])
   gtk_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/explorer/preferences/bindings", test_preferences_bindings);
+  g_test_add_func ("/explorer/preferences/search-limits", test_preferences_search_limits);
 
   return g_test_run ();
 }

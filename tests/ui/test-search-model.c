@@ -471,6 +471,28 @@ test_ids_kept (void)
 
 /*****************************************************************************/
 
+/* Candidates slower than the program are listed, but none is the best. */
+static void
+test_nothing_faster (void)
+{
+  g_autoptr(PrismSearchModel) model = prism_search_model_new ();
+  g_autoptr(PrismCandidate) slower = candidate_new (1, 0.8, TRUE);
+  g_autoptr(PrismCandidate) slow = candidate_new (2, 0.95, TRUE);
+  g_autoptr(GPtrArray) batch = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_event_unref);
+  guint n_points = 0;
+
+  g_ptr_array_add (batch, verified_new (1.0, slower));
+  g_ptr_array_add (batch, verified_new (2.0, slow));
+  prism_search_model_apply_events (model, (PrismEvent **) batch->pdata, batch->len);
+
+  g_assert_cmpuint (g_list_model_get_n_items (prism_search_model_get_candidates (model)), ==, 2);
+  g_assert_cmpuint (prism_search_model_get_verified (model), ==, 2);
+  g_assert_null (prism_search_model_get_best (model));
+  g_assert_cmpfloat (prism_search_model_get_best_speedup (model), ==, 0);
+  prism_search_model_get_best_series (model, &n_points);
+  g_assert_cmpuint (n_points, ==, 0);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -480,6 +502,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/explorer/search-model/apply-batch", test_apply_batch);
   g_test_add_func ("/explorer/search-model/error", test_error);
   g_test_add_func ("/explorer/search-model/caps", test_caps);
+  g_test_add_func ("/explorer/search-model/nothing-faster", test_nothing_faster);
   g_test_add_func ("/explorer/search-model/coalescing", test_coalescing);
   g_test_add_func ("/explorer/search-model/ids-kept", test_ids_kept);
   g_test_add_func ("/explorer/candidate-row/evidence", test_row_evidence);
