@@ -33,6 +33,7 @@ struct _PrismWindow
   GFile *file;                       /* the file it came from, or NULL */
   GCancellable *load_cancellable;    /* the file load in flight, or NULL */
   GtkFileChooserNative *file_chooser;
+  char *last_export;                 /* what the last export said it wrote (tests) */
   GtkFileChooserNative *graph_chooser;  /* Export Graph as … */
   GtkStringList *workloads;
   GSettings *settings;               /* NULL when the schema is not installed */
@@ -240,6 +241,77 @@ confirm_discard (PrismWindow    *self,
   gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
   g_signal_connect (dialog, "response", G_CALLBACK (discard_response_cb), d);
   gtk_window_present (GTK_WINDOW (dialog));
+}
+
+#define RESPONSE_OPEN_FOLDER 1
+
+static void
+folder_launched_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!g_app_info_launch_default_for_uri_finish (result, &error))
+    g_warning ("Cannot open the folder: %s", error->message);
+}
+
+static void
+exported_response_cb (GtkDialog *dialog,
+                      int        response,
+                      char      *folder)
+{
+  if (response == RESPONSE_OPEN_FOLDER)
+    {
+      g_autoptr(GFile) file = g_file_new_for_path (folder);
+      g_autofree char *uri = g_file_get_uri (file);
+
+      g_app_info_launch_default_for_uri_async (uri, NULL, NULL, folder_launched_cb, NULL);
+    }
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+/* Says what an export wrote and where, with a button that opens the
+ * folder it is in; the window keeps @what for tests. */
+static void
+show_exported (PrismWindow *self,
+               const char  *what,
+               const char  *path,
+               gboolean     is_folder)
+{
+  g_autofree char *shown = g_filename_display_name (path);
+  g_autofree char *folder = is_folder ? g_strdup (path) : g_path_get_dirname (path);
+  GtkWidget *dialog;
+
+  g_free (self->last_export);
+  self->last_export = g_strdup_printf ("%s\n%s", what, shown);
+  dialog = gtk_message_dialog_new (GTK_WINDOW (self),
+                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                   GTK_MESSAGE_INFO, GTK_BUTTONS_NONE, "%s", what);
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog),
+                                            is_folder ? _("Written to the folder %s.") : _("Written to %s."),
+                                            shown);
+  gtk_dialog_add_button (GTK_DIALOG (dialog), _("_Open Folder"), RESPONSE_OPEN_FOLDER);
+  gtk_dialog_add_button (GTK_DIALOG (dialog), _("_Close"), GTK_RESPONSE_CLOSE);
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CLOSE);
+  g_signal_connect_data (dialog, "response", G_CALLBACK (exported_response_cb),
+                         g_steal_pointer (&folder), (GClosureNotify) g_free, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* "Candidate 7 for NVIDIA H100 (sm_90)": what Export Kernel writes. */
+static char *
+describe_kernel_export (PrismWindow       *self,
+                        PrismCandidateRow *row)
+{
+  g_autofree char *target = self->settings ? g_settings_get_string (self->settings, "target-gpu") : NULL;
+  const PrismGpuTarget *gpu = target ? prism_gpu_target_lookup (target) : NULL;
+
+  if (gpu == NULL)
+    gpu = prism_gpu_target_default ();
+  /* TRANSLATORS: what Export Kernel writes: candidate number, GPU, compute capability */
+  return g_strdup_printf (_("Candidate %u for %s (sm_%u)"), prism_candidate_row_get_id (row),
+                          gpu->display_name ? gpu->display_name : gpu->name, gpu->compute_capability);
 }
 
 static char *
@@ -809,6 +881,13 @@ export_kernel_response_cb (PrismWindow          *self,
       dir = g_build_filename (path, leaf, NULL);
       if (!prism_window_export_kernel (self, dir, &error))
         show_error (self, _("Could not export the kernel"), error->message);
+      else
+        {
+          g_autofree char *what = describe_kernel_export (self, row);
+          g_autofree char *title = g_strdup_printf (_("Exported the kernels of %s"), what);
+
+          show_exported (self, title, dir, TRUE);
+        }
     }
   gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (chooser));
   if (self->export_chooser == chooser)
@@ -826,9 +905,13 @@ export_results_response_cb (PrismWindow          *self,
 
   if (response == GTK_RESPONSE_ACCEPT &&
       (file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser))) != NULL &&
-      (path = g_file_get_path (file)) != NULL &&
-      !prism_window_export_results (self, path, &error))
-    show_error (self, _("Could not export the results"), error->message);
+      (path = g_file_get_path (file)) != NULL)
+    {
+      if (!prism_window_export_results (self, path, &error))
+        show_error (self, _("Could not export the results"), error->message);
+      else
+        show_exported (self, _("Exported the results of the search"), path, FALSE);
+    }
   gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (chooser));
   if (self->export_chooser == chooser)
     g_clear_object (&self->export_chooser);
@@ -889,11 +972,17 @@ export_kernel_action (GtkWidget  *widget,
                       GVariant   *param)
 {
   PrismWindow *self = PRISM_WINDOW (widget);
+  PrismCandidateRow *row = prism_candidates_view_get_selected (self->candidates_view);
+  g_autofree char *what = row ? describe_kernel_export (self, row) : NULL;
+  g_autofree char *title = NULL;
 
+  /* TRANSLATORS: title of the folder chooser; %s is "Candidate 7 for NVIDIA H100 (sm_90)" */
+  title = what ? g_strdup_printf (_("Export the Kernels of %s to a Folder"), what)
+               : g_strdup (_("Export Kernel to a Folder"));
   if (self->export_chooser != NULL)
     gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->export_chooser));
   g_clear_object (&self->export_chooser);
-  self->export_chooser = gtk_file_chooser_native_new (_("Export Kernel to a Folder"),
+  self->export_chooser = gtk_file_chooser_native_new (title,
                                                       GTK_WINDOW (self),
                                                       GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
                                                       _("_Export"),
@@ -1209,6 +1298,12 @@ export_graph_response_cb (PrismWindow          *self,
         }
       if (file != NULL && !prism_window_export_graph (self, file, &error))
         show_error (self, _("Could not export the graph"), error->message);
+      else if (file != NULL)
+        {
+          g_autofree char *written = g_file_get_path (file);
+
+          show_exported (self, _("Exported the graph"), written, FALSE);
+        }
     }
   gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (chooser));
   if (self->graph_chooser == chooser)
@@ -1224,6 +1319,9 @@ export_graph_action (GtkWidget  *widget,
   gboolean png = g_str_equal (action_name, "win.export-graph-png");
   g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
   g_autofree char *name = NULL;
+  g_autofree char *title = NULL;
+  PrismCandidateRow *row = NULL;
+  const char *base;
 
   if (self->graph == NULL)
     return;
@@ -1231,8 +1329,17 @@ export_graph_action (GtkWidget  *widget,
     gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->graph_chooser));
   g_clear_object (&self->graph_chooser);
 
-  self->graph_chooser = gtk_file_chooser_native_new (png ? _("Export Graph as PNG")
-                                                         : _("Export Graph as SVG"),
+  /* The graph exported is the selected candidate's on the Candidates page
+   * (prism_window_export_graph()): the title and the name say which. */
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->view_stack), "candidates") == 0)
+    row = prism_candidates_view_get_selected (self->candidates_view);
+  if (row != NULL)
+    title = g_strdup_printf (png ? _("Export the Graph of Candidate %u as PNG")
+                                 : _("Export the Graph of Candidate %u as SVG"),
+                             prism_candidate_row_get_id (row));
+  else
+    title = g_strdup (png ? _("Export Graph as PNG") : _("Export Graph as SVG"));
+  self->graph_chooser = gtk_file_chooser_native_new (title,
                                                      GTK_WINDOW (self),
                                                      GTK_FILE_CHOOSER_ACTION_SAVE,
                                                      _("_Export"),
@@ -1241,10 +1348,12 @@ export_graph_action (GtkWidget  *widget,
   gtk_file_filter_set_name (filter, png ? _("PNG images") : _("SVG images"));
   gtk_file_filter_add_suffix (filter, png ? "png" : "svg");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->graph_chooser), filter);
-  name = g_strdup_printf ("%s.%s",
-                          self->workload ? self->workload
-                          : self->graph->name && *self->graph->name ? self->graph->name : "graph",
-                          png ? "png" : "svg");
+  base = self->workload ? self->workload
+         : self->graph->name && *self->graph->name ? self->graph->name : "graph";
+  if (row != NULL)
+    name = g_strdup_printf ("%s-candidate-%u.%s", base, prism_candidate_row_get_id (row), png ? "png" : "svg");
+  else
+    name = g_strdup_printf ("%s.%s", base, png ? "png" : "svg");
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->graph_chooser), name);
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->graph_chooser), TRUE);
   g_signal_connect_object (self->graph_chooser, "response",
@@ -1352,6 +1461,7 @@ prism_window_finalize (GObject *object)
   g_clear_object (&self->search_model);
   g_clear_pointer (&self->search_error, g_free);
   g_clear_pointer (&self->gpu_status, g_free);
+  g_clear_pointer (&self->last_export, g_free);
 
   G_OBJECT_CLASS (prism_window_parent_class)->finalize (object);
 }
@@ -1761,6 +1871,19 @@ prism_window_get_gpu_status (PrismWindow *self)
 {
   g_return_val_if_fail (PRISM_IS_WINDOW (self), NULL);
   return self->gpu_status;
+}
+
+/**
+ * prism_window_get_last_export:
+ *
+ * Returns: (nullable): what the last export from a menu said it wrote, and
+ *   where, on two lines (tests)
+ */
+const char *
+prism_window_get_last_export (PrismWindow *self)
+{
+  g_return_val_if_fail (PRISM_IS_WINDOW (self), NULL);
+  return self->last_export;
 }
 
 /**

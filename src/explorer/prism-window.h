@@ -48,6 +48,7 @@ PrismCandidatesView *prism_window_get_candidates_view  (PrismWindow  *self);
 PrismKernelView     *prism_window_get_kernel_view      (PrismWindow  *self);
 const char          *prism_window_get_status           (PrismWindow  *self);
 const char          *prism_window_get_gpu_status       (PrismWindow  *self);
+const char          *prism_window_get_last_export      (PrismWindow  *self);
 gboolean             prism_window_export_kernel        (PrismWindow  *self,
                                                         const char   *dir,
                                                         GError      **error);

@@ -151,6 +151,27 @@ find_toplevel_of_type (GType type)
   return NULL;
 }
 
+/* The message dialog whose primary text starts with @text (GTK's file
+ * chooser may show message dialogs of its own). */
+static GtkWindow *
+find_message_dialog (const char *text)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();  /* transfer none */
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+      g_autofree char *primary = NULL;
+
+      if (!GTK_IS_MESSAGE_DIALOG (window) || !gtk_widget_get_visible (GTK_WIDGET (window)))
+        continue;
+      g_object_get (window, "text", &primary, NULL);
+      if (primary != NULL && g_str_has_prefix (primary, text))
+        return window;
+    }
+  return NULL;
+}
+
 /* The header bar's workload chooser: the drop-down showing @workload. */
 static GtkDropDown *
 find_workload_dropdown (GtkWidget *root, const char *workload)
@@ -459,9 +480,25 @@ test_search_run (void)
     /* Nothing selected: the folder shown is the one chosen. */
     g_assert_true (gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL));
     spin_for_ms (200);
+    g_assert_nonnull (strstr (gtk_window_get_title (chooser), "sm_"));
     gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
     WAIT_UNTIL (10, find_toplevel_of_type (GTK_TYPE_FILE_CHOOSER_DIALOG) == NULL);
     assert_file_not_empty (bundle, "manifest.json");
+    /* It says what it wrote, for which GPU, and where, and offers the folder. */
+    {
+      GtkWindow *said = NULL;
+      g_autofree char *id = g_strdup_printf ("Candidate %u for ",
+                                             prism_candidate_row_get_id (prism_candidates_view_get_selected (candidates)));
+
+      WAIT_UNTIL (10, (said = find_message_dialog ("Exported the kernels of")) != NULL);
+      g_test_message ("export said: %s", prism_window_get_last_export (window));
+      g_assert_nonnull (strstr (prism_window_get_last_export (window), id));
+      g_assert_nonnull (strstr (prism_window_get_last_export (window), bundle));
+      g_assert_nonnull (strstr (prism_window_get_last_export (window), "(sm_"));
+      g_assert_nonnull (gtk_dialog_get_widget_for_response (GTK_DIALOG (said), 1));
+      gtk_dialog_response (GTK_DIALOG (said), GTK_RESPONSE_CLOSE);
+      WAIT_UNTIL (10, find_message_dialog ("Exported the kernels of") == NULL);
+    }
   }
 
   /* Export the kernel and the graph of the selected one. */
@@ -511,6 +548,25 @@ test_search_run (void)
     g_assert_cmpuint (prism_graph_count_kernels (shown), >, 0);
     g_assert_true (g_file_get_contents (svg, &contents, NULL, NULL));
     g_assert_nonnull (strstr (contents, "kernel"));
+  }
+  /* … and its chooser says so, in its title and the name it suggests. */
+  {
+    guint id = prism_candidate_row_get_id (prism_candidates_view_get_selected (candidates));
+    g_autofree char *in_title = g_strdup_printf ("Candidate %u", id);
+    g_autofree char *suggested = g_strdup_printf ("%s-candidate-%u.svg", WORKLOAD, id);
+    g_autofree char *current = NULL;
+    GtkWindow *chooser = NULL;
+
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.export-graph-svg", NULL));
+    WAIT_UNTIL (10, (chooser = find_toplevel_of_type (GTK_TYPE_FILE_CHOOSER_DIALOG)) != NULL);
+    g_assert_nonnull (strstr (gtk_window_get_title (chooser), in_title));
+    current = gtk_file_chooser_get_current_name (GTK_FILE_CHOOSER (chooser));
+    g_assert_cmpstr (current, ==, suggested);
+    /* Let it list its folder: a chooser closed while it loads one says so
+     * in a dialog of its own. */
+    spin_for_ms (300);
+    gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
+    WAIT_UNTIL (10, find_toplevel_of_type (GTK_TYPE_FILE_CHOOSER_DIALOG) == NULL);
   }
 
   /* Two candidates: side by side. */
@@ -607,19 +663,19 @@ test_search_run (void)
 
     g_assert_cmpuint (before, >, 0);
     g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.search-start", NULL));
-    WAIT_UNTIL (10, (question = find_toplevel_of_type (GTK_TYPE_MESSAGE_DIALOG)) != NULL);
+    WAIT_UNTIL (10, (question = find_message_dialog ("Start a New Search?")) != NULL);
     g_object_get (question, "secondary-text", &detail, NULL);
     g_test_message ("asked: %s", detail);
     g_assert_nonnull (strstr (detail, "results.json"));
     gtk_dialog_response (GTK_DIALOG (question), GTK_RESPONSE_CANCEL);
-    WAIT_UNTIL (10, find_toplevel_of_type (GTK_TYPE_MESSAGE_DIALOG) == NULL);
+    WAIT_UNTIL (10, find_message_dialog ("Start a New Search?") == NULL);
     g_assert_cmpint (session_state (window), ==, PRISM_SESSION_FINISHED);
     g_assert_cmpuint (n_candidates (window), ==, before);
 
     g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.search-start", NULL));
-    WAIT_UNTIL (10, (question = find_toplevel_of_type (GTK_TYPE_MESSAGE_DIALOG)) != NULL);
+    WAIT_UNTIL (10, (question = find_message_dialog ("Start a New Search?")) != NULL);
     gtk_dialog_response (GTK_DIALOG (question), GTK_RESPONSE_ACCEPT);
-    WAIT_UNTIL (10, find_toplevel_of_type (GTK_TYPE_MESSAGE_DIALOG) == NULL);
+    WAIT_UNTIL (10, find_message_dialog ("Start a New Search?") == NULL);
   }
   g_assert_cmpint (session_state (window), ==, PRISM_SESSION_RUNNING);
   g_assert_cmpuint (n_candidates (window), ==, 0);
@@ -633,9 +689,9 @@ test_search_run (void)
     g_assert_nonnull (dropdown);
     shown = gtk_drop_down_get_selected (dropdown);
     gtk_drop_down_set_selected (dropdown, shown == 0 ? 1 : 0);
-    WAIT_UNTIL (10, (question = find_toplevel_of_type (GTK_TYPE_MESSAGE_DIALOG)) != NULL);
+    WAIT_UNTIL (10, (question = find_message_dialog ("Open Another Workload?")) != NULL);
     gtk_dialog_response (GTK_DIALOG (question), GTK_RESPONSE_CANCEL);
-    WAIT_UNTIL (10, find_toplevel_of_type (GTK_TYPE_MESSAGE_DIALOG) == NULL);
+    WAIT_UNTIL (10, find_message_dialog ("Open Another Workload?") == NULL);
     g_assert_cmpuint (gtk_drop_down_get_selected (dropdown), ==, shown);
     g_assert_cmpint (session_state (window), ==, PRISM_SESSION_RUNNING);
   }
