@@ -17,6 +17,7 @@
 #include "prism-graph-json.h"
 #include "prism-kernel-view.h"
 #include "prism-open-file.h"
+#include "prism-run-history.h"
 #include "prism-preferences-dialog.h"
 #include "prism-search-view.h"
 #include "prism-session.h"
@@ -34,6 +35,7 @@ struct _PrismWindow
   GCancellable *load_cancellable;    /* the file load in flight, or NULL */
   GtkFileChooserNative *file_chooser;
   char *last_export;                 /* what the last export said it wrote (tests) */
+  PrismRunHistory *run_history;      /* the Run History window, while open (weak) */
   GtkFileChooserNative *graph_chooser;  /* Export Graph as … */
   GtkStringList *workloads;
   GSettings *settings;               /* NULL when the schema is not installed */
@@ -683,7 +685,10 @@ make_run_dir (PrismWindow *self)
     base = g_strdup ("program");
   g_strdelimit (base, "/\\: ", '_');
   name = g_strdup_printf ("%s-%s-%d", base, stamp, g_random_int_range (0, 1 << 20));
-  dir = g_build_filename (g_get_user_cache_dir (), "prism-explorer", "runs", name, NULL);
+  {
+    g_autofree char *runs = prism_run_info_default_folder ();
+    dir = g_build_filename (runs, name, NULL);
+  }
   if (g_mkdir_with_parents (dir, 0755) != 0)
     {
       g_warning ("Cannot create %s: %s; results will not be saved", dir, g_strerror (errno));
@@ -1125,6 +1130,45 @@ ask_open_file (PrismWindow *self,
 }
 
 static void
+open_run_cb (PrismWindow     *self,
+             const char      *results,
+             PrismRunHistory *history)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (results);
+
+  ask_open_file (self, file);
+}
+
+static void
+run_history_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *param)
+{
+  PrismWindow *self = PRISM_WINDOW (widget);
+
+  if (self->run_history == NULL)
+    {
+      self->run_history = prism_run_history_new (GTK_WINDOW (self), NULL);
+      g_object_add_weak_pointer (G_OBJECT (self->run_history), (gpointer *) &self->run_history);
+      g_signal_connect_object (self->run_history, "open-run", G_CALLBACK (open_run_cb), self,
+                               G_CONNECT_SWAPPED);
+    }
+  gtk_window_present (GTK_WINDOW (self->run_history));
+}
+
+/**
+ * prism_window_get_run_history:
+ *
+ * Returns: (transfer none) (nullable): the Run History window, while it is open
+ */
+PrismRunHistory *
+prism_window_get_run_history (PrismWindow *self)
+{
+  g_return_val_if_fail (PRISM_IS_WINDOW (self), NULL);
+  return self->run_history;
+}
+
+static void
 open_workload_confirmed (PrismWindow *self,
                          gpointer     name)
 {
@@ -1423,6 +1467,14 @@ prism_window_dispose (GObject *object)
   PrismWindow *self = (PrismWindow *)object;
 
   set_loading (self, NULL);
+  if (self->run_history != NULL)
+    {
+      PrismRunHistory *history = self->run_history;
+
+      g_object_remove_weak_pointer (G_OBJECT (history), (gpointer *) &self->run_history);
+      self->run_history = NULL;
+      gtk_window_destroy (GTK_WINDOW (history));
+    }
   if (self->file_chooser != NULL)
     gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->file_chooser));
   g_clear_object (&self->file_chooser);
@@ -1577,6 +1629,7 @@ prism_window_class_init (PrismWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, gpu_label);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.run-history", NULL, run_history_action);
   gtk_widget_class_install_action (widget_class, "win.export-graph-svg", NULL, export_graph_action);
   gtk_widget_class_install_action (widget_class, "win.export-graph-png", NULL, export_graph_action);
   gtk_widget_class_install_property_action (widget_class, "win.toggle-sidebar", "sidebar-visible");

@@ -6,6 +6,8 @@
 
 #include <gtk/gtk.h>
 
+#include "prism-run-history.h"
+
 #include "prism-application.h"
 #include "prism-candidates-view.h"
 #include "prism-graph.h"
@@ -49,6 +51,7 @@ PrismKernelView     *prism_window_get_kernel_view      (PrismWindow  *self);
 const char          *prism_window_get_status           (PrismWindow  *self);
 const char          *prism_window_get_gpu_status       (PrismWindow  *self);
 const char          *prism_window_get_last_export      (PrismWindow  *self);
+PrismRunHistory     *prism_window_get_run_history      (PrismWindow  *self);
 gboolean             prism_window_export_kernel        (PrismWindow  *self,
                                                         const char   *dir,
                                                         GError      **error);

@@ -12,6 +12,7 @@
 #include "prism-graph-json.h"
 #include "prism-op-row.h"
 #include "prism-pipeline.h"
+#include "prism-run-info.h"
 #include "prism-search-model.h"
 #include "prism-window.h"
 #include "prism-workload.h"
@@ -31,6 +32,24 @@
   } G_STMT_END
 
 static PrismApplication *app;
+
+static void
+rm_rf (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        rm_rf (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
 
 /*****************************************************************************/
 
@@ -575,12 +594,126 @@ test_window_fifo (void)
   g_rmdir (dir);
 }
 
+/* Run History lists the runs of the cache with the disk they use, opens
+ * one's results in the window, and deletes a run only after asking — and
+ * never a folder holding something a search does not write. */
+static void
+test_window_run_history (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *runs_dir = prism_run_info_default_folder ();
+  g_autofree char *old = g_build_filename (runs_dir, "swiglu-old", NULL);
+  g_autofree char *stray = g_build_filename (runs_dir, "empty-run", NULL);
+  g_autofree char *stray_file = g_build_filename (stray, "notes.txt", NULL);
+  g_autofree char *nested = g_build_filename (runs_dir, "nested", NULL);
+  g_autofree char *nested_sub = g_build_filename (nested, "sub", NULL);
+  g_autoptr(PrismGraph) program = prism_workload_build ("swiglu", "n=4,d=64", &error);
+  g_autoptr(PrismPipeline) pipeline = NULL;
+  PrismWindow *window = window_new ();
+  PrismRunHistory *history;
+  PrismPipelineOptions o;
+  GtkMessageDialog *dialog;
+  GPtrArray *runs;
+  gint at_old = -1, at_stray = -1, at_nested = -1;
+
+  g_assert_no_error (error);
+  prism_pipeline_options_init (&o);
+  o.search.n_threads = 2;
+  o.search.time_limit_s = 0;
+  o.tune_top = 0;
+  o.out_dir = old;
+  pipeline = prism_pipeline_new (program, &o, &error);
+  g_assert_no_error (error);
+  g_assert_true (prism_pipeline_run (pipeline, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_mkdir_with_parents (stray, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (stray_file, "left behind", -1, NULL));
+  g_assert_cmpint (g_mkdir_with_parents (nested_sub, 0755), ==, 0);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run-history", NULL));
+  history = prism_window_get_run_history (window);
+  g_assert_nonnull (history);
+  WAIT_UNTIL (!prism_run_history_get_loading (history));
+  runs = prism_run_history_get_runs (history);
+  g_assert_cmpuint (runs->len, ==, 3);
+  for (guint i = 0; i < runs->len; i++)
+    {
+      const PrismRunInfo *info = g_ptr_array_index (runs, i);
+
+      if (g_str_equal (info->name, "swiglu-old"))
+        at_old = (gint) i;
+      if (g_str_equal (info->name, "empty-run"))
+        at_stray = (gint) i;
+      if (g_str_equal (info->name, "nested"))
+        at_nested = (gint) i;
+    }
+  g_assert_true (at_old >= 0 && at_stray >= 0 && at_nested >= 0);
+  g_assert_nonnull (((PrismRunInfo *) g_ptr_array_index (runs, at_old))->results);
+  g_assert_cmpuint (((PrismRunInfo *) g_ptr_array_index (runs, at_old))->bytes, >, 0);
+  g_assert_null (((PrismRunInfo *) g_ptr_array_index (runs, at_stray))->results);
+  g_test_message ("%s", prism_run_history_get_summary (history));
+  g_assert_true (g_str_has_prefix (prism_run_history_get_summary (history), "3 runs, "));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (history));
+  {
+    g_autofree char *shot = g_build_filename (g_test_get_dir (G_TEST_BUILT), "run-history.png", NULL);
+    save_screenshot (GTK_WIDGET (history), shot);
+  }
+
+  /* A folder with a folder in it is not a run to empty. */
+  prism_run_history_ask_delete (history, (guint) at_nested);
+  WAIT_UNTIL ((dialog = find_message_dialog (GTK_WINDOW (history))) != NULL);
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
+  WAIT_UNTIL ((dialog = find_message_dialog (GTK_WINDOW (history))) != NULL);
+  {
+    g_autofree char *primary = NULL, *secondary = NULL;
+    g_object_get (dialog, "text", &primary, "secondary-text", &secondary, NULL);
+    g_assert_cmpstr (primary, ==, "Could not delete the run");
+    g_assert_nonnull (strstr (secondary, "“sub”"));
+  }
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CLOSE);
+  WAIT_UNTIL (find_message_dialog (GTK_WINDOW (history)) == NULL);
+  g_assert_true (g_file_test (nested_sub, G_FILE_TEST_IS_DIR));
+
+  /* Cancel keeps a run; Delete removes it. */
+  WAIT_UNTIL (!prism_run_history_get_loading (history));
+  runs = prism_run_history_get_runs (history);
+  for (guint i = 0; i < runs->len; i++)
+    if (g_str_equal (((PrismRunInfo *) g_ptr_array_index (runs, i))->name, "empty-run"))
+      at_stray = (gint) i;
+  prism_run_history_ask_delete (history, (guint) at_stray);
+  WAIT_UNTIL ((dialog = find_message_dialog (GTK_WINDOW (history))) != NULL);
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
+  WAIT_UNTIL (find_message_dialog (GTK_WINDOW (history)) == NULL);
+  g_assert_true (g_file_test (stray_file, G_FILE_TEST_EXISTS));
+  prism_run_history_ask_delete (history, (guint) at_stray);
+  WAIT_UNTIL ((dialog = find_message_dialog (GTK_WINDOW (history))) != NULL);
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
+  WAIT_UNTIL (find_message_dialog (GTK_WINDOW (history)) == NULL);
+  WAIT_UNTIL (!prism_run_history_get_loading (history) && prism_run_history_get_runs (history)->len == 2);
+  g_assert_false (g_file_test (stray, G_FILE_TEST_EXISTS));
+
+  /* Open shows the run's program and candidates in the window. */
+  runs = prism_run_history_get_runs (history);
+  for (guint i = 0; i < runs->len; i++)
+    if (g_str_equal (((PrismRunInfo *) g_ptr_array_index (runs, i))->name, "swiglu-old"))
+      at_old = (gint) i;
+  prism_run_history_open_run (history, (guint) at_old);
+  WAIT_UNTIL (!prism_window_get_loading (window) && prism_window_get_graph (window) != NULL);
+  WAIT_UNTIL (g_list_model_get_n_items (prism_search_model_get_candidates (prism_window_get_search_model (window))) > 0);
+  g_assert_cmpstr (prism_window_get_graph (window)->name, ==, "swiglu");
+
+  window_destroy (window);
+  g_rmdir (nested_sub);
+  g_rmdir (nested);
+}
+
 /*****************************************************************************/
 
 int
 main (int argc, char *argv[])
 {
   g_autoptr(GError) error = NULL;
+  g_autofree char *cache_dir = NULL;
   int ret;
 
   if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
@@ -588,6 +721,10 @@ main (int argc, char *argv[])
       g_printerr ("no display: run the ui suite under xvfb-run\n");
       return 77;
     }
+  /* Runs go to a cache of the test's own, never the user's. */
+  cache_dir = g_dir_make_tmp ("prism-window-cache-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_setenv ("XDG_CACHE_HOME", cache_dir, TRUE);
   gtk_test_init (&argc, &argv, NULL);
 
   /* Pages and popovers appear at once, so what is checked is what is seen. */
@@ -607,8 +744,10 @@ main (int argc, char *argv[])
   g_test_add_func ("/explorer/window/sidebar", test_window_sidebar);
   g_test_add_func ("/explorer/window/open-results", test_window_open_results);
   g_test_add_func ("/explorer/window/fifo", test_window_fifo);
+  g_test_add_func ("/explorer/window/run-history", test_window_run_history);
 
   ret = g_test_run ();
   g_clear_object (&app);
+  rm_rf (cache_dir);
   return ret;
 }
