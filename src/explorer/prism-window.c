@@ -31,6 +31,7 @@ struct _PrismWindow
   /* Owned References */
   PrismGraph *graph;                 /* the program shown, or NULL */
   char *workload;                    /* its built-in name, or NULL */
+  char *workload_params;             /* the sizes it was built with ("n=8,d=4096") */
   GFile *file;                       /* the file it came from, or NULL */
   GCancellable *load_cancellable;    /* the file load in flight, or NULL */
   GtkFileChooserNative *file_chooser;
@@ -50,6 +51,7 @@ struct _PrismWindow
 
   /* Template Widgets */
   GtkDropDown *workload_dropdown;
+  GtkMenuButton *sizes_button;
   GtkLabel *title_label;
   GtkLabel *subtitle_label;
   GtkMenuButton *primary_menu_button;
@@ -316,6 +318,143 @@ describe_kernel_export (PrismWindow       *self,
                           gpu->display_name ? gpu->display_name : gpu->name, gpu->compute_capability);
 }
 
+/*
+ * Problem sizes of a built-in workload
+ */
+
+/* Adds the "key=value" pairs of @text to @keys/@values, a later value of a
+ * key replacing the earlier one. */
+static void
+add_params (GPtrArray  *keys,
+            GPtrArray  *values,
+            const char *text)
+{
+  g_auto(GStrv) pairs = g_strsplit (text ? text : "", ",", -1);
+
+  for (guint i = 0; pairs[i] != NULL; i++)
+    {
+      const char *eq = strchr (pairs[i], '=');
+      g_autofree char *key = NULL;
+      guint at;
+
+      if (eq == NULL || eq == pairs[i])
+        continue;
+      key = g_strndup (pairs[i], eq - pairs[i]);
+      if (g_ptr_array_find_with_equal_func (keys, key, g_str_equal, &at))
+        {
+          g_free (g_ptr_array_index (values, at));
+          g_ptr_array_index (values, at) = g_strdup (eq + 1);
+        }
+      else
+        {
+          g_ptr_array_add (keys, g_steal_pointer (&key));
+          g_ptr_array_add (values, g_strdup (eq + 1));
+        }
+    }
+}
+
+/* "n=8,d=4096" with the values of @over ("d=1024") put in. */
+static char *
+merge_params (const char *defaults,
+              const char *over)
+{
+  g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) values = g_ptr_array_new_with_free_func (g_free);
+  GString *out = g_string_new (NULL);
+
+  add_params (keys, values, defaults);
+  add_params (keys, values, over);
+  for (guint i = 0; i < keys->len; i++)
+    g_string_append_printf (out, "%s%s=%s", i ? "," : "", (char *) g_ptr_array_index (keys, i),
+                            (char *) g_ptr_array_index (values, i));
+  return g_string_free (out, FALSE);
+}
+
+static void
+sizes_confirmed (PrismWindow *self,
+                 gpointer     params)
+{
+  g_autofree char *name = g_strdup (self->workload);
+
+  prism_window_open_workload (self, name, params);
+}
+
+/* Apply: the workload again at the sizes of the spin buttons, asking first
+ * if that would replace a run. */
+static void
+sizes_apply_cb (PrismWindow *self,
+                GtkButton   *button)
+{
+  GPtrArray *spins = g_object_get_data (G_OBJECT (button), "spins");
+  GString *params = g_string_new (NULL);
+
+  for (guint i = 0; i < spins->len; i++)
+    {
+      GtkSpinButton *spin = g_ptr_array_index (spins, i);
+
+      gtk_spin_button_update (spin);
+      g_string_append_printf (params, "%s%s=%d", i ? "," : "",
+                              (const char *) g_object_get_data (G_OBJECT (spin), "key"),
+                              gtk_spin_button_get_value_as_int (spin));
+    }
+  gtk_menu_button_popdown (self->sizes_button);
+  confirm_discard (self, _("Change the Problem Sizes?"), _("_Change Sizes"), sizes_confirmed, NULL,
+                   g_string_free (params, FALSE), g_free);
+}
+
+/* The Sizes popover: one spin button per shape parameter of the workload
+ * shown, set to the sizes it was built with. */
+static void
+update_sizes (PrismWindow *self)
+{
+  g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) values = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *spins;
+  GtkWidget *grid, *apply, *box, *popover;
+
+  add_params (keys, values, self->workload ? self->workload_params : NULL);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->sizes_button), keys->len > 0);
+  if (keys->len == 0)
+    {
+      gtk_menu_button_set_popover (self->sizes_button, NULL);
+      return;
+    }
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  grid = gtk_grid_new ();
+  gtk_grid_set_row_spacing (GTK_GRID (grid), 6);
+  gtk_grid_set_column_spacing (GTK_GRID (grid), 12);
+  spins = g_ptr_array_new ();
+  for (guint i = 0; i < keys->len; i++)
+    {
+      const char *key = g_ptr_array_index (keys, i);
+      GtkWidget *label = gtk_label_new (key);
+      GtkWidget *spin = gtk_spin_button_new_with_range (1, 1 << 20, 1);
+
+      gtk_label_set_xalign (GTK_LABEL (label), 1);
+      gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin),
+                                 g_ascii_strtod (g_ptr_array_index (values, i), NULL));
+      gtk_widget_set_hexpand (spin, TRUE);
+      g_object_set_data_full (G_OBJECT (spin), "key", g_strdup (key), g_free);
+      gtk_accessible_update_relation (GTK_ACCESSIBLE (spin), GTK_ACCESSIBLE_RELATION_LABELLED_BY, label, NULL, -1);
+      gtk_grid_attach (GTK_GRID (grid), label, 0, i, 1, 1);
+      gtk_grid_attach (GTK_GRID (grid), spin, 1, i, 1, 1);
+      g_ptr_array_add (spins, spin);
+    }
+  apply = gtk_button_new_with_mnemonic (_("_Apply"));
+  gtk_widget_add_css_class (apply, "suggested-action");
+  gtk_widget_set_halign (apply, GTK_ALIGN_END);
+  g_object_set_data_full (G_OBJECT (apply), "spins", spins, (GDestroyNotify) g_ptr_array_unref);
+  g_signal_connect_object (apply, "clicked", G_CALLBACK (sizes_apply_cb), self, G_CONNECT_SWAPPED);
+  gtk_box_append (GTK_BOX (box), grid);
+  gtk_box_append (GTK_BOX (box), apply);
+  popover = gtk_popover_new ();
+  gtk_popover_set_child (GTK_POPOVER (popover), box);
+  gtk_popover_set_default_widget (GTK_POPOVER (popover), apply);
+  /* GTK 4.8 has no getter for the default widget (tests look it up). */
+  g_object_set_data (G_OBJECT (popover), "apply", apply);
+  gtk_menu_button_set_popover (self->sizes_button, popover);
+}
+
 static char *
 file_display_name (GFile *file)
 {
@@ -472,6 +611,7 @@ set_program (PrismWindow *self,
   prism_program_view_set_program (self->program_view, graph, title, description);
   prism_graph_view_set_graph (self->graph_view, graph);
   prism_kernel_view_set_program (self->kernel_view, graph);
+  update_sizes (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-graph-svg", TRUE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-graph-png", TRUE);
   summary_show_graph (self, graph);
@@ -1157,6 +1297,18 @@ run_history_action (GtkWidget  *widget,
 }
 
 /**
+ * prism_window_get_sizes_button:
+ *
+ * Returns: (transfer none): the header bar's Sizes button (tests)
+ */
+GtkMenuButton *
+prism_window_get_sizes_button (PrismWindow *self)
+{
+  g_return_val_if_fail (PRISM_IS_WINDOW (self), NULL);
+  return self->sizes_button;
+}
+
+/**
  * prism_window_get_run_history:
  *
  * Returns: (transfer none) (nullable): the Run History window, while it is open
@@ -1507,6 +1659,7 @@ prism_window_finalize (GObject *object)
 
   g_clear_pointer (&self->graph, prism_graph_unref);
   g_clear_pointer (&self->workload, g_free);
+  g_clear_pointer (&self->workload_params, g_free);
   g_clear_object (&self->file);
   g_clear_object (&self->workloads);
   g_clear_object (&self->settings);
@@ -1611,6 +1764,7 @@ prism_window_class_init (PrismWindowClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, "/org/prism/Explorer/prism-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, workload_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, PrismWindow, sizes_button);
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, title_label);
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, subtitle_label);
   gtk_widget_class_bind_template_child (widget_class, PrismWindow, primary_menu_button);
@@ -1752,6 +1906,9 @@ prism_window_load_workload (PrismWindow  *self,
   /* A file still loading would replace the workload the user just chose. */
   set_loading (self, NULL);
   set_program (self, graph, name, NULL, info->description ? _(info->description) : NULL);
+  g_free (self->workload_params);
+  self->workload_params = merge_params (info->shape_params, params);
+  update_sizes (self);
   return TRUE;
 }
 

@@ -594,6 +594,71 @@ test_window_fifo (void)
   g_rmdir (dir);
 }
 
+/* A built-in workload's sizes are changed from the header bar: the Sizes
+ * popover has one field per shape parameter, set to the sizes shown, and
+ * Apply builds the workload again at the new ones; a program file has none. */
+static void
+test_window_sizes (void)
+{
+  g_autoptr(GError) error = NULL;
+  PrismWindow *window = window_new ();
+  GtkMenuButton *button = prism_window_get_sizes_button (window);
+  GtkWidget *popover;
+  GtkWidget *apply = NULL;
+  GPtrArray *spins;
+  const PrismTensor *x;
+  gint64 shape[PRISM_MAX_DIMS];
+  guint set = 0;
+
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (button)));
+  g_assert_true (prism_window_load_workload (window, "rms_norm", "n=8", &error));
+  g_assert_no_error (error);
+  g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (button)));
+  popover = GTK_WIDGET (gtk_menu_button_get_popover (button));
+  g_assert_nonnull (popover);
+  apply = g_object_get_data (G_OBJECT (popover), "apply");
+  g_assert_nonnull (apply);
+  spins = g_object_get_data (G_OBJECT (apply), "spins");
+  g_assert_cmpuint (spins->len, ==, 2);
+  for (guint i = 0; i < spins->len; i++)
+    {
+      GtkSpinButton *spin = g_ptr_array_index (spins, i);
+      const char *key = g_object_get_data (G_OBJECT (spin), "key");
+
+      if (g_str_equal (key, "n"))
+        {
+          g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 8);
+          gtk_spin_button_set_value (spin, 4);
+          set++;
+        }
+      if (g_str_equal (key, "d"))
+        {
+          gtk_spin_button_set_value (spin, 128);
+          set++;
+        }
+    }
+  g_assert_cmpuint (set, ==, 2);
+  gtk_menu_button_popup (button);
+  WAIT_UNTIL (gtk_widget_get_mapped (popover));
+  gtk_test_widget_wait_for_draw (popover);
+  {
+    g_autofree char *shot = g_build_filename (g_test_get_dir (G_TEST_BUILT), "sizes-popover.png", NULL);
+    save_screenshot (popover, shot);
+  }
+  g_signal_emit_by_name (apply, "clicked");
+  x = prism_graph_tensor (prism_window_get_graph (window), 0);
+  g_assert_true (prism_tensor_get_shape (x, shape));
+  g_assert_cmpint (shape[0], ==, 4);
+  g_assert_cmpint (shape[1], ==, 128);
+  /* The popover now holds the new sizes. */
+  spins = g_object_get_data (g_object_get_data (G_OBJECT (gtk_menu_button_get_popover (button)), "apply"), "spins");
+  for (guint i = 0; i < spins->len; i++)
+    if (g_str_equal (g_object_get_data (G_OBJECT (g_ptr_array_index (spins, i)), "key"), "d"))
+      g_assert_cmpint (gtk_spin_button_get_value_as_int (g_ptr_array_index (spins, i)), ==, 128);
+
+  window_destroy (window);
+}
+
 /* Run History lists the runs of the cache with the disk they use, opens
  * one's results in the window, and deletes a run only after asking — and
  * never a folder holding something a search does not write. */
@@ -745,6 +810,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/explorer/window/open-results", test_window_open_results);
   g_test_add_func ("/explorer/window/fifo", test_window_fifo);
   g_test_add_func ("/explorer/window/run-history", test_window_run_history);
+  g_test_add_func ("/explorer/window/sizes", test_window_sizes);
 
   ret = g_test_run ();
   g_clear_object (&app);
