@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "prism-candidate-row.h"
+#include "prism-sgraph.h"
 
 /* The row holds a reference on the (immutable) candidate and what the table
  * shows of it, read once from its evidence; only a GPU measurement arriving
@@ -22,6 +23,8 @@ struct _PrismCandidateRow
   guint id;                  /* as published; ids never change */
   gboolean pinned;           /* ticked for comparing (the candidates view's) */
   char *params;
+  guint64 smem_bytes;        /* every custom kernel's shared memory together */
+  gboolean smem_known;
   double measured_us;        /* < 0: not measured */
   double speedup;
 
@@ -53,6 +56,7 @@ enum {
   PROP_0,
   PROP_ID,
   PROP_KERNELS,
+  PROP_SMEM_BYTES,
   PROP_PREDICTED_US,
   PROP_MEASURED_US,
   PROP_MEASURED,
@@ -305,6 +309,10 @@ prism_candidate_row_get_property (GObject    *object,
       g_value_set_uint (value, prism_candidate_row_get_kernels (self));
       break;
 
+    case PROP_SMEM_BYTES:
+      g_value_set_uint64 (value, self->smem_bytes);
+      break;
+
     case PROP_PREDICTED_US:
       g_value_set_double (value, prism_candidate_row_get_predicted_us (self));
       break;
@@ -385,6 +393,7 @@ prism_candidate_row_class_init (PrismCandidateRowClass *klass)
 
   properties [PROP_ID] = g_param_spec_uint ("id", NULL, NULL, 0, G_MAXUINT, 0, flags);
   properties [PROP_KERNELS] = g_param_spec_uint ("kernels", NULL, NULL, 0, G_MAXUINT, 0, flags);
+  properties [PROP_SMEM_BYTES] = g_param_spec_uint64 ("smem-bytes", NULL, NULL, 0, G_MAXUINT64, 0, flags);
   properties [PROP_PREDICTED_US] =
     g_param_spec_double ("predicted-us", NULL, NULL, 0, G_MAXDOUBLE, 0, flags);
   properties [PROP_MEASURED_US] =
@@ -426,6 +435,29 @@ prism_candidate_row_init (PrismCandidateRow *self)
  *
  * Returns: (transfer full): a row showing @candidate
  */
+/* The shared memory of every custom kernel at the candidate's best sizes,
+ * so that rows whose kernels differ only in their tiles can be told apart. */
+static gboolean
+sum_smem (const PrismCandidate *candidate,
+          guint64              *total)
+{
+  *total = 0;
+  if (candidate->graph == NULL)
+    return FALSE;
+  for (guint i = 0; i < candidate->graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (candidate->graph, i);
+      guint64 bytes;
+
+      if (op->kind != PRISM_OP_KERNEL || op->body == NULL)
+        continue;
+      if (!prism_block_graph_smem_bytes (op->body, candidate->values, candidate->n_values, &bytes))
+        return FALSE;
+      *total += bytes;
+    }
+  return TRUE;
+}
+
 PrismCandidateRow *
 prism_candidate_row_new (PrismCandidate *candidate,
                          guint           id)
@@ -441,6 +473,7 @@ prism_candidate_row_new (PrismCandidate *candidate,
   self->id = id;
   self->speedup = candidate->speedup;
   self->params = candidate->graph ? prism_candidate_params_to_string (candidate) : g_strdup ("");
+  self->smem_known = sum_smem (candidate, &self->smem_bytes);
   read_evidence (self);
   return self;
 }
@@ -527,6 +560,16 @@ prism_candidate_row_dup_concrete_graph (PrismCandidateRow *self)
       graph = prism_graph_ref (self->candidate->graph);
     }
   return graph;
+}
+
+/* Returns: FALSE when a tile size is not known at the candidate's sizes */
+gboolean
+prism_candidate_row_get_smem_bytes (PrismCandidateRow *self,
+                                    guint64           *bytes)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATE_ROW (self), FALSE);
+  *bytes = self->smem_bytes;
+  return self->smem_known;
 }
 
 guint

@@ -34,6 +34,8 @@ void                prism_candidate_row_set_pinned          (PrismCandidateRow *
 PrismGraph         *prism_candidate_row_get_graph           (PrismCandidateRow *self);
 PrismGraph         *prism_candidate_row_dup_concrete_graph  (PrismCandidateRow *self);
 guint               prism_candidate_row_get_kernels         (PrismCandidateRow *self);
+gboolean            prism_candidate_row_get_smem_bytes      (PrismCandidateRow *self,
+                                                             guint64           *bytes);
 double              prism_candidate_row_get_predicted_us    (PrismCandidateRow *self);
 double              prism_candidate_row_get_measured_us     (PrismCandidateRow *self);
 gboolean            prism_candidate_row_get_measured        (PrismCandidateRow *self);

@@ -21,6 +21,7 @@ typedef enum
   COLUMN_TIME,
   COLUMN_MEASURED,
   COLUMN_KERNELS,
+  COLUMN_SMEM,
   COLUMN_VERIFICATION,
   COLUMN_PARAMS,
   COLUMN_FOUND,
@@ -90,6 +91,15 @@ cell_text (PrismCandidateRow *row,
       return prism_format_time_us (prism_candidate_row_get_measured_us (row));
     case COLUMN_KERNELS:
       return g_strdup_printf ("%u", prism_candidate_row_get_kernels (row));
+    case COLUMN_SMEM:
+      {
+        guint64 bytes;
+
+        if (!prism_candidate_row_get_smem_bytes (row, &bytes))
+          return g_strdup ("?");
+        /* Candidates without a custom kernel use none of their own. */
+        return bytes == 0 ? g_strdup ("—") : g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+      }
     case COLUMN_VERIFICATION:
       return g_strdup (prism_candidate_row_get_verification (row));
     case COLUMN_PARAMS:
@@ -113,6 +123,7 @@ column_title (Column column)
     case COLUMN_TIME:         return C_("candidates column", "Time");
     case COLUMN_MEASURED:     return C_("candidates column", "Measured");
     case COLUMN_KERNELS:      return C_("candidates column", "Kernels");
+    case COLUMN_SMEM:         return C_("candidates column", "Shared Memory");
     case COLUMN_VERIFICATION: return C_("candidates column", "Verification");
     case COLUMN_PARAMS:       return C_("candidates column", "Sizes");
     case COLUMN_FOUND:        return C_("candidates column", "Found After");
@@ -133,6 +144,7 @@ column_property (Column column)
     case COLUMN_TIME:         return "time-us";
     case COLUMN_MEASURED:     return "measured-us";
     case COLUMN_KERNELS:      return "kernels";
+    case COLUMN_SMEM:         return "smem-bytes";
     case COLUMN_VERIFICATION: return "method";
     case COLUMN_PARAMS:       return "params";
     case COLUMN_FOUND:        return "found-at";
@@ -211,6 +223,7 @@ cell_setup_cb (GtkSignalListItemFactory *factory,
     {
     case COLUMN_ID:
     case COLUMN_KERNELS:
+    case COLUMN_SMEM:
     case COLUMN_FOUND:
       gtk_label_set_xalign (GTK_LABEL (label), 1);
       gtk_widget_set_hexpand (label, TRUE);
@@ -396,7 +409,7 @@ clear_compare_cb (PrismCandidatesView *self)
 static void
 add_columns (PrismCandidatesView *self)
 {
-  static const int widths[N_COLUMNS] = { 48, 150, 96, 96, 72, 170, 160, 100 };
+  static const int widths[N_COLUMNS] = { 48, 150, 96, 96, 72, 124, 170, 160, 100 };
 
   for (Column c = 0; c < N_COLUMNS; c++)
     {

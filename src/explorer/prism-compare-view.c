@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <glib/gi18n.h>
 
 #include "prism-compare-view.h"
@@ -40,6 +41,7 @@ struct _PrismCompareView
   GtkLabel *titles[2];
   PrismGraphView *views[2];
   GtkLabel *metric_values[N_METRICS][2];
+  GtkLabel *metric_deltas[N_METRICS];
   GtkLabel *differences_title;
   GtkListBox *differences;
 };
@@ -210,6 +212,115 @@ metric_value (const PrismCandidateInfo *info,
     }
 }
 
+/* Launches and operators, counted as metric_value() shows them. */
+static guint
+count_metric (const PrismGraph *graph,
+              Metric            metric)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (graph, i);
+
+      if (metric == METRIC_OPERATORS && op->kind == PRISM_OP_KERNEL && op->body != NULL)
+        {
+          for (guint j = 0; j < op->body->ops->len; j++)
+            {
+              PrismOpKind kind = prism_graph_op (op->body, j)->kind;
+
+              if (kind != PRISM_OP_INPUT && kind != PRISM_OP_OUTPUT)
+                n++;
+            }
+        }
+      else if (op->kind != PRISM_OP_INPUT && op->kind != PRISM_OP_OUTPUT)
+        n++;
+    }
+  return n;
+}
+
+/* The shared memory of every custom kernel together; FALSE if one is unknown. */
+static gboolean
+total_smem (const PrismGraph *graph,
+            guint64          *total)
+{
+  *total = 0;
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (graph, i);
+      guint64 bytes;
+
+      if (op->kind != PRISM_OP_KERNEL || op->body == NULL)
+        continue;
+      if (!prism_graph_layout_estimate_smem (op->body, &bytes))
+        return FALSE;
+      *total += bytes;
+    }
+  return TRUE;
+}
+
+static char *
+signed_count (gint64 delta)
+{
+  /* Translators: a difference of counts; %s is the sign (+ or −) */
+  return delta == 0 ? g_strdup (_("same")) : g_strdup_printf ("%s%" G_GINT64_FORMAT, delta > 0 ? "+" : "−",
+                                                             delta > 0 ? delta : -delta);
+}
+
+/* The second candidate's value against the first's, for the metrics that
+ * are numbers: counts, shared memory, time (and its share), speedup. */
+static char *
+metric_delta (const PrismCandidateInfo *a,
+              const PrismCandidateInfo *b,
+              Metric                    metric)
+{
+  guint64 sa, sb;
+
+  switch (metric)
+    {
+    case METRIC_KERNELS:
+    case METRIC_OPERATORS:
+      return signed_count ((gint64) count_metric (b->graph, metric) - (gint64) count_metric (a->graph, metric));
+
+    case METRIC_SMEM:
+      if (!total_smem (a->graph, &sa) || !total_smem (b->graph, &sb))
+        return g_strdup ("");
+      if (sa == sb)
+        return g_strdup (_("same"));
+      {
+        g_autofree char *size = g_format_size_full (sa > sb ? sa - sb : sb - sa, G_FORMAT_SIZE_IEC_UNITS);
+        return g_strdup_printf ("%s%s", sb > sa ? "+" : "−", size);
+      }
+
+    case METRIC_TIME:
+      if (a->predicted_us <= 0 || b->predicted_us < 0)
+        return g_strdup ("");
+      if (fabs (b->predicted_us - a->predicted_us) < 0.05)
+        return g_strdup (_("same"));
+      /* Translators: the second time minus the first in µs, then as a share of the first */
+      return g_strdup_printf (_("%s%.1f µs (%s%.0f %%)"), b->predicted_us >= a->predicted_us ? "+" : "−",
+                              fabs (b->predicted_us - a->predicted_us),
+                              b->predicted_us >= a->predicted_us ? "+" : "−",
+                              100 * fabs (b->predicted_us - a->predicted_us) / a->predicted_us);
+
+    case METRIC_SPEEDUP:
+      if (a->speedup <= 0 || b->speedup <= 0)
+        return g_strdup ("");
+      if (fabs (b->speedup / a->speedup - 1) < 0.005)
+        return g_strdup (_("same"));
+      /* Translators: how much faster (or slower) the second is than the first, e.g. ×1.25 */
+      return g_strdup_printf (_("×%.2f"), b->speedup / a->speedup);
+
+    case METRIC_GRIDS:
+    case METRIC_LOOPS:
+    case METRIC_THREADS:
+    case METRIC_VERIFICATION:
+    case N_METRICS:
+    default:
+      return g_strdup ("");
+    }
+}
+
 static void
 update_metrics (PrismCompareView *self)
 {
@@ -230,6 +341,12 @@ update_metrics (PrismCompareView *self)
 
           gtk_label_set_markup (self->metric_values[m][side], markup);
         }
+      {
+        g_autofree char *delta = self->candidates[0] && self->candidates[1]
+                                 ? metric_delta (self->candidates[0], self->candidates[1], m)
+                                 : g_strdup ("");
+        gtk_label_set_label (self->metric_deltas[m], delta);
+      }
       g_free (values[0]);
       g_free (values[1]);
     }
@@ -490,6 +607,14 @@ metrics_grid (PrismCompareView *self)
       gtk_widget_add_css_class (label, "heading");
       gtk_grid_attach (GTK_GRID (grid), label, 1 + side, 0, 1, 1);
     }
+  {
+    /* Translators: heading of the column of differences, second minus first */
+    GtkWidget *label = gtk_label_new (_("Δ (second − first)"));
+
+    gtk_label_set_xalign (GTK_LABEL (label), 0);
+    gtk_widget_add_css_class (label, "heading");
+    gtk_grid_attach (GTK_GRID (grid), label, 3, 0, 1, 1);
+  }
   for (guint m = 0; m < N_METRICS; m++)
     {
       GtkWidget *title = gtk_label_new (metric_title (m));
@@ -509,6 +634,15 @@ metrics_grid (PrismCompareView *self)
           gtk_grid_attach (GTK_GRID (grid), value, 1 + side, 1 + m, 1, 1);
           self->metric_values[m][side] = GTK_LABEL (value);
         }
+      {
+        GtkWidget *delta = gtk_label_new (NULL);
+
+        gtk_label_set_xalign (GTK_LABEL (delta), 0);
+        gtk_label_set_selectable (GTK_LABEL (delta), TRUE);
+        gtk_widget_add_css_class (delta, "numeric");
+        gtk_grid_attach (GTK_GRID (grid), delta, 3, 1 + m, 1, 1);
+        self->metric_deltas[m] = GTK_LABEL (delta);
+      }
     }
   return grid;
 }
@@ -614,6 +748,23 @@ prism_compare_view_get_candidate (PrismCompareView *self,
 {
   g_return_val_if_fail (PRISM_IS_COMPARE_VIEW (self), NULL);
   return self->candidates[second ? 1 : 0];
+}
+
+/**
+ * prism_compare_view_get_delta:
+ * @title: a metric's title as shown ("Predicted time")
+ *
+ * Returns: (nullable): its Δ cell's text (tests)
+ */
+const char *
+prism_compare_view_get_delta (PrismCompareView *self,
+                              const char       *title)
+{
+  g_return_val_if_fail (PRISM_IS_COMPARE_VIEW (self), NULL);
+  for (guint m = 0; m < N_METRICS; m++)
+    if (g_str_equal (metric_title (m), title))
+      return gtk_label_get_label (self->metric_deltas[m]);
+  return NULL;
 }
 
 /**

@@ -22,6 +22,8 @@ void                  prism_compare_view_set_candidates (PrismCompareView    *se
                                                          PrismCandidateInfo  *b);
 PrismCandidateInfo   *prism_compare_view_get_candidate  (PrismCompareView    *self,
                                                          gboolean             second);
+const char           *prism_compare_view_get_delta      (PrismCompareView    *self,
+                                                         const char          *title);
 const PrismGraphDiff *prism_compare_view_get_diff       (PrismCompareView    *self);
 PrismGraphView       *prism_compare_view_get_graph_view (PrismCompareView    *self,
                                                          gboolean             second);

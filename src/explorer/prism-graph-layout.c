@@ -11,6 +11,7 @@
 #include <gvc.h>
 
 #include "prism-graph-layout.h"
+#include "prism-sgraph.h"
 #include "prism-graph-paint.h"
 
 /* libgvc and libcgraph keep global state (the plugin context, the string
@@ -239,7 +240,7 @@ smem_string (const PrismGraph *body)
   if (!prism_graph_layout_estimate_smem (body, &bytes))
     return g_strdup (_("depends on the sizes"));
   size = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
-  return g_strdup_printf (_("≈ %s (f16 tiles)"), size);
+  return g_strdup_printf (_("≈ %s (the search’s estimate)"), size);
 }
 
 /* The markup lines every op of a custom kernel and the kernel itself show. */
@@ -1043,31 +1044,11 @@ gboolean
 prism_graph_layout_estimate_smem (const PrismGraph *body,
                                   guint64          *out_bytes)
 {
-  guint64 total = 0;
-
   g_return_val_if_fail (body != NULL, FALSE);
   g_return_val_if_fail (out_bytes != NULL, FALSE);
 
+  /* The search's estimate (what its shared-memory limit is checked
+   * against), so that the drawing, the table and Compare agree with it. */
   *out_bytes = 0;
-  for (guint i = 0; i < body->ops->len; i++)
-    {
-      const PrismOp *op = prism_graph_op (body, i);
-
-      if (prism_op_kind_is_unary (op->kind))
-        continue;
-      for (guint o = 0; o < op->n_outputs; o++)
-        {
-          const PrismTensor *tensor = prism_graph_tensor (body, op->outputs[o]);
-          gint64 shape[PRISM_MAX_DIMS];
-          guint64 numel = 1;
-
-          if (!prism_tensor_get_shape (tensor, shape))
-            return FALSE;
-          for (guint d = 0; d < tensor->ndims; d++)
-            numel *= (guint64) shape[d];
-          total += numel * prism_dtype_size (PRISM_DTYPE_F16);
-        }
-    }
-  *out_bytes = total;
-  return TRUE;
+  return prism_block_graph_smem_bytes (body, NULL, 0, out_bytes);
 }

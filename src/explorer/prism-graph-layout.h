@@ -175,9 +175,9 @@ int               prism_graph_layout_find_node      (const PrismGraphLayout *lay
  * @body: a block graph
  * @out_bytes: (out): bytes of shared memory one block needs
  *
- * Estimates the shared memory of one block as the f16 bytes of every tile
- * that needs its own buffer: every tensor an op writes counts once, except
- * those of elementwise unary ops, which overwrite their input in place.
+ * Estimates the shared memory of one block as the search does
+ * (prism_block_graph_smem_bytes(): every tile a non-unary op writes counts
+ * once; unary ops work in place, plain accumulators live in registers).
  *
  * Returns: %FALSE if a tile size is symbolic
  */

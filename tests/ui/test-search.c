@@ -4,12 +4,14 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 #include <time.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
 #include "prism-graph-export.h"
+#include "prism-graph-layout.h"
 #include "prism-window.h"
 
 /* A workload the search handles in seconds. */
@@ -578,6 +580,43 @@ test_search_run (void)
   WAIT_UNTIL (20, graph_shown (prism_compare_view_get_graph_view (prism_candidates_view_get_compare_view (candidates), TRUE)));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   save_screenshot (GTK_WIDGET (window), "compare-page.png");
+  /* The Δ column: the second against the first. */
+  {
+    PrismCompareView *compare = prism_candidates_view_get_compare_view (candidates);
+    PrismCandidateInfo *a = prism_compare_view_get_candidate (compare, FALSE);
+    PrismCandidateInfo *b = prism_compare_view_get_candidate (compare, TRUE);
+    g_autofree char *ratio = fabs (b->speedup / a->speedup - 1) < 0.005 ? g_strdup ("same")
+                             : g_strdup_printf ("×%.2f", b->speedup / a->speedup);
+    const char *time_delta = prism_compare_view_get_delta (compare, "Predicted time");
+
+    g_test_message ("Δ time %s, speedup %s, launches %s", time_delta,
+                    prism_compare_view_get_delta (compare, "Speedup"),
+                    prism_compare_view_get_delta (compare, "Kernel launches"));
+    g_assert_cmpstr (prism_compare_view_get_delta (compare, "Speedup"), ==, ratio);
+    g_assert_true (strstr (time_delta, "µs") != NULL || g_str_equal (time_delta, "same"));
+    g_assert_true (time_delta[0] == '+' || g_str_has_prefix (time_delta, "−") || g_str_equal (time_delta, "same"));
+    g_assert_nonnull (prism_compare_view_get_delta (compare, "Kernel launches"));
+    g_assert_cmpstr (prism_compare_view_get_delta (compare, "Grids"), ==, "");
+  }
+  /* Rows that differ only in their tiles differ in the table's Shared
+   * Memory column, which agrees with the comparison's estimate. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(PrismCandidateRow) row = g_list_model_get_item (G_LIST_MODEL (selection), i);
+      g_autoptr(PrismGraph) concrete = prism_candidate_row_dup_concrete_graph (row);
+      g_autofree char *cell = prism_candidates_view_dup_cell_text (candidates, i, "smem-bytes");
+      g_autofree char *expected = NULL;
+      guint64 total = 0, bytes;
+
+      for (guint k = 0; k < concrete->ops->len; k++)
+        if (prism_graph_op (concrete, k)->kind == PRISM_OP_KERNEL)
+          {
+            g_assert_true (prism_graph_layout_estimate_smem (prism_graph_op (concrete, k)->body, &bytes));
+            total += bytes;
+          }
+      expected = total ? g_format_size_full (total, G_FORMAT_SIZE_IEC_UNITS) : g_strdup ("—");
+      g_assert_cmpstr (cell, ==, expected);
+    }
   test_compare_column (candidates, selection);
 
   /* Stop: the session finishes, the results are saved and can be exported. */
