@@ -156,7 +156,7 @@ open_in_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *
       g_task_return_new_error (task, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
                                _("“%s” is a Mirage muGraph file: it holds graphs to check against a program, "
                                  "and no program of its own. Open the reference program first (a workload or "
-                                 "a program file), then the Mirage file."), name);
+                                 "a program file), then the Mirage file from a local folder."), name);
       return;
     }
   if (is_results_text (data, len))
