@@ -433,9 +433,13 @@ set_loading (PrismWindow  *self,
 
   if (self->load_cancellable != NULL)
     g_cancellable_cancel (self->load_cancellable);
-  g_set_object (&self->load_cancellable, cancellable);
+  if (!g_set_object (&self->load_cancellable, cancellable))
+    return;
   if (was_loading != (cancellable != NULL))
     g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_LOADING]);
+  /* The status line says when a Mirage file is being checked. */
+  if (self->status_label != NULL)
+    update_status (self);
 }
 
 /*
@@ -470,6 +474,10 @@ update_status (PrismWindow *self)
   g_autofree char *counters = NULL;
   g_autofree char *text = NULL;
   gboolean running = state == PRISM_SESSION_RUNNING;
+  /* The Mirage file being checked (open_mirage()), if that is what loads. */
+  const char *checking = self->load_cancellable ? g_object_get_data (G_OBJECT (self->load_cancellable),
+                                                                     "prism-mirage-file")
+                                                : NULL;
 
   /* Translators: the status line's counters: states per second, pruned
    * branches, verified candidates, best speedup (and whether it is predicted
@@ -506,6 +514,15 @@ update_status (PrismWindow *self)
   else
     text = g_strdup_printf (_("Searching — %s"), counters);
 
+  if (checking != NULL)
+    {
+      g_autofree char *run = g_steal_pointer (&text);
+
+      /* Translators: the status line while a Mirage file's graphs are
+       * verified; then what it said before */
+      text = g_strdup_printf (_("Verifying the graphs of “%s” against the program… — %s"), checking, run);
+      running = TRUE;
+    }
   gtk_label_set_label (self->status_label, text);
   gtk_spinner_set_spinning (self->status_spinner, running);
   gtk_widget_set_visible (GTK_WIDGET (self->status_spinner), running);
@@ -1132,6 +1149,7 @@ open_mirage (PrismWindow *self,
   PrismPipelineOptions options;
   LoadData *data;
 
+  g_object_set_data_full (G_OBJECT (cancellable), "prism-mirage-file", file_display_name (file), g_free);
   set_loading (self, cancellable);
   data = g_new0 (LoadData, 1);
   data->self = g_object_ref (self);

@@ -648,7 +648,13 @@ test_window_mirage (void)
   /* What Open… and a drop do: the run has candidates to lose, yet nothing
    * is asked, since nothing is replaced. */
   prism_window_ask_open_file (window, file);
+  /* The result comes through the main loop: until then the status says why
+   * the window waits. */
+  g_assert_true (prism_window_get_loading (window));
+  g_assert_nonnull (strstr (prism_window_get_status (window), "Verifying the graphs of “rmsnorm.json”"));
   WAIT_UNTIL (!prism_window_get_loading (window));
+  g_assert_null (strstr (prism_window_get_status (window), "Verifying"));
+  g_assert_true (g_str_has_prefix (prism_window_get_status (window), "Finished"));
   dialog = find_message_dialog (GTK_WINDOW (window));
   g_assert_nonnull (dialog);
   g_object_get (dialog, "message-type", &type, "text", &primary, "secondary-text", &secondary, NULL);
