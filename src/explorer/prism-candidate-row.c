@@ -20,7 +20,9 @@ struct _PrismCandidateRow
   GObject parent_instance;
 
   PrismCandidate *candidate;
-  guint id;                  /* as published; ids never change */
+  guint id;                  /* as published; ids never change (a graph's index when external) */
+  char *label;               /* a graph from elsewhere ("Mirage graph 2"), NULL for the run's own */
+  char *source;              /* the file it came from, shown with the label */
   gboolean pinned;           /* ticked for comparing (the candidates view's) */
   char *params;
   guint64 smem_bytes;        /* every custom kernel's shared memory together */
@@ -280,6 +282,8 @@ prism_candidate_row_finalize (GObject *object)
 
   g_clear_pointer (&self->candidate, prism_candidate_unref);
   g_clear_pointer (&self->params, g_free);
+  g_clear_pointer (&self->label, g_free);
+  g_clear_pointer (&self->source, g_free);
   g_clear_pointer (&self->verification, g_free);
   g_clear_pointer (&self->message, g_free);
   g_clear_pointer (&self->proof_rules, g_strfreev);
@@ -476,6 +480,78 @@ prism_candidate_row_new (PrismCandidate *candidate,
   self->smem_known = sum_smem (candidate, &self->smem_bytes);
   read_evidence (self);
   return self;
+}
+
+/**
+ * prism_candidate_row_new_external:
+ * @candidate: a graph from elsewhere (a Mirage file's), verified against the
+ *   program shown and priced as the run's candidates are (a reference is taken)
+ * @index: its number where it came from, which orders such rows
+ * @label: what people call it ("Mirage graph 2", translated)
+ * @source: (nullable): the file it came from, as shown to people
+ *
+ * A row beside the run's candidates that is none of them: it is named by
+ * @label instead of an id, and never becomes the run's best.
+ *
+ * Returns: (transfer full): a row showing @candidate
+ */
+PrismCandidateRow *
+prism_candidate_row_new_external (PrismCandidate *candidate,
+                                  guint           index,
+                                  const char     *label,
+                                  const char     *source)
+{
+  PrismCandidateRow *self;
+
+  g_return_val_if_fail (candidate != NULL, NULL);
+  g_return_val_if_fail (label != NULL, NULL);
+
+  self = prism_candidate_row_new (candidate, index);
+  self->label = g_strdup (label);
+  self->source = g_strdup (source);
+  return self;
+}
+
+/* Returns: whether the row is a graph from elsewhere, not the run's own */
+gboolean
+prism_candidate_row_is_external (PrismCandidateRow *self)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATE_ROW (self), FALSE);
+  return self->label != NULL;
+}
+
+/* Returns: (nullable): an external row's label, %NULL for the run's own */
+const char *
+prism_candidate_row_get_label (PrismCandidateRow *self)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATE_ROW (self), NULL);
+  return self->label;
+}
+
+/* Returns: (nullable): the file an external row came from */
+const char *
+prism_candidate_row_get_source (PrismCandidateRow *self)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATE_ROW (self), NULL);
+  return self->source;
+}
+
+/* Returns: (transfer full): the short name lists and Compare use: "#5", or
+ *   an external row's label */
+char *
+prism_candidate_row_dup_name (PrismCandidateRow *self)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATE_ROW (self), NULL);
+  return self->label ? g_strdup (self->label) : g_strdup_printf ("#%u", self->id);
+}
+
+/* Returns: (transfer full): the heading of its page: "Candidate 5", or an
+ *   external row's label */
+char *
+prism_candidate_row_dup_title (PrismCandidateRow *self)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATE_ROW (self), NULL);
+  return self->label ? g_strdup (self->label) : g_strdup_printf (_("Candidate %u"), self->id);
 }
 
 /**

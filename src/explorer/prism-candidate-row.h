@@ -26,6 +26,15 @@ typedef enum
 
 PrismCandidateRow  *prism_candidate_row_new                 (PrismCandidate    *candidate,
                                                              guint              id);
+PrismCandidateRow  *prism_candidate_row_new_external        (PrismCandidate    *candidate,
+                                                             guint              index,
+                                                             const char        *label,
+                                                             const char        *source);
+gboolean            prism_candidate_row_is_external         (PrismCandidateRow *self);
+const char         *prism_candidate_row_get_label           (PrismCandidateRow *self);
+const char         *prism_candidate_row_get_source          (PrismCandidateRow *self);
+char               *prism_candidate_row_dup_name            (PrismCandidateRow *self);
+char               *prism_candidate_row_dup_title           (PrismCandidateRow *self);
 PrismCandidate     *prism_candidate_row_get_candidate       (PrismCandidateRow *self);
 guint               prism_candidate_row_get_id              (PrismCandidateRow *self);
 gboolean            prism_candidate_row_get_pinned          (PrismCandidateRow *self);

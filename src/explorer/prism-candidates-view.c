@@ -79,6 +79,9 @@ cell_text (PrismCandidateRow *row,
   switch (column)
     {
     case COLUMN_ID:
+      /* A graph from elsewhere is named, not numbered: "Mirage graph 2". */
+      if (prism_candidate_row_is_external (row))
+        return g_strdup (prism_candidate_row_get_label (row));
       return g_strdup_printf ("%u", prism_candidate_row_get_id (row));
     case COLUMN_SPEEDUP:
       return prism_format_speedup (prism_candidate_row_get_speedup (row));
@@ -106,6 +109,9 @@ cell_text (PrismCandidateRow *row,
       /* A candidate whose grids and loops all have size 1 has no sizes to choose. */
       return g_strdup (*prism_candidate_row_get_params (row) ? prism_candidate_row_get_params (row) : "—");
     case COLUMN_FOUND:
+      /* Not found by this search: opened from a file. */
+      if (prism_candidate_row_is_external (row))
+        return g_strdup ("—");
       return prism_format_seconds (prism_candidate_row_get_found_at (row));
     case N_COLUMNS:
     default:
@@ -152,6 +158,25 @@ column_property (Column column)
     default:
       g_assert_not_reached ();
     }
+}
+
+/* The # column's order: the run's candidates by id, then graphs from
+ * elsewhere by their number in their file. */
+static int
+compare_ids (gconstpointer a,
+             gconstpointer b,
+             gpointer      user_data)
+{
+  PrismCandidateRow *x = (PrismCandidateRow *) a;
+  PrismCandidateRow *y = (PrismCandidateRow *) b;
+  gboolean ex = prism_candidate_row_is_external (x);
+  gboolean ey = prism_candidate_row_is_external (y);
+  guint ix = prism_candidate_row_get_id (x);
+  guint iy = prism_candidate_row_get_id (y);
+
+  if (ex != ey)
+    return ex ? GTK_ORDERING_LARGER : GTK_ORDERING_SMALLER;
+  return ix < iy ? GTK_ORDERING_SMALLER : ix > iy ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
 }
 
 static void
@@ -426,6 +451,11 @@ add_columns (PrismCandidatesView *self)
       expression = gtk_property_expression_new (PRISM_TYPE_CANDIDATE_ROW, NULL, column_property (c));
       if (c == COLUMN_PARAMS)
         sorter = GTK_SORTER (gtk_string_sorter_new (expression));
+      else if (c == COLUMN_ID)
+        {
+          gtk_expression_unref (expression);
+          sorter = GTK_SORTER (gtk_custom_sorter_new (compare_ids, NULL, NULL));
+        }
       else
         sorter = GTK_SORTER (gtk_numeric_sorter_new (expression));
       gtk_column_view_column_set_sorter (column, sorter);
@@ -519,7 +549,7 @@ show_verification (PrismCandidatesView *self,
     return;
 
   measured = prism_candidate_row_get_measured (row);
-  title = g_strdup_printf (_("Candidate %u"), prism_candidate_row_get_id (row));
+  title = prism_candidate_row_dup_title (row);
   pane_label (box, title, "title-4");
 
   factor = prism_format_speedup (prism_candidate_row_get_speedup (row));
@@ -542,7 +572,10 @@ show_verification (PrismCandidatesView *self,
   pane_field (box, _("Kernels"), kernels);
   if (*prism_candidate_row_get_params (row) != '\0')
     pane_field (box, _("Sizes"), prism_candidate_row_get_params (row));
-  pane_field (box, _("Found after"), found);
+  if (prism_candidate_row_is_external (row))
+    pane_field (box, _("From"), prism_candidate_row_get_source (row) ? prism_candidate_row_get_source (row) : "—");
+  else
+    pane_field (box, _("Found after"), found);
 
   pane_heading (box, _("Verification"));
   pane_field (box, _("Method"), prism_candidate_row_get_verification (row));
@@ -636,7 +669,7 @@ static PrismCandidateInfo *
 info_from_row (PrismCandidateRow *row)
 {
   g_autoptr(PrismGraph) graph = prism_candidate_row_dup_concrete_graph (row);
-  g_autofree char *id = g_strdup_printf ("#%u", prism_candidate_row_get_id (row));
+  g_autofree char *id = prism_candidate_row_dup_name (row);
   PrismCandidateInfo *info;
 
   if (graph == NULL)
@@ -657,16 +690,20 @@ update_hint (PrismCandidatesView *self,
 
   if (self->pinned->len == 2)
     {
-      PrismCandidateRow *a = g_ptr_array_index (self->pinned, 0);
-      PrismCandidateRow *b = g_ptr_array_index (self->pinned, 1);
+      g_autofree char *a = prism_candidate_row_dup_name (g_ptr_array_index (self->pinned, 0));
+      g_autofree char *b = prism_candidate_row_dup_name (g_ptr_array_index (self->pinned, 1));
 
-      /* Translators: the two candidates compared, e.g. "Comparing #5 and #17" */
-      text = g_strdup_printf (_("Comparing #%u and #%u"), prism_candidate_row_get_id (a),
-                              prism_candidate_row_get_id (b));
+      /* Translators: the two candidates compared, e.g. "Comparing #5 and #17"
+       * or "Comparing #5 and Mirage graph 2" */
+      text = g_strdup_printf (_("Comparing %s and %s"), a, b);
     }
   else if (self->pinned->len == 1)
-    text = g_strdup_printf (_("Tick Compare on another candidate to compare it with #%u"),
-                            prism_candidate_row_get_id (g_ptr_array_index (self->pinned, 0)));
+    {
+      g_autofree char *a = prism_candidate_row_dup_name (g_ptr_array_index (self->pinned, 0));
+
+      /* Translators: %s is "#5" or "Mirage graph 2" */
+      text = g_strdup_printf (_("Tick Compare on another candidate to compare it with %s"), a);
+    }
   else if (n_selected == 2)
     text = g_strdup (_("Comparing the two selected candidates"));
   else
@@ -751,7 +788,8 @@ update_detail (PrismCandidatesView *self)
 static void
 update_count (PrismCandidatesView *self)
 {
-  guint n = self->model ? g_list_model_get_n_items (prism_search_model_get_candidates (self->model)) : 0;
+  guint external = self->model ? prism_search_model_get_n_external (self->model) : 0;
+  guint n = self->model ? g_list_model_get_n_items (prism_search_model_get_candidates (self->model)) - external : 0;
   guint hidden = self->model ? prism_search_model_get_hidden_candidates (self->model) : 0;
   g_autofree char *text = NULL;
 
@@ -764,6 +802,15 @@ update_count (PrismCandidatesView *self)
   else
     text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u verified candidate",
                                          "%u verified candidates", n), n);
+  if (external > 0)
+    {
+      g_autofree char *ours = g_steal_pointer (&text);
+
+      /* Translators: the count of the run's candidates, then of the graphs
+       * added from Mirage files ("3 verified candidates, and 2 Mirage graphs") */
+      text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s, and %u Mirage graph", "%s, and %u Mirage graphs",
+                                           external), ours, external);
+    }
   gtk_label_set_label (self->count_label, text);
 }
 
@@ -821,6 +868,10 @@ items_changed_cb (PrismCandidatesView *self,
                   GListModel          *model)
 {
   update_count (self);
+  /* Room for "Mirage graph 12" while the table has such rows. */
+  gtk_column_view_column_set_fixed_width (self->columns[COLUMN_ID],
+                                          self->model && prism_search_model_get_n_external (self->model) > 0
+                                          ? 128 : 48);
   /* A new search empties the store: what was ticked is gone. */
   if (g_list_model_get_n_items (model) == 0 && self->pinned->len > 0)
     prism_candidates_view_clear_compare (self);
@@ -954,7 +1005,7 @@ prism_candidates_view_init (PrismCandidatesView *self)
    * and candidates it finds equal keep the order they were found in. */
   sorter = gtk_multi_sorter_new ();
   gtk_multi_sorter_append (sorter, g_object_ref (gtk_column_view_get_sorter (self->column_view)));
-  gtk_multi_sorter_append (sorter, GTK_SORTER (gtk_numeric_sorter_new (gtk_property_expression_new (PRISM_TYPE_CANDIDATE_ROW, NULL, "id"))));
+  gtk_multi_sorter_append (sorter, GTK_SORTER (gtk_custom_sorter_new (compare_ids, NULL, NULL)));
   self->sorted = gtk_sort_list_model_new (NULL, GTK_SORTER (sorter));
   self->selection = gtk_multi_selection_new (g_object_ref (G_LIST_MODEL (self->sorted)));
   gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
@@ -1110,7 +1161,8 @@ prism_candidates_view_select_id (PrismCandidatesView *self,
     {
       g_autoptr(PrismCandidateRow) row = g_list_model_get_item (rows, i);
 
-      if (prism_candidate_row_get_id (row) == id)
+      /* An external row's number is its index in its file, not an id. */
+      if (prism_candidate_row_get_id (row) == id && !prism_candidate_row_is_external (row))
         {
           gtk_selection_model_select_item (GTK_SELECTION_MODEL (self->selection), i, TRUE);
           scroll_to_position (GTK_WIDGET (self->column_view), i);

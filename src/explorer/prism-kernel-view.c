@@ -525,7 +525,7 @@ update_labels (PrismKernelView *self)
                                            : _("the unfused program");
 
   if (self->candidate != NULL)
-    title = g_strdup_printf (_("Candidate %u"), prism_candidate_row_get_id (self->candidate));
+    title = prism_candidate_row_dup_title (self->candidate);
   else
     /* Translators: the Kernel page's title without a candidate selected;
      * %s says what the baseline is */

@@ -11,6 +11,7 @@
 #include "prism-error.h"
 #include "prism-graph-json.h"
 #include "prism-json-reader.h"
+#include "prism-mirage-reader.h"
 #include "prism-open-file.h"
 #include "prism-recheck.h"
 
@@ -146,6 +147,16 @@ open_in_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *
   if (data == NULL)
     {
       g_task_return_error (task, error);
+      return;
+    }
+  /* A Mirage file holds graphs to check against a program, and none of its
+   * own: the window opens it beside the program shown (prism-open-mirage.c). */
+  if (prism_mirage_data_is_mugraphs (data, len))
+    {
+      g_task_return_new_error (task, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
+                               _("“%s” is a Mirage muGraph file: it holds graphs to check against a program, "
+                                 "and no program of its own. Open the reference program first (a workload or "
+                                 "a program file), then the Mirage file from a local folder."), name);
       return;
     }
   if (is_results_text (data, len))

@@ -53,6 +53,7 @@ struct _PrismSearchModel
   GHashTable *by_digest;        /* digest → PrismCandidateRow (borrowed from the store) */
   guint max_candidates;
   guint hidden_candidates;
+  guint n_external;             /* rows of graphs from elsewhere (Mirage's), beside the run's */
   PrismCandidateRow *best;      /* owned */
 
   /* Speedup over time. */
@@ -217,6 +218,12 @@ find_slowest (PrismSearchModel *self,
     {
       PrismCandidateRow *row = g_list_model_get_item (G_LIST_MODEL (self->candidates), i);
 
+      /* The cap is on the run's candidates: a graph the user added stays. */
+      if (prism_candidate_row_is_external (row))
+        {
+          g_object_unref (row);
+          continue;
+        }
       if (slowest == NULL ||
           prism_candidate_row_get_speedup (row) < prism_candidate_row_get_speedup (slowest))
         {
@@ -273,7 +280,7 @@ add_candidate (PrismSearchModel *self,
       (self->best == NULL || point.speedup > prism_candidate_row_get_speedup (self->best)))
     set_best (self, row, time_s);
 
-  n_rows = g_list_model_get_n_items (G_LIST_MODEL (self->candidates)) + added->len;
+  n_rows = g_list_model_get_n_items (G_LIST_MODEL (self->candidates)) - self->n_external + added->len;
   if (n_rows >= self->max_candidates)
     {
       guint position = 0;
@@ -508,6 +515,7 @@ prism_search_model_reset (PrismSearchModel *self)
   g_hash_table_remove_all (self->by_digest);
   g_list_store_remove_all (self->candidates);
   self->hidden_candidates = 0;
+  self->n_external = 0;
   g_clear_object (&self->best);
   g_array_set_size (self->best_series, 0);
   g_array_set_size (self->points, 0);
@@ -557,6 +565,55 @@ prism_search_model_apply_event (PrismSearchModel *self,
 }
 
 /**
+ * prism_search_model_add_external:
+ * @candidate: a graph from elsewhere (a Mirage file's), verified against the
+ *   program shown and priced like the run's candidates (a reference is taken)
+ * @index: its number where it came from
+ * @label: what people call it ("Mirage graph 2")
+ * @source: (nullable): the file it came from, as shown to people
+ *
+ * Adds a row beside the run's candidates, to be looked at and compared with
+ * them.  It is not one of the run's results: the counters, the speedup
+ * chart and the best candidate leave it out, and the cap on rows does not
+ * remove it; the next prism_search_model_reset() does.  A candidate whose
+ * digest a row already has is not added again.
+ *
+ * Returns: %TRUE if a row was added
+ */
+gboolean
+prism_search_model_add_external (PrismSearchModel *self,
+                                 PrismCandidate   *candidate,
+                                 guint             index,
+                                 const char       *label,
+                                 const char       *source)
+{
+  g_autoptr(PrismCandidateRow) row = NULL;
+
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), FALSE);
+  g_return_val_if_fail (candidate != NULL, FALSE);
+  g_return_val_if_fail (label != NULL, FALSE);
+
+  if (candidate->digest != NULL && g_hash_table_contains (self->by_digest, candidate->digest))
+    return FALSE;
+  row = prism_candidate_row_new_external (candidate, index, label, source);
+  if (candidate->digest != NULL)
+    g_hash_table_insert (self->by_digest, g_strdup (candidate->digest), row);
+  self->n_external++;
+  g_list_store_append (self->candidates, row);
+  queue_changed (self);
+  return TRUE;
+}
+
+/* Returns: how many rows prism_search_model_add_external() added since the
+ *   last reset */
+guint
+prism_search_model_get_n_external (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), 0);
+  return self->n_external;
+}
+
+/**
  * prism_search_model_set_measured:
  * @digest: names the candidate
  *
@@ -576,7 +633,7 @@ prism_search_model_set_measured (PrismSearchModel *self,
   g_return_if_fail (digest != NULL);
 
   row = g_hash_table_lookup (self->by_digest, digest);
-  if (row == NULL)
+  if (row == NULL || prism_candidate_row_is_external (row))
     return;
   prism_candidate_row_set_measured (row, measured_us, speedup);
   id = prism_candidate_row_get_id (row);

@@ -58,6 +58,12 @@ void                    prism_search_model_apply_event       (PrismSearchModel  
 void                    prism_search_model_apply_events      (PrismSearchModel  *self,
                                                               PrismEvent * const *events,
                                                               guint              n_events);
+gboolean                prism_search_model_add_external      (PrismSearchModel  *self,
+                                                              PrismCandidate    *candidate,
+                                                              guint              index,
+                                                              const char        *label,
+                                                              const char        *source);
+guint                   prism_search_model_get_n_external    (PrismSearchModel  *self);
 void                    prism_search_model_set_measured      (PrismSearchModel  *self,
                                                               const char        *digest,
                                                               double             measured_us,

@@ -16,8 +16,10 @@
 #include "prism-graph-export.h"
 #include "prism-graph-json.h"
 #include "prism-kernel-view.h"
+#include "prism-mirage-reader.h"
 #include "prism-open-file.h"
 #include "prism-run-history.h"
+#include "prism-open-mirage.h"
 #include "prism-preferences-dialog.h"
 #include "prism-search-view.h"
 #include "prism-session.h"
@@ -34,6 +36,7 @@ struct _PrismWindow
   char *workload_params;             /* the sizes it was built with ("n=8,d=4096") */
   GFile *file;                       /* the file it came from, or NULL */
   GCancellable *load_cancellable;    /* the file load in flight, or NULL */
+  char *run_target;                  /* the GPU the run shown was priced for, NULL: the preferences' */
   GtkFileChooserNative *file_chooser;
   char *last_export;                 /* what the last export said it wrote (tests) */
   PrismRunHistory *run_history;      /* the Run History window, while open (weak) */
@@ -99,6 +102,7 @@ typedef struct
   PrismWindow *self;          /* owned reference */
   GFile *file;                /* owned */
   GCancellable *cancellable;  /* owned; cancelled when the result is stale */
+  PrismGraph *reference;      /* owned; a Mirage file's graphs are checked against it */
 } LoadData;
 
 /*
@@ -111,6 +115,7 @@ load_data_free (LoadData *data)
   g_clear_object (&data->self);
   g_clear_object (&data->file);
   g_clear_object (&data->cancellable);
+  g_clear_pointer (&data->reference, prism_graph_unref);
   g_free (data);
 }
 
@@ -620,6 +625,7 @@ set_program (PrismWindow *self,
 
   /* A new program ends the search of the old one. */
   detach_session (self);
+  g_clear_pointer (&self->run_target, g_free);
   prism_search_model_reset (self->search_model);
   g_clear_pointer (&self->search_error, g_free);
   if (self->search_on_open)
@@ -641,9 +647,13 @@ set_loading (PrismWindow  *self,
 
   if (self->load_cancellable != NULL)
     g_cancellable_cancel (self->load_cancellable);
-  g_set_object (&self->load_cancellable, cancellable);
+  if (!g_set_object (&self->load_cancellable, cancellable))
+    return;
   if (was_loading != (cancellable != NULL))
     g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_LOADING]);
+  /* The status line says when a Mirage file is being checked. */
+  if (self->status_label != NULL)
+    update_status (self);
 }
 
 /*
@@ -678,6 +688,10 @@ update_status (PrismWindow *self)
   g_autofree char *counters = NULL;
   g_autofree char *text = NULL;
   gboolean running = state == PRISM_SESSION_RUNNING;
+  /* The Mirage file being checked (open_mirage()), if that is what loads. */
+  const char *checking = self->load_cancellable ? g_object_get_data (G_OBJECT (self->load_cancellable),
+                                                                     "prism-mirage-file")
+                                                : NULL;
 
   /* Translators: the status line's counters: states per second, pruned
    * branches, verified candidates, best speedup (and whether it is predicted
@@ -714,6 +728,15 @@ update_status (PrismWindow *self)
   else
     text = g_strdup_printf (_("Searching — %s"), counters);
 
+  if (checking != NULL)
+    {
+      g_autofree char *run = g_steal_pointer (&text);
+
+      /* Translators: the status line while a Mirage file's graphs are
+       * verified; then what it said before */
+      text = g_strdup_printf (_("Verifying the graphs of “%s” against the program… — %s"), checking, run);
+      running = TRUE;
+    }
   gtk_label_set_label (self->status_label, text);
   gtk_spinner_set_spinning (self->status_spinner, running);
   gtk_widget_set_visible (GTK_WIDGET (self->status_spinner), running);
@@ -872,6 +895,8 @@ start_search (PrismWindow *self,
       prism_baseline_kind_from_string (baseline, &options.baseline);
     }
   prism_search_model_set_baseline (self->search_model, prism_baseline_kind_to_string (options.baseline));
+  g_free (self->run_target);
+  self->run_target = g_strdup (target);
   source = self->workload ? g_strdup (self->workload)
                           : self->file ? g_file_get_basename (self->file) : NULL;
   options.source = source;
@@ -1019,9 +1044,11 @@ export_kernel_response_cb (PrismWindow          *self,
       (folder = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser))) != NULL &&
       row != NULL && (path = g_file_get_path (folder)) != NULL)
     {
-      g_autofree char *leaf = g_strdup_printf ("%s-candidate-%u",
-                                               self->workload ? self->workload : "program",
-                                               prism_candidate_row_get_id (row));
+      g_autofree char *leaf = prism_candidate_row_is_external (row)
+                              ? g_strdup_printf ("%s-mirage-graph-%u", self->workload ? self->workload : "program",
+                                                 prism_candidate_row_get_id (row))
+                              : g_strdup_printf ("%s-candidate-%u", self->workload ? self->workload : "program",
+                                                 prism_candidate_row_get_id (row));
 
       dir = g_build_filename (path, leaf, NULL);
       if (!prism_window_export_kernel (self, dir, &error))
@@ -1183,6 +1210,8 @@ show_results (PrismWindow *self,
   self->search_on_open = search_on_open;
 
   prism_search_model_set_baseline (self->search_model, prism_results_get_baseline_kind (opened->results));
+  g_free (self->run_target);
+  self->run_target = g_strdup (prism_results_get_target (opened->results));
   for (guint i = 0; i < cands->len; i++)
     {
       PrismCandidate *c = g_ptr_array_index (cands, i);
@@ -1254,6 +1283,117 @@ file_loaded_cb (GObject      *object,
   load_data_free (data);
 }
 
+/* One dialog for every graph of a Mirage file that was not added, each
+ * with why (as a results file's refused candidates are reported). */
+static void
+show_refused_graphs (PrismWindow       *self,
+                     PrismOpenedMirage *opened,
+                     GFile             *file)
+{
+  g_autofree char *name = file_display_name (file);
+  g_autofree char *primary = NULL;
+  g_autoptr(GString) secondary = g_string_new (NULL);
+
+  primary = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                          "%u of the %u graphs of “%s” was not added",
+                                          "%u of the %u graphs of “%s” were not added",
+                                          opened->refused->len),
+                             opened->refused->len, opened->n_graphs, name);
+  for (guint i = 0; i < opened->refused->len; i++)
+    g_string_append_printf (secondary, "%s%s", i ? "\n" : "", (char *) g_ptr_array_index (opened->refused, i));
+  show_error (self, primary, secondary->str);
+}
+
+/* A Mirage file's equivalent graphs join the candidates table, beside the
+ * run's; the run itself is left as it is. */
+static void
+mirage_loaded_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  LoadData *data = user_data;
+  PrismWindow *self = data->self;
+  g_autoptr(PrismOpenedMirage) opened = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = NULL;
+  guint added = 0;
+
+  opened = prism_open_mirage_finish (result, &error);
+  /* A newer load, another program or the window closing made it stale. */
+  if (g_cancellable_is_cancelled (data->cancellable) || self->graph != data->reference)
+    {
+      load_data_free (data);
+      return;
+    }
+
+  set_loading (self, NULL);
+  name = file_display_name (data->file);
+  if (opened == NULL)
+    {
+      g_autofree char *primary = g_strdup_printf (_("Could not open “%s”"), name);
+
+      show_error (self, primary, error ? error->message : _("The file could not be read."));
+      load_data_free (data);
+      return;
+    }
+  for (guint i = 0; i < opened->candidates->len; i++)
+    {
+      PrismCandidate *c = g_ptr_array_index (opened->candidates, i);
+      /* TRANSLATORS: a graph of a Mirage muGraph file, numbered from 0 */
+      g_autofree char *label = g_strdup_printf (_("Mirage graph %u"), c->id);
+
+      added += prism_search_model_add_external (self->search_model, c, c->id, label, name);
+    }
+  if (opened->candidates->len > 0)
+    gtk_stack_set_visible_child_name (self->view_stack, "candidates");
+  if (opened->refused->len > 0)
+    show_refused_graphs (self, opened, data->file);
+  g_debug ("%s: %u of %u graphs added", name, added, opened->n_graphs);
+  update_search_actions (self);
+  update_status (self);
+  load_data_free (data);
+}
+
+/* What the Mirage graphs are priced with: the run's target and baseline,
+ * so that their speedups and the run's compare; the preferences' size
+ * limits, as a search would use them. */
+static void
+mirage_options (PrismWindow          *self,
+                PrismPipelineOptions *options,
+                char                **target)
+{
+  prism_pipeline_options_init (options);
+  *target = g_strdup (self->run_target);
+  if (self->settings != NULL)
+    {
+      prism_preferences_apply_search_limits (self->settings, &options->search);
+      if (*target == NULL)
+        *target = g_settings_get_string (self->settings, "target-gpu");
+    }
+  options->target = *target;
+  prism_baseline_kind_from_string (prism_search_model_get_baseline (self->search_model), &options->baseline);
+}
+
+static void
+open_mirage (PrismWindow *self,
+             GFile       *file)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autofree char *target = NULL;
+  PrismPipelineOptions options;
+  LoadData *data;
+
+  g_object_set_data_full (G_OBJECT (cancellable), "prism-mirage-file", file_display_name (file), g_free);
+  set_loading (self, cancellable);
+  data = g_new0 (LoadData, 1);
+  data->self = g_object_ref (self);
+  data->file = g_object_ref (file);
+  data->cancellable = g_object_ref (cancellable);
+  data->reference = prism_graph_ref (self->graph);
+  mirage_options (self, &options, &target);
+  prism_open_mirage_async (file, self->graph, &options, cancellable, mirage_loaded_cb, data);
+}
+
 static void
 open_file_confirmed (PrismWindow *self,
                      gpointer     file)
@@ -1261,10 +1401,40 @@ open_file_confirmed (PrismWindow *self,
   prism_window_open_file (self, file);
 }
 
-static void
-ask_open_file (PrismWindow *self,
-               GFile       *file)
+/* Whether @file would be added beside the program shown rather than
+ * replace it: a Mirage file in a local folder, with a program to check its
+ * graphs against.  (Any other Mirage file is refused by the reader with a
+ * message saying what to do.) */
+static gboolean
+adds_to_program (PrismWindow *self,
+                 GFile       *file)
 {
+  g_autofree char *path = g_file_get_path (file);
+
+  return self->graph != NULL && path != NULL && prism_mirage_file_is_mugraphs (path);
+}
+
+/**
+ * prism_window_ask_open_file:
+ * @file: a file the user chose (Open…) or dropped
+ *
+ * What Open… and a drop do with a file: prism_window_open_file(), after
+ * asking when the file would replace a run that has something to lose.  A
+ * Mirage file added beside the program shown replaces nothing: no question.
+ */
+void
+prism_window_ask_open_file (PrismWindow *self,
+                            GFile       *file)
+{
+  g_return_if_fail (PRISM_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  /* Adding Mirage's graphs keeps the run shown: nothing to ask. */
+  if (adds_to_program (self, file))
+    {
+      prism_window_open_file (self, file);
+      return;
+    }
   confirm_discard (self, _("Open Another File?"), _("_Open"), open_file_confirmed, NULL,
                    g_object_ref (file), g_object_unref);
 }
@@ -1276,7 +1446,7 @@ open_run_cb (PrismWindow     *self,
 {
   g_autoptr(GFile) file = g_file_new_for_path (results);
 
-  ask_open_file (self, file);
+  prism_window_ask_open_file (self, file);
 }
 
 static void
@@ -1346,7 +1516,7 @@ file_chooser_response_cb (PrismWindow          *self,
       g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
 
       if (file != NULL)
-        ask_open_file (self, file);
+        prism_window_ask_open_file (self, file);
     }
   gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (chooser));
   if (self->file_chooser == chooser)
@@ -1380,7 +1550,7 @@ drop_cb (PrismWindow  *self,
   files = gdk_file_list_get_files (g_value_get_boxed (value));
   if (files == NULL)
     return FALSE;
-  ask_open_file (self, files->data);
+  prism_window_ask_open_file (self, files->data);
   g_slist_free (files);
   return TRUE;
 }
@@ -1660,6 +1830,7 @@ prism_window_finalize (GObject *object)
   g_clear_pointer (&self->graph, prism_graph_unref);
   g_clear_pointer (&self->workload, g_free);
   g_clear_pointer (&self->workload_params, g_free);
+  g_clear_pointer (&self->run_target, g_free);
   g_clear_object (&self->file);
   g_clear_object (&self->workloads);
   g_clear_object (&self->settings);
@@ -1945,6 +2116,14 @@ prism_window_open_workload (PrismWindow *self,
  * program and the candidates it holds, as a finished search (no search
  * starts); each candidate is proved again first, and a dialog names those
  * that fail, which are left out.
+ *
+ * A Mirage muGraph file (in a local folder) opened while a program is shown
+ * adds to it instead: each graph is verified against the program, inputs
+ * matched by their order, in the background; the equivalent ones join the
+ * candidates table as “Mirage graph N”, priced like the run's, the run
+ * shown is kept, and one dialog names the others with why.  With no
+ * program shown, a Mirage file is refused with a dialog saying to open the
+ * reference program first.
  */
 void
 prism_window_open_file (PrismWindow *self,
@@ -1956,6 +2135,11 @@ prism_window_open_file (PrismWindow *self,
   g_return_if_fail (PRISM_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
 
+  if (adds_to_program (self, file))
+    {
+      open_mirage (self, file);
+      return;
+    }
   set_loading (self, cancellable);
   data = g_new0 (LoadData, 1);
   data->self = g_object_ref (self);
@@ -2131,9 +2315,11 @@ prism_window_export_kernel (PrismWindow  *self,
   graph = prism_candidate_row_dup_concrete_graph (row);
   if (graph == NULL || !prism_graph_is_concrete (graph))
     {
+      g_autofree char *title = prism_candidate_row_dup_title (row);
+
+      /* Translators: %s is "Candidate 5" or "Mirage graph 2" */
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   _("Candidate %u has no concrete sizes to generate code for"),
-                   prism_candidate_row_get_id (row));
+                   _("%s has no concrete sizes to generate code for"), title);
       return FALSE;
     }
 

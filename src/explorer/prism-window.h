@@ -33,6 +33,8 @@ void              prism_window_open_workload    (PrismWindow      *self,
                                                  const char       *params);
 void              prism_window_open_file        (PrismWindow      *self,
                                                  GFile            *file);
+void              prism_window_ask_open_file    (PrismWindow      *self,
+                                                 GFile            *file);
 gboolean          prism_window_get_loading      (PrismWindow      *self);
 const PrismGraph *prism_window_get_graph        (PrismWindow      *self);
 PrismProgramView *prism_window_get_program_view (PrismWindow      *self);

@@ -290,6 +290,65 @@ test_caps (void)
     g_assert_cmpfloat (points[i - 1].speedup, <, points[i].speedup);
 }
 
+/* A graph from elsewhere is a row beside the run's, not one of its results:
+ * a slow one is never pushed out by the cap, a fast one is never the best,
+ * and neither counts as verified by the run or as a point of its chart. */
+static void
+test_external (void)
+{
+  g_autoptr(PrismSearchModel) model = prism_search_model_new ();
+  g_autoptr(PrismCandidate) slow = candidate_new (100, 0.5, TRUE);
+  g_autoptr(PrismCandidate) fast = candidate_new (101, 9.0, TRUE);
+  GListModel *rows = prism_search_model_get_candidates (model);
+  guint n_points = 0, n_external = 0;
+
+  prism_search_model_set_caps (model, 2, 8);
+  g_assert_true (prism_search_model_add_external (model, slow, 0, "Mirage graph 0", "m.json"));
+  g_assert_true (prism_search_model_add_external (model, fast, 1, "Mirage graph 1", "m.json"));
+  /* The same digest again: no second row. */
+  g_assert_false (prism_search_model_add_external (model, fast, 1, "Mirage graph 1", "m.json"));
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autoptr(PrismCandidate) c = candidate_new (i + 1, 1.1 + i, TRUE);
+      g_autoptr(PrismEvent) e = verified_new (i + 1, c);
+
+      prism_search_model_apply_event (model, e);
+    }
+
+  /* Two of the run's (the cap) and both external rows. */
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 4);
+  g_assert_cmpuint (prism_search_model_get_hidden_candidates (model), ==, 2);
+  g_assert_cmpuint (prism_search_model_get_n_external (model), ==, 2);
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(PrismCandidateRow) row = g_list_model_get_item (rows, i);
+      g_autofree char *name = prism_candidate_row_dup_name (row);
+      g_autofree char *title = prism_candidate_row_dup_title (row);
+
+      if (!prism_candidate_row_is_external (row))
+        {
+          g_assert_cmpfloat (prism_candidate_row_get_speedup (row), >, 3.0);
+          g_assert_cmpuint (name[0], ==, '#');
+          continue;
+        }
+      n_external++;
+      g_assert_cmpstr (name, ==, prism_candidate_row_get_label (row));
+      g_assert_cmpstr (title, ==, prism_candidate_row_get_label (row));
+      g_assert_cmpstr (prism_candidate_row_get_source (row), ==, "m.json");
+    }
+  g_assert_cmpuint (n_external, ==, 2);
+  g_assert_cmpuint (prism_search_model_get_verified (model), ==, 4);
+  g_assert_cmpfloat (prism_search_model_get_best_speedup (model), ==, 4.1);
+  g_assert_false (prism_candidate_row_is_external (prism_search_model_get_best (model)));
+  prism_search_model_get_points (model, &n_points);
+  g_assert_cmpuint (n_points + prism_search_model_get_hidden_points (model), ==, 4);
+
+  /* A new search clears them. */
+  prism_search_model_reset (model);
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 0);
+  g_assert_cmpuint (prism_search_model_get_n_external (model), ==, 0);
+}
+
 /* Many batches in a burst make one "changed"; a steady stream makes at
  * most ~30 a second. */
 static void
@@ -502,6 +561,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/explorer/search-model/apply-batch", test_apply_batch);
   g_test_add_func ("/explorer/search-model/error", test_error);
   g_test_add_func ("/explorer/search-model/caps", test_caps);
+  g_test_add_func ("/explorer/search-model/external", test_external);
   g_test_add_func ("/explorer/search-model/nothing-faster", test_nothing_faster);
   g_test_add_func ("/explorer/search-model/coalescing", test_coalescing);
   g_test_add_func ("/explorer/search-model/ids-kept", test_ids_kept);

@@ -9,11 +9,16 @@
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
+#include "prism-candidates-view.h"
+#include "prism-compare-view.h"
+#include "prism-cost-model.h"
 #include "prism-graph-json.h"
+#include "prism-mirage-reader.h"
 #include "prism-op-row.h"
 #include "prism-pipeline.h"
 #include "prism-run-info.h"
 #include "prism-search-model.h"
+#include "prism-session.h"
 #include "prism-window.h"
 #include "prism-workload.h"
 
@@ -772,6 +777,209 @@ test_window_run_history (void)
   g_rmdir (nested);
 }
 
+/* tests/ir/mirage/rmsnorm.json: four graphs written for rms_norm at
+ * n=8, d=128; graphs 0–2 compute it, graph 3 divides where it should
+ * multiply. */
+static char *
+mirage_file (void)
+{
+  return g_build_filename (g_getenv ("PRISM_SOURCE_DIR"), "tests", "ir", "mirage", "rmsnorm.json", NULL);
+}
+
+static void
+collect_check_buttons (GtkWidget *widget, GPtrArray *out)
+{
+  if (GTK_IS_CHECK_BUTTON (widget) && gtk_widget_get_mapped (widget))
+    g_ptr_array_add (out, widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_check_buttons (child, out);
+}
+
+/* What the table shows as a row's time and speedup are against one
+ * baseline: time × speedup is the baseline's time. */
+static double
+baseline_of (PrismCandidateRow *row)
+{
+  return prism_candidate_row_get_predicted_us (row) * prism_candidate_row_get_speedup (row);
+}
+
+/* With a finished search shown, a Mirage file is added to it, without a
+ * question: its equivalent graphs become rows "Mirage graph N" beside the
+ * search's candidates, priced against the same baseline; the wrong graph
+ * is named in one dialog, with why; a Mirage row compares with ours. */
+static void
+test_window_mirage (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = mirage_file ();
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *primary = NULL, *secondary = NULL, *screenshot = NULL;
+  PrismWindow *window = window_new ();
+  PrismSearchModel *model = prism_window_get_search_model (window);
+  PrismCandidatesView *view = prism_window_get_candidates_view (window);
+  GtkSelectionModel *selection = prism_candidates_view_get_selection (view);
+  PrismCompareView *compare = prism_candidates_view_get_compare_view (view);
+  g_autoptr(GPtrArray) checks = g_ptr_array_new ();
+  g_autoptr(PrismCandidateRow) ours = NULL;
+  PrismSession *session;
+  PrismCandidateRow *best;
+  GtkMessageDialog *dialog;
+  GtkMessageType type;
+  guint n_ours, n_verified, seen = 0;
+  const char *a, *b;
+
+  g_assert_true (prism_window_load_workload (window, "rms_norm", "n=8,d=128", &error));
+  g_assert_no_error (error);
+  prism_window_start_search (window);
+  session = prism_window_get_session (window);
+  g_assert_nonnull (session);
+  WAIT_UNTIL (prism_search_model_get_state (model) == PRISM_SEARCH_STATE_FINISHED);
+  n_ours = g_list_model_get_n_items (prism_search_model_get_candidates (model));
+  n_verified = prism_search_model_get_verified (model);
+  best = prism_search_model_get_best (model);
+  g_assert_cmpuint (n_ours, >, 0);
+  ours = g_list_model_get_item (prism_search_model_get_candidates (model), 0);
+
+  /* What Open… and a drop do: the run has candidates to lose, yet nothing
+   * is asked, since nothing is replaced. */
+  prism_window_ask_open_file (window, file);
+  /* The result comes through the main loop: until then the status says why
+   * the window waits. */
+  g_assert_true (prism_window_get_loading (window));
+  g_assert_nonnull (strstr (prism_window_get_status (window), "Verifying the graphs of “rmsnorm.json”"));
+  WAIT_UNTIL (!prism_window_get_loading (window));
+  g_assert_null (strstr (prism_window_get_status (window), "Verifying"));
+  g_assert_true (g_str_has_prefix (prism_window_get_status (window), "Finished"));
+  dialog = find_message_dialog (GTK_WINDOW (window));
+  g_assert_nonnull (dialog);
+  g_object_get (dialog, "message-type", &type, "text", &primary, "secondary-text", &secondary, NULL);
+  g_test_message ("%s\n%s", primary, secondary);
+  g_assert_cmpint (type, ==, GTK_MESSAGE_ERROR);
+  g_assert_cmpstr (primary, ==, "1 of the 4 graphs of “rmsnorm.json” was not added");
+  g_assert_true (g_str_has_prefix (secondary, "Mirage graph 3 of "));
+  g_assert_nonnull (strstr (secondary, "rmsnorm.json is not equivalent to the program: Not equivalent: "
+                                       "the outputs differ"));
+  g_assert_null (strchr (secondary, '\n'));
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CLOSE);
+  WAIT_UNTIL (find_message_dialog (GTK_WINDOW (window)) == NULL);
+
+  /* The run is the same, its counters and best untouched. */
+  g_assert_true (prism_window_get_session (window) == session);
+  g_assert_cmpint (prism_session_get_state (session), ==, PRISM_SESSION_FINISHED);
+  g_assert_cmpuint (prism_search_model_get_verified (model), ==, n_verified);
+  g_assert_true (prism_search_model_get_best (model) == best);
+  g_assert_cmpuint (prism_search_model_get_n_external (model), ==, 3);
+  g_assert_cmpuint (g_list_model_get_n_items (prism_search_model_get_candidates (model)), ==, n_ours + 3);
+
+  /* Graphs 0, 1 and 2, proved and tested, priced like ours. */
+  for (guint i = 0; i < g_list_model_get_n_items (prism_search_model_get_candidates (model)); i++)
+    {
+      g_autoptr(PrismCandidateRow) row = g_list_model_get_item (prism_search_model_get_candidates (model), i);
+      g_autofree char *label = NULL;
+      guint index = prism_candidate_row_get_id (row);
+
+      if (!prism_candidate_row_is_external (row))
+        continue;
+      label = g_strdup_printf ("Mirage graph %u", index);
+      g_assert_cmpuint (index, <, 3);
+      seen |= 1u << index;
+      g_assert_cmpstr (prism_candidate_row_get_label (row), ==, label);
+      g_assert_cmpstr (prism_candidate_row_get_source (row), ==, "rmsnorm.json");
+      g_assert_cmpstr (prism_candidate_row_get_verdict (row), ==, "equivalent");
+      g_assert_cmpint (prism_candidate_row_get_method (row), ==, PRISM_VERIFICATION_FORMAL_RANDOM);
+      g_assert_true (prism_candidate_row_get_proved (row));
+      g_assert_true (prism_candidate_row_get_random_ok (row));
+      g_assert_cmpuint (prism_candidate_row_get_kernels (row), ==,
+                        prism_cost_model_count_launches (prism_candidate_row_get_graph (row)));
+      g_assert_cmpfloat (prism_candidate_row_get_predicted_us (row), >, 0);
+      g_assert_cmpfloat_with_epsilon (baseline_of (row), baseline_of (ours), 1e-9 * baseline_of (ours));
+    }
+  g_assert_cmpuint (seen, ==, 7);
+
+  /* The # column names them; sorted by it, they follow ours. */
+  {
+    GtkColumnView *table = prism_candidates_view_get_column_view (view);
+    /* After the Compare column. */
+    g_autoptr(GtkColumnViewColumn) id_column = g_list_model_get_item (gtk_column_view_get_columns (table), 1);
+    g_autofree char *first = NULL, *third = NULL, *fourth = NULL;
+    g_autofree char *found = NULL;
+
+    g_assert_cmpstr (gtk_column_view_column_get_title (id_column), ==, "#");
+    gtk_column_view_sort_by_column (table, id_column, GTK_SORT_DESCENDING);
+    first = prism_candidates_view_dup_cell_text (view, 0, "id");
+    third = prism_candidates_view_dup_cell_text (view, 2, "id");
+    fourth = prism_candidates_view_dup_cell_text (view, 3, "id");
+    found = prism_candidates_view_dup_cell_text (view, 0, "found-at");
+
+    g_assert_cmpstr (first, ==, "Mirage graph 2");
+    g_assert_cmpstr (third, ==, "Mirage graph 0");
+    g_assert_cmpuint (atoi (fourth), ==, n_ours);
+    g_assert_cmpstr (found, ==, "—");
+  }
+
+  /* A Mirage graph and one of ours, ticked in the Compare column. */
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  collect_check_buttons (GTK_WIDGET (prism_candidates_view_get_column_view (view)), checks);
+  g_assert_cmpuint (checks->len, >=, 4);
+  gtk_widget_activate (g_ptr_array_index (checks, 0));
+  gtk_widget_activate (g_ptr_array_index (checks, 3));
+  g_assert_cmpstr (prism_candidates_view_get_mode (view), ==, "compare");
+  a = prism_compare_view_get_candidate (compare, FALSE)->id;
+  b = prism_compare_view_get_candidate (compare, TRUE)->id;
+  g_test_message ("comparing %s and %s", a, b);
+  g_assert_true ((g_str_equal (a, "Mirage graph 2") && b[0] == '#') ||
+                 (g_str_equal (b, "Mirage graph 2") && a[0] == '#'));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (selection)), ==, n_ours + 3);
+
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  screenshot = build_path ("prism-mirage.png");
+  save_screenshot (GTK_WIDGET (window), screenshot);
+
+  /* The same file again adds no second row of a graph. */
+  prism_window_open_file (window, file);
+  WAIT_UNTIL (!prism_window_get_loading (window));
+  dialog = find_message_dialog (GTK_WINDOW (window));
+  g_assert_nonnull (dialog);
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CLOSE);
+  WAIT_UNTIL (find_message_dialog (GTK_WINDOW (window)) == NULL);
+  g_assert_cmpuint (prism_search_model_get_n_external (model), ==, 3);
+
+  /* A new program ends them with the run. */
+  g_assert_true (prism_window_load_workload (window, "rms_norm", "n=8,d=128", &error));
+  g_assert_cmpuint (prism_search_model_get_n_external (model), ==, 0);
+
+  window_destroy (window);
+}
+
+/* A Mirage file holds no program: with none shown, the dialog says to open
+ * the reference program first, and nothing changes. */
+static void
+test_window_mirage_no_program (void)
+{
+  g_autofree char *path = mirage_file ();
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *primary = NULL, *secondary = NULL;
+  PrismWindow *window = window_new ();
+  GtkMessageDialog *dialog;
+
+  g_assert_true (prism_mirage_file_is_mugraphs (path));
+  prism_window_ask_open_file (window, file);
+  WAIT_UNTIL (find_message_dialog (GTK_WINDOW (window)) != NULL);
+  g_assert_false (prism_window_get_loading (window));
+  dialog = find_message_dialog (GTK_WINDOW (window));
+  g_object_get (dialog, "text", &primary, "secondary-text", &secondary, NULL);
+  g_assert_cmpstr (primary, ==, "Could not open “rmsnorm.json”");
+  g_assert_nonnull (strstr (secondary, "is a Mirage muGraph file"));
+  g_assert_nonnull (strstr (secondary, "Open the reference program first"));
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CLOSE);
+  WAIT_UNTIL (find_message_dialog (GTK_WINDOW (window)) == NULL);
+  g_assert_null (prism_window_get_graph (window));
+  g_assert_cmpuint (g_list_model_get_n_items (prism_search_model_get_candidates (prism_window_get_search_model (window))),
+                    ==, 0);
+  window_destroy (window);
+}
+
 /*****************************************************************************/
 
 int
@@ -811,6 +1019,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/explorer/window/fifo", test_window_fifo);
   g_test_add_func ("/explorer/window/run-history", test_window_run_history);
   g_test_add_func ("/explorer/window/sizes", test_window_sizes);
+  g_test_add_func ("/explorer/window/mirage", test_window_mirage);
+  g_test_add_func ("/explorer/window/mirage-no-program", test_window_mirage_no_program);
 
   ret = g_test_run ();
   g_clear_object (&app);
