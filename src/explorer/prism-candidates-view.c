@@ -610,8 +610,15 @@ show_verification (PrismCandidatesView *self,
           GString *chain = g_string_new (NULL);
           g_autofree char *text = NULL;
 
+          /* Each rule by name and as the equation it is. */
           for (guint i = 0; rules[i] != NULL; i++)
-            g_string_append_printf (chain, "%s%u. %s", i ? "\n" : "", i + 1, rules[i]);
+            {
+              g_autofree char *equation = prism_format_rule (rules[i]);
+
+              g_string_append_printf (chain, "%s%u. %s", i ? "\n" : "", i + 1, rules[i]);
+              if (equation != NULL)
+                g_string_append_printf (chain, ": %s", equation);
+            }
           text = g_string_free (chain, FALSE);
           pane_label (box, _("Rule chain"), "dim-label");
           pane_label (box, text, "monospace");

@@ -5,9 +5,13 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 #include <glib/gi18n.h>
 
 #include "prism-format.h"
+#include "prism-egraph.h"
+#include "prism-par-typer.h"
+#include "prism-rewrite.h"
 
 char *
 prism_format_count (guint64 count)
@@ -176,4 +180,204 @@ prism_format_prune_reason (PrismPruneReason reason)
     default:
       g_return_val_if_reached ("?");
     }
+}
+
+/*
+ * Rewrite rules in mathematical notation
+ */
+
+/* The verifier's rules, read once (the compiled-in rule file). */
+static const PrismRuleSet *
+verify_rules (void)
+{
+  static gsize once = 0;
+  static PrismRuleSet *rules = NULL;
+  static PrismParEnv *env;
+  static PrismEgraph *egraph;
+  static PrismParTyper *typer;
+
+  if (g_once_init_enter (&once))
+    {
+      g_autoptr(GError) error = NULL;
+      PrismRuleSet *set = prism_rule_set_new ();
+      /* The rules name the verifier's conditions; a typer of nothing
+       * registers them (they are never checked here, only printed).  Kept
+       * for the life of the program, as the set is. */
+      env = prism_par_env_new ();
+      egraph = prism_egraph_new (PRISM_EGRAPH_FLAGS_NONE);
+      typer = prism_par_typer_new (env, egraph);
+
+      prism_par_typer_register_conditions (typer, set);
+      if (!prism_rule_set_add_builtin (set, "verify", &error))
+        {
+          g_warning ("cannot read the verifier's rules: %s", error->message);
+          g_clear_pointer (&set, prism_rule_set_free);
+        }
+      rules = set;
+      g_once_init_leave (&once, 1);
+    }
+  return rules;
+}
+
+typedef struct
+{
+  const char *p;
+  guint depth;
+} Reader;
+
+static void
+skip_spaces (Reader *r)
+{
+  while (*r->p == ' ')
+    r->p++;
+}
+
+static char *
+read_atom (Reader *r)
+{
+  const char *start = r->p;
+
+  while (*r->p != '\0' && *r->p != ' ' && *r->p != '(' && *r->p != ')')
+    r->p++;
+  /* Pattern variables read without their '?'. */
+  if (*start == '?')
+    start++;
+  return g_strndup (start, r->p - start);
+}
+
+static const char *
+infix_symbol (const char *op)
+{
+  static const struct { const char *op, *symbol; } table[] = {
+    { "add", " + " }, { "sub", " − " }, { "mul", " · " }, { "div", " / " },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (table); i++)
+    if (g_str_equal (op, table[i].op))
+      return table[i].symbol;
+  return NULL;
+}
+
+/* One pattern term from @r as mathematics; *@infix says whether it is a
+ * binary operation (which needs parentheses as an operand).  The rules are
+ * our own compiled-in text, their patterns at most PRISM_PATTERN_MAX_NODES
+ * deep; the depth is bounded again here all the same. */
+static char *
+read_term (Reader   *r,
+           gboolean *infix)
+{
+  g_autofree char *head = NULL;
+  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GArray) args_infix = g_array_new (FALSE, FALSE, sizeof (gboolean));
+  const char *symbol;
+
+  *infix = FALSE;
+  skip_spaces (r);
+  if (*r->p != '(')
+    return read_atom (r);
+  if (++r->depth > 64)
+    return NULL;
+  r->p++;
+  skip_spaces (r);
+  head = read_atom (r);
+  for (;;)
+    {
+      gboolean sub_infix;
+      char *arg;
+
+      skip_spaces (r);
+      if (*r->p == ')' || *r->p == '\0')
+        break;
+      if ((arg = read_term (r, &sub_infix)) == NULL)
+        return NULL;
+      g_ptr_array_add (args, arg);
+      g_array_append_val (args_infix, sub_infix);
+    }
+  if (*r->p == ')')
+    r->p++;
+  r->depth--;
+
+#define ARG(i) ((const char *) g_ptr_array_index (args, i))
+#define PAREN(i) (g_array_index (args_infix, gboolean, i))
+  if (g_str_equal (head, "map2") && args->len == 3 && (symbol = infix_symbol (ARG (0))) != NULL)
+    {
+      *infix = TRUE;
+      return g_strdup_printf ("%s%s%s%s%s%s%s", PAREN (1) ? "(" : "", ARG (1), PAREN (1) ? ")" : "",
+                              symbol, PAREN (2) ? "(" : "", ARG (2), PAREN (2) ? ")" : "");
+    }
+  if (g_str_equal (head, "map2") && args->len == 3)
+    return g_strdup_printf ("%s(%s, %s)", ARG (0), ARG (1), ARG (2));
+  if (g_str_equal (head, "map") && args->len == 2 && g_str_equal (ARG (0), "neg"))
+    return g_strdup_printf (PAREN (1) || g_str_has_prefix (ARG (1), "−") ? "−(%s)" : "−%s", ARG (1));
+  if (g_str_equal (head, "map") && args->len == 2)
+    return g_strdup_printf ("%s(%s)", ARG (0), ARG (1));
+  if ((g_str_equal (head, "matmul") || g_str_equal (head, "divn")) && args->len == 2)
+    {
+      *infix = TRUE;
+      return g_strdup_printf ("%s%s%s %s %s%s%s", PAREN (0) ? "(" : "", ARG (0), PAREN (0) ? ")" : "",
+                              g_str_equal (head, "matmul") ? "@" : "/",
+                              PAREN (1) ? "(" : "", ARG (1), PAREN (1) ? ")" : "");
+    }
+#undef ARG
+#undef PAREN
+  g_ptr_array_add (args, NULL);
+  {
+    g_autofree char *joined = g_strjoinv (", ", (char **) args->pdata);
+    return g_strdup_printf ("%s(%s)", head, joined);
+  }
+}
+
+static char *
+pattern_math (const char *text)
+{
+  Reader r = { text, 0 };
+  gboolean infix;
+
+  return read_term (&r, &infix);
+}
+
+/**
+ * prism_format_rule:
+ * @name: a rule of the verifier, as a proof lists it
+ *
+ * Returns: (transfer full) (nullable): the rule as an equation, e.g.
+ *   "a + b = b + a" (with its conditions, if any, after "if"), or %NULL
+ *   for a name the verifier has no rule for
+ */
+char *
+prism_format_rule (const char *name)
+{
+  const PrismRuleSet *rules = verify_rules ();
+  const PrismRule *rule = rules ? prism_rule_set_lookup (rules, name) : NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *lhs = NULL, *rhs = NULL;
+  const char *arrow, *conditions;
+
+  if (rule == NULL)
+    return NULL;
+  /* "name: LHS => RHS if c(?x) and …" */
+  text = prism_rule_to_string (rule);
+  lhs = pattern_math (strchr (text, ':') + 1);
+  arrow = strstr (text, prism_rule_is_bidirectional (rule) ? " <=> " : " => ");
+  if (lhs == NULL || arrow == NULL)
+    return NULL;
+  rhs = pattern_math (strchr (arrow + 1, ' ') + 1);
+  if (rhs == NULL)
+    return NULL;
+  conditions = strstr (arrow, " if ");
+  if (conditions != NULL)
+    {
+      GString *plain = g_string_new (NULL);
+
+      /* The conditions name the same variables, without their '?'. */
+      for (const char *c = conditions; *c != '\0'; c++)
+        if (*c != '?')
+          g_string_append_c (plain, *c);
+      {
+        g_autofree char *cond = g_string_free (plain, FALSE);
+        /* TRANSLATORS: a rewrite rule: left side = right side, then its conditions (" if …") */
+        return g_strdup_printf (_("%s = %s%s"), lhs, rhs, cond);
+      }
+    }
+  return g_strdup_printf (_("%s = %s%s"), lhs, rhs, "");
 }

@@ -453,6 +453,9 @@ test_search_run (void)
   g_test_message ("verification pane:\n%s", verification);
   g_assert_nonnull (strstr (verification, "Verification"));
   g_assert_true (strstr (verification, "Rule chain") != NULL || strstr (verification, "Seeds") != NULL);
+  /* Each rule of a proof reads as the equation it is. */
+  if (strstr (verification, "Rule chain") != NULL)
+    g_assert_nonnull (strstr (strstr (verification, "Rule chain"), " = "));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   save_screenshot (GTK_WIDGET (window), "candidates-page.png");
 
