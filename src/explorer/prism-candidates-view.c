@@ -128,7 +128,7 @@ column_title (Column column)
     case COLUMN_SPEEDUP:      return C_("candidates column", "Speedup");
     case COLUMN_TIME:         return C_("candidates column", "Time");
     case COLUMN_MEASURED:     return C_("candidates column", "Measured");
-    case COLUMN_KERNELS:      return C_("candidates column", "Kernels");
+    case COLUMN_KERNELS:      return C_("candidates column", "Launches");
     case COLUMN_SMEM:         return C_("candidates column", "Shared Memory");
     case COLUMN_VERIFICATION: return C_("candidates column", "Verification");
     case COLUMN_PARAMS:       return C_("candidates column", "Sizes");
@@ -569,7 +569,7 @@ show_verification (PrismCandidatesView *self,
       g_autofree char *predicted = prism_format_time_us (prism_candidate_row_get_predicted_us (row));
       pane_field (box, _("Predicted time"), predicted);
     }
-  pane_field (box, _("Kernels"), kernels);
+  pane_field (box, _("Kernel launches"), kernels);
   if (*prism_candidate_row_get_params (row) != '\0')
     pane_field (box, _("Sizes"), prism_candidate_row_get_params (row));
   if (prism_candidate_row_is_external (row))
