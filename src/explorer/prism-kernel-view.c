@@ -217,8 +217,13 @@ cell_text (const PrismKernelReportLaunch *launch,
       if (!l->registers_measured)
         return g_strdup ("—");
       if (l->spill_bytes > 0)
-        /* Translators: registers per thread, and the bytes ptxas spilled */
-        return g_strdup_printf (_("%u (spills %" G_GINT64_FORMAT " B)"), l->registers, l->spill_bytes);
+        {
+          /* A gettext msgid cannot hold G_GINT64_FORMAT: the number goes in as text. */
+          g_autofree char *bytes = g_strdup_printf ("%" G_GINT64_FORMAT, (gint64) l->spill_bytes);
+
+          /* Translators: registers per thread, and the bytes ptxas spilled */
+          return g_strdup_printf (_("%u (spills %s B)"), l->registers, bytes);
+        }
       return g_strdup_printf ("%u", l->registers);
     case COLUMN_STAGES:
       return vendor ? g_strdup ("—") : g_strdup_printf ("%u", l->stages);
