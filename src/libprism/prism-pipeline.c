@@ -283,6 +283,7 @@ struct _PrismPipeline
   guint head;                  /* the first task not finished: every earlier one is */
   GSequence *order;            /* Entry* not published yet, by (task, seq) */
   GHashTable *dropped_ids;     /* digest → id of a resumed candidate not proved again */
+  GHashTable *forms;           /* executed digest → PrismCandidate* (a reference) published with it */
   GQueue outbox;               /* PrismEvent* published, to emit in order */
   GMutex emit_lock;            /* held by the one thread emitting the outbox */
   guint next_id;
@@ -495,6 +496,29 @@ mark_done_locked (PrismPipeline *p, guint task)
     p->head++;
 }
 
+/* A candidate whose canonical form is that of one published before it is
+ * the same program (docs/format.md, "Canonical form"): it is recorded as
+ * that one's equivalent and is no candidate of its own.  Publication goes
+ * in the search's order, so the one kept is the earliest, with any number
+ * of threads. */
+static gboolean
+merge_equivalent_locked (PrismPipeline *p, PrismCandidate *c)
+{
+  const char *form = prism_candidate_get_executed_digest (c);
+  PrismCandidate *kept = g_hash_table_lookup (p->forms, form);
+
+  if (kept == NULL || kept == c)
+    {
+      if (kept == NULL)
+        g_hash_table_insert (p->forms, g_strdup (form), prism_candidate_ref (c));
+      return FALSE;
+    }
+  prism_candidate_add_equivalent (kept, c);
+  p->counters.equivalent++;
+  p->dirty = TRUE;
+  return TRUE;
+}
+
 static void
 publish_locked (PrismPipeline *p, Entry *entry)
 {
@@ -502,6 +526,11 @@ publish_locked (PrismPipeline *p, Entry *entry)
   gpointer old_id;
   PrismEvent *e;
 
+  c->task = entry->task;
+  c->seq = entry->seq;
+  p->counters.verified++;
+  if (merge_equivalent_locked (p, c))
+    return;
   if (g_hash_table_lookup_extended (p->dropped_ids, c->digest, NULL, &old_id))
     {
       c->id = GPOINTER_TO_UINT (old_id);
@@ -509,10 +538,7 @@ publish_locked (PrismPipeline *p, Entry *entry)
     }
   else
     c->id = ++p->next_id;
-  c->task = entry->task;
-  c->seq = entry->seq;
   prism_candidate_invalidate (c);
-  p->counters.verified++;
   prism_results_add_candidate (p->results, c);
   p->dirty = TRUE;
 
@@ -1302,6 +1328,39 @@ make_fingerprint (PrismPipeline *p)
   }
 }
 
+/* A resumed candidate's canonical form, and the forms recorded as its
+ * equivalents, are decided: met again, they are not proved again. */
+static gboolean
+register_previous_forms (PrismPipeline *p, PrismCandidate *c, GError **error)
+{
+  const char *form = prism_candidate_get_executed_digest (c);
+
+  if (!g_hash_table_contains (p->forms, form))
+    g_hash_table_insert (p->forms, g_strdup (form), prism_candidate_ref (c));
+  for (guint j = 0; j < c->equivalents->len; j++)
+    {
+      const PrismEquivalentForm *form_j = g_ptr_array_index (c->equivalents, j);
+      Entry *e = g_new0 (Entry, 1);
+
+      if (!key_from_digest (form_j->digest, &e->key))
+        {
+          g_free (e);
+          g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE,
+                       _("cannot resume from %s: candidate %u has a malformed equivalent digest"),
+                       p->results_path, c->id);
+          return FALSE;
+        }
+      e->state = ENTRY_VERIFIED;
+      e->task = form_j->task;
+      e->seq = form_j->seq;
+      if (!g_hash_table_contains (p->seen, &e->key))
+        g_hash_table_insert (p->seen, &e->key, e);
+      else
+        g_free (e);
+    }
+  return TRUE;
+}
+
 static gboolean
 load_previous (PrismPipeline *p, GError **error)
 {
@@ -1365,6 +1424,8 @@ load_previous (PrismPipeline *p, GError **error)
       e->candidate = prism_candidate_ref (c);
       g_hash_table_replace (p->seen, &e->key, e);
       p->next_id = MAX (p->next_id, c->id);
+      if (!register_previous_forms (p, c, error))
+        return FALSE;
       if (prism_candidate_is_faster (c) && (p->best == NULL || c->speedup > p->best->speedup))
         p->best = c;
     }
@@ -1393,6 +1454,12 @@ drop_previous (PrismPipeline *p, PrismCandidate *c, const char *why)
              "searched again", c->id, p->results_path, why);
   if (key_from_digest (c->digest, &k))
     g_hash_table_remove (p->seen, &k);
+  /* Its equivalents stood on its proof: decided again when met again. */
+  for (guint j = 0; j < c->equivalents->len; j++)
+    if (key_from_digest (((PrismEquivalentForm *) g_ptr_array_index (c->equivalents, j))->digest, &k))
+      g_hash_table_remove (p->seen, &k);
+  if (g_hash_table_lookup (p->forms, prism_candidate_get_executed_digest (c)) == c)
+    g_hash_table_remove (p->forms, prism_candidate_get_executed_digest (c));
   for (guint i = 0; i < p->done->len; i++)
     if (g_array_index (p->done, guint, i) == c->task)
       {
@@ -1488,6 +1555,8 @@ prism_pipeline_new (PrismGraph *program, const PrismPipelineOptions *options, GE
   p->done_set = g_hash_table_new (NULL, NULL);
   p->order = g_sequence_new (NULL);
   p->dropped_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  p->forms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                    (GDestroyNotify) prism_candidate_unref);
   g_queue_init (&p->outbox);
   g_mutex_init (&p->emit_lock);
   p->previous.time_to_best_s = -1;
@@ -1547,6 +1616,7 @@ prism_pipeline_free (PrismPipeline *p)
   g_clear_pointer (&p->seen, g_hash_table_unref);
   g_clear_pointer (&p->done_set, g_hash_table_unref);
   g_clear_pointer (&p->dropped_ids, g_hash_table_unref);
+  g_clear_pointer (&p->forms, g_hash_table_unref);
   g_clear_pointer (&p->scores, g_hash_table_unref);
   g_clear_pointer (&p->done, g_array_unref);
   g_clear_pointer (&p->options_json, json_node_unref);

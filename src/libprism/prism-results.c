@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "prism-atomic-file.h"
+#include "prism-canonical.h"
 #include "prism-error.h"
 #include "prism-graph-json.h"
 #include "prism-json-reader.h"
@@ -120,6 +121,15 @@ prism_measurement_from_json (JsonNode *node)
 /* ------------------------------------------------------------------------ */
 /* Candidates */
 
+void
+prism_equivalent_form_free (PrismEquivalentForm *form)
+{
+  if (form == NULL)
+    return;
+  g_free (form->digest);
+  g_free (form);
+}
+
 PrismCandidate *
 prism_candidate_new (void)
 {
@@ -127,6 +137,7 @@ prism_candidate_new (void)
 
   c->ref_count = 1;
   c->alternatives = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_param_assignment_free);
+  c->equivalents = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_equivalent_form_free);
   return c;
 }
 
@@ -149,6 +160,7 @@ prism_candidate_unref (PrismCandidate *candidate)
   g_clear_pointer (&candidate->verification, json_node_unref);
   g_free (candidate->values);
   g_ptr_array_unref (candidate->alternatives);
+  g_ptr_array_unref (candidate->equivalents);
   prism_measurement_free (candidate->measurement);
   g_free (candidate->json_text);
   g_free (candidate->executed_digest);
@@ -171,16 +183,31 @@ prism_candidate_get_executed_digest (PrismCandidate *candidate)
     return digest;
   concrete = prism_candidate_instantiate (candidate, NULL);
   if (concrete != NULL)
-    {
-      g_autofree char *key = prism_graph_canonical_key (concrete, PRISM_KEY_MAPS | PRISM_KEY_SIZES);
-      digest = prism_key_digest (key);
-    }
+    digest = prism_graph_canonical_digest (concrete);
   else
     digest = g_strdup (candidate->digest);
   /* Another thread may have made it meanwhile: keep the first. */
   if (!g_atomic_pointer_compare_and_exchange (&candidate->executed_digest, NULL, digest))
     g_free (digest);
   return g_atomic_pointer_get (&candidate->executed_digest);
+}
+
+gboolean
+prism_candidate_add_equivalent (PrismCandidate *candidate, const PrismCandidate *form)
+{
+  PrismEquivalentForm *e;
+
+  if (candidate->equivalents->len >= PRISM_RESULTS_MAX_ALTERNATIVES)
+    return FALSE;
+  e = g_new0 (PrismEquivalentForm, 1);
+  e->digest = g_strdup (form->digest);
+  e->n_kernels = form->n_kernels;
+  e->predicted_us = form->predicted_us;
+  e->task = form->task;
+  e->seq = form->seq;
+  g_ptr_array_add (candidate->equivalents, e);
+  prism_candidate_invalidate (candidate);
+  return TRUE;
 }
 
 guint64
@@ -359,6 +386,27 @@ prism_candidate_to_json (const PrismCandidate *c)
       json_builder_set_member_name (b, "measured");
       json_builder_add_value (b, prism_measurement_to_json (prism_candidate_get_measurement (c)));
     }
+  /* Last: the forms merged into this one (docs/format.md, "Canonical form"). */
+  json_builder_set_member_name (b, "equivalent");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < c->equivalents->len; i++)
+    {
+      const PrismEquivalentForm *e = g_ptr_array_index (c->equivalents, i);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "digest");
+      json_builder_add_string_value (b, e->digest);
+      json_builder_set_member_name (b, "kernels");
+      json_builder_add_int_value (b, e->n_kernels);
+      json_builder_set_member_name (b, "predicted_us");
+      json_builder_add_double_value (b, e->predicted_us);
+      json_builder_set_member_name (b, "order");
+      json_builder_begin_array (b);
+      json_builder_add_int_value (b, e->task);
+      json_builder_add_int_value (b, e->seq);
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
@@ -459,6 +507,51 @@ read_nonnegative (JsonObject *obj, const char *name, double *out, GError **error
   return TRUE;
 }
 
+/* The "equivalent" array: every element checked like the candidate itself. */
+static gboolean
+read_equivalents (PrismCandidate *c, JsonNode *member, GError **error)
+{
+  JsonArray *forms;
+
+  if (!JSON_NODE_HOLDS_ARRAY (member))
+    return fail (error, PRISM_ERROR_PARSE, "“equivalent” is not an array");
+  forms = json_node_get_array (member);
+  if (json_array_get_length (forms) > PRISM_RESULTS_MAX_ALTERNATIVES)
+    return fail (error, PRISM_ERROR_LIMIT, "more than %d “equivalent” forms",
+                 PRISM_RESULTS_MAX_ALTERNATIVES);
+  for (guint i = 0; i < json_array_get_length (forms); i++)
+    {
+      JsonNode *node = json_array_get_element (forms, i);
+      JsonObject *obj = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      JsonNode *order = obj ? json_object_get_member (obj, "order") : NULL;
+      gboolean pair = order != NULL && JSON_NODE_HOLDS_ARRAY (order) &&
+                      json_array_get_length (json_node_get_array (order)) == 2;
+      gint64 task = pair ? array_int (json_node_get_array (order), 0, -1) : -1;
+      gint64 seq = pair ? array_int (json_node_get_array (order), 1, -1) : -1;
+      const char *digest = obj ? get_string (obj, "digest") : NULL;
+      gint64 kernels = obj ? get_int (obj, "kernels", -1) : -1;
+      PrismEquivalentForm *e;
+
+      if (obj == NULL || digest == NULL || !is_digest (digest) || kernels < 0 || kernels > G_MAXINT32 ||
+          task < 0 || task > G_MAXINT32 || seq < 0 || seq > G_MAXINT32)
+        return fail (error, PRISM_ERROR_PARSE,
+                     "equivalent[%u] is not an object with a 32-hex-digit “digest”, “kernels” and "
+                     "“order” (two numbers from 0 to %d)", i, G_MAXINT32);
+      e = g_new0 (PrismEquivalentForm, 1);
+      e->digest = g_strdup (digest);
+      e->n_kernels = (guint) kernels;
+      e->task = (guint) task;
+      e->seq = (guint) seq;
+      g_ptr_array_add (c->equivalents, e);
+      if (!read_nonnegative (obj, "predicted_us", &e->predicted_us, error))
+        {
+          g_prefix_error (error, "equivalent[%u]: ", i);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 /* Every member is checked: a results file is input like any other, and
  * export, bench and --resume act on what it says. */
 PrismCandidate *
@@ -555,6 +648,12 @@ prism_candidate_from_json (JsonNode *node, GError **error)
             }
           g_ptr_array_add (c->alternatives, a);
         }
+    }
+  if ((member = json_object_get_member (obj, "equivalent")) != NULL &&
+      !read_equivalents (c, member, error))
+    {
+      g_prefix_error (error, "candidate %u: ", c->id);
+      return NULL;
     }
   if ((member = json_object_get_member (obj, "order")) != NULL)
     {
@@ -664,6 +763,7 @@ prism_run_stats_to_json (const PrismRunStats *s)
   ADD_COUNTER (b, s, unknown_unproved);
   ADD_COUNTER (b, s, unknown_untested);
   ADD_COUNTER (b, s, verifier_bugs);
+  ADD_COUNTER (b, s, equivalent);
   ADD_COUNTER (b, s, faster);
   ADD_COUNTER (b, s, distinct);
   json_builder_set_member_name (b, "elapsed_s");
@@ -756,6 +856,7 @@ prism_run_stats_from_json (JsonObject *obj, PrismRunStats *s)
   GET_COUNTER (obj, s, unknown_unproved);
   GET_COUNTER (obj, s, unknown_untested);
   GET_COUNTER (obj, s, verifier_bugs);
+  GET_COUNTER (obj, s, equivalent);
   GET_COUNTER (obj, s, faster);
   GET_COUNTER (obj, s, distinct);
   if ((n = json_object_get_member (obj, "maps")) != NULL && JSON_NODE_HOLDS_OBJECT (n))
@@ -813,6 +914,7 @@ prism_run_stats_add (PrismRunStats *s, const PrismRunStats *m)
   s->unknown_unproved += m->unknown_unproved;
   s->unknown_untested += m->unknown_untested;
   s->verifier_bugs += m->verifier_bugs;
+  s->equivalent += m->equivalent;
   /* faster and distinct describe the candidates, not events: kept. */
   if (m->time_to_best_s >= 0)
     s->time_to_best_s = m->time_to_best_s;

@@ -55,6 +55,24 @@ JsonNode         *prism_measurement_to_json   (const PrismMeasurement *m);
 PrismMeasurement *prism_measurement_from_json (JsonNode               *node);
 
 /**
+ * PrismEquivalentForm:
+ *
+ * A verified candidate whose canonical form (prism_graph_canonical_form()
+ * of the program as it runs) is that of an earlier one: not a candidate of
+ * its own, only recorded in the earlier one's @equivalents.
+ */
+typedef struct
+{
+  char *digest;           /* its own digest (32 hex digits) */
+  guint n_kernels;
+  double predicted_us;
+  guint task;             /* where the search met it */
+  guint seq;
+} PrismEquivalentForm;
+
+void prism_equivalent_form_free (PrismEquivalentForm *form);
+
+/**
  * PrismCandidate:
  *
  * One verified candidate: a graph with concrete maps whose grid sizes and
@@ -78,6 +96,11 @@ typedef struct
   double predicted_us;
   double speedup;         /* over the unfused program, both predicted */
   GPtrArray *alternatives;/* PrismParamAssignment: the next best assignments */
+  /* PrismEquivalentForm: later candidates with the same canonical form, by
+   * search order; appended by prism_candidate_add_equivalent() (the
+   * pipeline, under its lock) while the run goes: read it after the run or
+   * from results.json. */
+  GPtrArray *equivalents;
   double found_at_s;      /* search time when it was verified */
   guint task;             /* position in the depth-first order: task … */
   guint seq;              /* … and order within the task */
@@ -113,15 +136,30 @@ gboolean        prism_candidate_is_faster   (const PrismCandidate *candidate);
 /**
  * prism_candidate_get_executed_digest:
  *
- * Names the program as it runs: the canonical key (maps and sizes) of the
- * graph with the best sizes substituted, hashed.  Candidates proved with
- * different symbolic sizes but run with the same ones share it.  Made on
- * the first call (thread-safe), then cached.
+ * Names the program as it runs: prism_graph_canonical_digest() of the
+ * graph with the best sizes substituted.  Candidates proved with different
+ * symbolic sizes but run with the same ones, or that differ only as the
+ * canonical form allows (op order, epilogue grouping, identity
+ * accumulators, one-op kernels), share it.  Made on the first call
+ * (thread-safe), then cached.
  *
- * Returns: (transfer none): 16 hex digits; the candidate's digest when its
+ * Returns: (transfer none): 32 hex digits; the candidate's digest when its
  *   sizes cannot be substituted
  */
 const char     *prism_candidate_get_executed_digest (PrismCandidate *candidate);
+/**
+ * prism_candidate_add_equivalent:
+ * @candidate: the candidate kept
+ * @form: a later candidate with the same executed digest (borrowed)
+ *
+ * Records @form in @candidate's equivalents (at most
+ * %PRISM_RESULTS_MAX_ALTERNATIVES; the rest are only counted by the caller)
+ * and forgets the cached serialization.  Not thread-safe.
+ *
+ * Returns: whether it was recorded
+ */
+gboolean        prism_candidate_add_equivalent (PrismCandidate       *candidate,
+                                                const PrismCandidate *form);
 /* How many different executed digests @candidates (element-type PrismCandidate) have. */
 guint64         prism_candidates_count_distinct (GPtrArray       *candidates);
 /* How many of @candidates are faster than the baseline. */
@@ -152,6 +190,8 @@ typedef struct
   guint64 unknown_untested;/* … proved, but the randomized test could not run (the rest: the
                             * verifier failed or the run stopped) */
   guint64 verifier_bugs;   /* proved, but the randomized test disagreed */
+  guint64 equivalent;      /* verified, but the canonical form of an earlier candidate:
+                            * recorded in its equivalents, not a candidate */
   /* Of the candidates kept (set from them by whoever holds them, not added
    * by prism_run_stats_add()): */
   guint64 faster;          /* predicted faster than the baseline (prism_candidate_is_faster()) */

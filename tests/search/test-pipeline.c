@@ -145,7 +145,11 @@ test_results_file (void)
   stats = json_object_get_object_member (root, "stats");
   g_assert_cmpint (json_object_get_int_member (stats, "states"), >, 0);
   g_assert_cmpint (json_object_get_int_member (stats, "sgraphs"), >, 0);
-  g_assert_cmpint (json_object_get_int_member (stats, "verified"), ==, (gint64) digests->len);
+  /* Verified candidates with the canonical form of an earlier one are its
+   * equivalents, not candidates. */
+  g_assert_cmpint (json_object_get_int_member (stats, "verified"), ==,
+                   (gint64) digests->len + json_object_get_int_member (stats, "equivalent"));
+  g_assert_cmpint (json_object_get_int_member (stats, "distinct"), ==, (gint64) digests->len);
   g_assert_cmpfloat (json_object_get_double_member (stats, "elapsed_s"), >, 0);
   pruned = json_object_get_object_member (stats, "pruned");
   for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
@@ -243,6 +247,70 @@ test_determinism (void)
   g_assert_cmpuint (a->len, >, 0);
   assert_same (a, b);
   assert_same (a, c);
+}
+
+/* Runs the attention workload at small sizes; returns its results as the
+ * file has them. */
+static PrismResults *
+run_attention (guint threads, const char *name)
+{
+  g_autoptr(PrismGraph) prog = program ("attention", "b=1,h=2,q=1,kv=64,dh=16");
+  g_autofree char *dir = g_build_filename (tmpdir, name, NULL);
+  g_autofree char *path = g_build_filename (dir, "results.json", NULL);
+  g_autoptr(GPtrArray) digests = NULL;
+  g_autoptr(GError) error = NULL;
+  PrismResults *r;
+  PrismPipelineOptions o;
+
+  small_options (&o, threads);
+  o.source = "attention";
+  o.out_dir = dir;
+  digests = run_pipeline (prog, &o, 0, NULL);
+  r = prism_results_load (path, &error);
+  g_assert_no_error (error);
+  return r;
+}
+
+/* Candidates with one canonical form are one candidate: the first in the
+ * search's order, the later ones its equivalents, with any number of
+ * threads; the file's stats say verified > distinct. */
+static void
+test_equivalent_forms (void)
+{
+  g_autoptr(PrismResults) one = run_attention (1, "forms-1");
+  g_autoptr(PrismResults) two = run_attention (2, "forms-2");
+  GPtrArray *a = prism_results_get_candidates (one), *b = prism_results_get_candidates (two);
+  const PrismRunStats *stats = prism_results_get_stats (one);
+  g_autoptr(GHashTable) forms = g_hash_table_new (g_str_hash, g_str_equal);
+  guint64 n_equivalent = 0;
+
+  g_assert_cmpuint (a->len, >, 1);
+  g_assert_cmpuint (stats->distinct, ==, a->len);
+  g_assert_cmpuint (stats->distinct, <, stats->verified);
+  g_assert_cmpuint (stats->verified, ==, stats->distinct + stats->equivalent);
+  g_assert_cmpuint (a->len, ==, b->len);
+  for (guint i = 0; i < a->len; i++)
+    {
+      PrismCandidate *x = g_ptr_array_index (a, i), *y = g_ptr_array_index (b, i);
+
+      g_assert_cmpstr (x->digest, ==, y->digest);
+      g_assert_cmpuint (x->id, ==, y->id);
+      /* Every candidate is another program. */
+      g_assert_true (g_hash_table_add (forms, (gpointer) prism_candidate_get_executed_digest (x)));
+      g_assert_cmpuint (x->equivalents->len, ==, y->equivalents->len);
+      for (guint j = 0; j < x->equivalents->len; j++)
+        {
+          const PrismEquivalentForm *ex = g_ptr_array_index (x->equivalents, j);
+          const PrismEquivalentForm *ey = g_ptr_array_index (y->equivalents, j);
+
+          g_assert_cmpstr (ex->digest, ==, ey->digest);
+          g_assert_cmpstr (ex->digest, !=, x->digest);
+          /* Met after the one kept. */
+          g_assert_true (ex->task > x->task || (ex->task == x->task && ex->seq > x->seq));
+        }
+      n_equivalent += x->equivalents->len;
+    }
+  g_assert_cmpuint (n_equivalent, ==, stats->equivalent);
 }
 
 typedef struct
@@ -607,8 +675,11 @@ test_session_events (void)
   g_assert_true (w.progress_monotonic);
   prism_session_get_stats (s, &stats);
   cands = prism_session_get_candidates (s);
-  g_assert_cmpuint (cands->len, ==, stats.verified);
-  g_assert_cmpuint (w.verified_events, ==, stats.verified);
+  /* One candidate (and event) per canonical form; the other verified forms
+   * are equivalents. */
+  g_assert_cmpuint (cands->len, ==, stats.distinct);
+  g_assert_cmpuint (w.verified_events, ==, stats.distinct);
+  g_assert_cmpuint (stats.verified, ==, stats.distinct + stats.equivalent);
   /* Nothing is dropped silently: shown plus hidden is every one. */
   g_assert_cmpuint (w.sgraph_events + w.hidden_sgraphs, ==, stats.search.sgraphs);
   g_assert_cmpuint (w.rejected_events + w.hidden_rejected, ==,
@@ -682,6 +753,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline/results-load-errors", test_results_load_errors);
   g_test_add_func ("/pipeline/determinism", test_determinism);
   g_test_add_func ("/pipeline/stable-ids", test_stable_ids);
+  g_test_add_func ("/pipeline/equivalent-forms", test_equivalent_forms);
   g_test_add_func ("/pipeline/stats-pruned-by-depth", test_stats_pruned_by_depth);
   g_test_add_func ("/pipeline/resume", test_resume);
   g_test_add_func ("/pipeline/resume-mismatch", test_resume_mismatch);

@@ -108,6 +108,12 @@ test_members (void)
     { "\"speedup\":", "\"speedup\":-1,\"x\":", PRISM_ERROR_PARSE, "“speedup” is not a number from 0 up" },
     { "\"predicted_us\":", "\"predicted_us\":\"fast\",\"x\":", PRISM_ERROR_PARSE, "“predicted_us” is not a number from 0 up" },
     { "\"order\":[", "\"order\":[-1,", PRISM_ERROR_PARSE, "“order” is not two numbers" },
+    { "\"equivalent\":[", "\"equivalent\":{},\"e\":[", PRISM_ERROR_PARSE, "“equivalent” is not an array" },
+    { "\"equivalent\":[", "\"equivalent\":[{\"digest\":\"x\",\"kernels\":1,\"order\":[0,0]}],\"e\":[",
+      PRISM_ERROR_PARSE, "candidate 1: equivalent[0] is not an object with a 32-hex-digit “digest”" },
+    { "\"equivalent\":[", "\"equivalent\":[{\"digest\":\"0123456789abcdef0123456789abcdef\",\"kernels\":1,"
+      "\"order\":[0,0],\"predicted_us\":-2}],\"e\":[", PRISM_ERROR_PARSE,
+      "equivalent[0]: “predicted_us” is not a number from 0 up" },
     { "\"verification\":{", "\"verification\":[],\"v\":{", PRISM_ERROR_PARSE, "“verification” is not an object" },
     { "\"symbolic_graph\":{\"format\":\"prism-graph\",\"version\":1,\"name\":\"rms_norm\"",
       "\"symbolic_graph\":{\"format\":\"prism-graph\",\"version\":1,\"name\":\"\\u001b[31m\"",
