@@ -1191,6 +1191,93 @@ test_view_collapse (void)
   window_destroy (window);
 }
 
+/* The view's controller of @type (the first one). */
+static GtkEventController *
+find_controller (GtkWidget *widget,
+                 GType      type)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (controller, type))
+        return controller;  /* the widget keeps it */
+    }
+  g_assert_not_reached ();
+  return NULL;
+}
+
+/* What the click gesture and the Ctrl+F shortcut do, as the events would
+ * reach them: a click selects, a click on the panel is the panel's, a
+ * double click on a kernel's header folds it and on the folded box opens it. */
+static void
+test_view_gestures (void)
+{
+  g_autoptr(PrismGraph) graph = build_workload ("rmsnorm_mlp", TRUE);
+  PrismGraphView *view = PRISM_GRAPH_VIEW (prism_graph_view_new ());
+  GtkWindow *window = window_with (GTK_WIDGET (view), 1000, 760);
+  GtkEventController *click = find_controller (GTK_WIDGET (view), GTK_TYPE_GESTURE_CLICK);
+  GtkShortcutController *shortcuts = GTK_SHORTCUT_CONTROLLER (find_controller (GTK_WIDGET (view),
+                                                                               GTK_TYPE_SHORTCUT_CONTROLLER));
+  g_autoptr(GtkShortcut) find = g_list_model_get_item (G_LIST_MODEL (shortcuts), 0);
+  const PrismLayoutCluster *cluster;
+  const PrismLayoutNode *node;
+  GtkWidget *bar;
+  guint kernel = 0;
+  double x, y, zoom, ox, oy;
+  int index;
+
+  first_body (graph, &kernel);
+  prism_graph_view_set_graph (view, graph);
+  wait_for_layout (view);
+
+  node = node_of (view, prism_op_id_make (-1, find_input (graph, "W_gate")));
+  node_point (view, node, &x, &y);
+  g_signal_emit_by_name (click, "released", 1, x, y);
+  g_assert_cmpuint (prism_graph_view_get_selected (view), ==, node->op_id);
+  g_assert_true (panel_shown (view));
+
+  /* On the panel: not a click on the graph under it. */
+  {
+    graphene_point_t p;
+
+    g_assert_true (gtk_widget_compute_point (GTK_WIDGET (prism_graph_view_get_properties (view)),
+                                             GTK_WIDGET (view), &GRAPHENE_POINT_INIT (4, 4), &p));
+    g_signal_emit_by_name (click, "released", 1, (double) p.x, (double) p.y);
+    g_assert_cmpuint (prism_graph_view_get_selected (view), ==, node->op_id);
+  }
+
+  /* Double click on the kernel's header folds it. */
+  prism_graph_view_get_transform (view, &zoom, &ox, &oy);
+  cluster = prism_graph_layout_cluster (prism_graph_view_get_layout (view), 0);
+  g_signal_emit_by_name (click, "released", 2, ox + (cluster->x + 6) * zoom, oy + (cluster->y + 6) * zoom);
+  g_assert_true (prism_graph_view_get_kernel_collapsed (view, kernel));
+  wait_for_layout (view);
+  index = prism_graph_layout_find_node (prism_graph_view_get_layout (view), prism_op_id_make (-1, kernel));
+  g_assert_cmpint (index, >=, 0);
+  node_point (view, prism_graph_layout_node (prism_graph_view_get_layout (view), index), &x, &y);
+  g_signal_emit_by_name (click, "released", 2, x, y);
+  g_assert_false (prism_graph_view_get_kernel_collapsed (view, kernel));
+  wait_for_layout (view);
+  g_assert_cmpuint (prism_graph_view_get_layout (view)->clusters->len, ==, 1);
+
+  /* Ctrl+F opens the search bar while the view is on screen. */
+  bar = gtk_widget_get_ancestor (GTK_WIDGET (prism_graph_view_get_search_entry (view)), GTK_TYPE_SEARCH_BAR);
+  {
+    g_autofree char *trigger = gtk_shortcut_trigger_to_string (gtk_shortcut_get_trigger (find));
+
+    g_assert_cmpstr (trigger, ==, "<Control>f");
+  }
+  g_assert_true (gtk_shortcut_action_activate (gtk_shortcut_get_action (find), 0, GTK_WIDGET (view), NULL));
+  g_assert_true (gtk_search_bar_get_search_mode (GTK_SEARCH_BAR (bar)));
+  gtk_widget_set_visible (GTK_WIDGET (view), FALSE);
+  g_assert_false (gtk_shortcut_action_activate (gtk_shortcut_get_action (find), 0, GTK_WIDGET (view), NULL));
+
+  window_destroy (window);
+}
+
 /* The legend shows in a big view unless hidden, and never in a small one,
  * where it would cover the graph. */
 static void
@@ -1705,6 +1792,7 @@ main (int   argc,
       g_test_add_func ("/graph/view/find", test_view_find);
       g_test_add_func ("/graph/view/collapse", test_view_collapse);
       g_test_add_func ("/graph/view/legend", test_view_legend);
+      g_test_add_func ("/graph/view/gestures", test_view_gestures);
       g_test_add_func ("/graph/compare", test_compare_view);
       g_test_add_func ("/graph/compare/zoom", test_compare_zoom);
       g_test_add_func ("/graph/window", test_window_graph_page);
