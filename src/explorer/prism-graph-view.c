@@ -512,6 +512,7 @@ layout_ready_cb (GObject      *object,
   if (layout != NULL)
     {
       guint keep = self->keep_in_view;
+      guint was_selected = self->selected;
 
       self->layout = g_steal_pointer (&layout);
       self->hover_node = -1;
@@ -520,6 +521,8 @@ layout_ready_cb (GObject      *object,
       /* What was selected stays so, or its kernel if that was folded. */
       self->selected = prism_graph_layout_shown_op (self->layout, self->selected);
       update_panel (self);
+      if (self->selected != was_selected)
+        g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_SELECTED]);
       if (gtk_search_bar_get_search_mode (GTK_SEARCH_BAR (self->search_bar)))
         update_matches (self);
       self->keep_in_view = PRISM_OP_ID_NONE;
@@ -536,7 +539,7 @@ layout_ready_cb (GObject      *object,
   else
     {
       set_message (self, error->message);
-      update_panel (self);
+      set_selected (self, PRISM_OP_ID_NONE);
     }
   g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_LOADING]);
 }
@@ -1630,7 +1633,7 @@ prism_graph_view_get_zoom (PrismGraphView *self)
   return self->zoom;
 }
 
-/* Zooms about the centre of the view. */
+/* Zooms about the centre of the view (of what the panel leaves of it). */
 void
 prism_graph_view_set_zoom (PrismGraphView *self,
                            double          zoom)
@@ -1638,7 +1641,7 @@ prism_graph_view_set_zoom (PrismGraphView *self,
   g_return_if_fail (PRISM_IS_GRAPH_VIEW (self));
 
   zoom_at (self, zoom,
-           gtk_widget_get_width (GTK_WIDGET (self)) / 2.0,
+           visible_width (self) / 2.0,
            gtk_widget_get_height (GTK_WIDGET (self)) / 2.0);
 }
 

@@ -1654,6 +1654,8 @@ test_compare_zoom (void)
                                       gtk_widget_get_height (GTK_WIDGET (view)) / 2.0, 1e-6);
       g_assert_cmpfloat (node->width * z, <=, gtk_widget_get_width (GTK_WIDGET (view)));
     }
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (compare));
+  save_screenshot (GTK_WIDGET (compare), "compare-zoom.png");
 
   window_destroy (window);
 }
