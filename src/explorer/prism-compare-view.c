@@ -465,10 +465,11 @@ difference_activated_cb (PrismCompareView *self,
   if (self->diff == NULL || index < 0 || (guint) index >= prism_graph_diff_get_n (self->diff))
     return;
   difference = prism_graph_diff_get (self->diff, index);
+  /* Close enough to read the op, not only centred at the fitted zoom. */
   if (difference->op_a != PRISM_OP_ID_NONE)
-    prism_graph_view_center_on (self->views[0], difference->op_a);
+    prism_graph_view_zoom_to (self->views[0], difference->op_a);
   if (difference->op_b != PRISM_OP_ID_NONE)
-    prism_graph_view_center_on (self->views[1], difference->op_b);
+    prism_graph_view_zoom_to (self->views[1], difference->op_b);
 }
 
 static void

@@ -29,6 +29,7 @@ typedef struct
 {
   PrismGraph *graph;            /* owned reference */
   PrismGraphDirection direction;
+  GArray *collapsed;            /* guint kernel-level indices */
 } ComputeData;
 
 /* Built without the lock, laid out with it. */
@@ -36,6 +37,7 @@ typedef struct
 {
   const PrismGraph *graph;
   const char * const *names;
+  GHashTable *collapsed;        /* (nullable) kernel-level indices drawn as one box */
   PangoContext *pango;
   PrismGraphLayout *layout;
   int *cluster_of_node;         /* per node: cluster index or -1 */
@@ -70,6 +72,7 @@ static void
 compute_data_free (ComputeData *data)
 {
   g_clear_pointer (&data->graph, prism_graph_unref);
+  g_clear_pointer (&data->collapsed, g_array_unref);
   g_free (data);
 }
 
@@ -231,6 +234,32 @@ kernel_launch_string (const Builder    *b,
   return g_strdup_printf (_("grid %s · %u threads · loop %s"), grid, body->block_threads, loop);
 }
 
+/* Returns: (transfer full) */
+char *
+prism_graph_layout_format_launch (const PrismGraph *graph,
+                                  const PrismGraph *body)
+{
+  Builder b = { 0 };
+
+  g_return_val_if_fail (graph != NULL && body != NULL, NULL);
+  b.graph = graph;
+  b.names = prism_graph_var_names (graph);
+  return kernel_launch_string (&b, body);
+}
+
+/* Returns: (transfer full) */
+char *
+prism_graph_layout_format_tensor (const PrismGraph  *graph,
+                                  const PrismTensor *tensor)
+{
+  Builder b = { 0 };
+
+  g_return_val_if_fail (graph != NULL && tensor != NULL, NULL);
+  b.graph = graph;
+  b.names = prism_graph_var_names (graph);
+  return tensor_label (&b, tensor);
+}
+
 static char *
 smem_string (const PrismGraph *body)
 {
@@ -241,6 +270,14 @@ smem_string (const PrismGraph *body)
     return g_strdup (_("depends on the sizes"));
   size = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
   return g_strdup_printf (_("≈ %s (the search’s estimate)"), size);
+}
+
+/* Returns: (transfer full) */
+char *
+prism_graph_layout_format_smem (const PrismGraph *body)
+{
+  g_return_val_if_fail (body != NULL, NULL);
+  return smem_string (body);
 }
 
 /* The markup lines every op of a custom kernel and the kernel itself show. */
@@ -472,6 +509,39 @@ add_kernel_node (Builder *b,
                    g_string_free (g_steal_pointer (&tip), FALSE));
 }
 
+/* A custom kernel drawn as one box: its launch, and how much it hides. */
+static void
+add_collapsed_kernel_node (Builder *b,
+                           guint    op_index,
+                           guint    kernel_number)
+{
+  const PrismOp *op = prism_graph_op (b->graph, op_index);
+  g_autoptr(GString) tip = g_string_new (NULL);
+  guint n_ops = op->body->ops->len;
+  g_autofree char *count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u block op", "%u block ops",
+                                                         n_ops), n_ops);
+  g_autofree char *hint = g_markup_printf_escaped ("\n%s\n<i>%s</i>", count,
+                                                   _("Double-click to expand"));
+
+  append_kernel_markup (b, tip, kernel_number, op->body);
+  g_string_append (tip, hint);
+  add_node (b, prism_op_id_make (-1, op_index), PRISM_LAYOUT_ROLE_KERNEL,
+            /* Translators: the title of a custom kernel in the graph, numbered from 1. */
+            g_strdup_printf (_("kernel %u"), kernel_number),
+            kernel_launch_string (b, op->body), g_steal_pointer (&count),
+            g_string_free (g_steal_pointer (&tip), FALSE));
+}
+
+static gboolean
+is_expanded_kernel (const Builder *b,
+                    guint          op_index)
+{
+  const PrismOp *op = prism_graph_op (b->graph, op_index);
+
+  return op->kind == PRISM_OP_KERNEL && op->body != NULL &&
+         (b->collapsed == NULL || !g_hash_table_contains (b->collapsed, GUINT_TO_POINTER (op_index)));
+}
+
 static void
 add_cluster (Builder *b,
              guint    op_index,
@@ -514,7 +584,12 @@ build (Builder *b)
       int none = -1;
 
       first_node[i] = b->layout->nodes->len;
-      if (op->kind == PRISM_OP_KERNEL && op->body != NULL)
+      if (op->kind == PRISM_OP_KERNEL && op->body != NULL && !is_expanded_kernel (b, i))
+        {
+          add_collapsed_kernel_node (b, i, ++kernel_number);
+          g_array_append_val (cluster_of, none);
+        }
+      else if (op->kind == PRISM_OP_KERNEL && op->body != NULL)
         {
           int cluster = b->layout->clusters->len;
 
@@ -557,7 +632,7 @@ build (Builder *b)
           if (tensor->producer < 0)
             continue;
           producer = prism_graph_op (graph, tensor->producer);
-          if (producer->kind == PRISM_OP_KERNEL && producer->body != NULL)
+          if (is_expanded_kernel (b, tensor->producer))
             {
               guint slot = 0;
 
@@ -574,7 +649,7 @@ build (Builder *b)
           if (tail < 0)
             continue;
 
-          if (op->kind == PRISM_OP_KERNEL && op->body != NULL)
+          if (is_expanded_kernel (b, i))
             {
               for (guint j = 0; j < op->body->ops->len; j++)
                 {
@@ -588,7 +663,7 @@ build (Builder *b)
             add_edge (b, tail, first_node[i]);
         }
 
-      if (op->kind == PRISM_OP_KERNEL && op->body != NULL)
+      if (is_expanded_kernel (b, i))
         {
           const PrismGraph *body = op->body;
 
@@ -823,12 +898,22 @@ normalize (PrismGraphLayout *layout)
 static PrismGraphLayout *
 compute (PrismGraph           *graph,
          PrismGraphDirection   direction,
+         const guint          *collapsed,
+         guint                 n_collapsed,
          GCancellable         *cancellable,
          GError              **error)
 {
   g_autoptr(PrismGraphLayout) layout = NULL;
+  g_autoptr(GHashTable) collapsed_set = NULL;
   Builder b = { 0 };
   gboolean ok;
+
+  if (n_collapsed > 0)
+    {
+      collapsed_set = g_hash_table_new (NULL, NULL);
+      for (guint i = 0; i < n_collapsed; i++)
+        g_hash_table_add (collapsed_set, GUINT_TO_POINTER (collapsed[i]));
+    }
 
   layout = g_new0 (PrismGraphLayout, 1);
   layout->ref_count = 1;
@@ -843,6 +928,7 @@ compute (PrismGraph           *graph,
 
   b.graph = graph;
   b.names = prism_graph_var_names (graph);
+  b.collapsed = collapsed_set;
   b.layout = layout;
 
   G_LOCK (graphviz);
@@ -878,7 +964,8 @@ compute_thread (GTask        *task,
   if (g_task_return_error_if_cancelled (task))
     return;
 
-  layout = compute (data->graph, data->direction, cancellable, &error);
+  layout = compute (data->graph, data->direction, (const guint *) (void *) data->collapsed->data,
+                    data->collapsed->len, cancellable, &error);
   if (layout == NULL)
     g_task_return_error (task, error);
   else
@@ -897,12 +984,28 @@ prism_graph_layout_compute (PrismGraph           *graph,
   g_return_val_if_fail (graph != NULL, NULL);
   g_return_val_if_fail (graph->level == PRISM_LEVEL_KERNEL, NULL);
 
-  return compute (graph, direction, NULL, error);
+  return compute (graph, direction, NULL, 0, NULL, error);
+}
+
+PrismGraphLayout *
+prism_graph_layout_compute_collapsed (PrismGraph           *graph,
+                                      PrismGraphDirection   direction,
+                                      const guint          *collapsed,
+                                      guint                 n_collapsed,
+                                      GError              **error)
+{
+  g_return_val_if_fail (graph != NULL, NULL);
+  g_return_val_if_fail (graph->level == PRISM_LEVEL_KERNEL, NULL);
+  g_return_val_if_fail (collapsed != NULL || n_collapsed == 0, NULL);
+
+  return compute (graph, direction, collapsed, n_collapsed, NULL, error);
 }
 
 void
 prism_graph_layout_compute_async (PrismGraph           *graph,
                                   PrismGraphDirection   direction,
+                                  const guint          *collapsed,
+                                  guint                 n_collapsed,
                                   GCancellable         *cancellable,
                                   GAsyncReadyCallback   callback,
                                   gpointer              user_data)
@@ -911,10 +1014,14 @@ prism_graph_layout_compute_async (PrismGraph           *graph,
   ComputeData *data;
 
   g_return_if_fail (graph != NULL);
+  g_return_if_fail (collapsed != NULL || n_collapsed == 0);
 
   data = g_new0 (ComputeData, 1);
   data->graph = prism_graph_ref (graph);
   data->direction = direction;
+  data->collapsed = g_array_sized_new (FALSE, FALSE, sizeof (guint), n_collapsed);
+  if (n_collapsed > 0)
+    g_array_append_vals (data->collapsed, collapsed, n_collapsed);
 
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, prism_graph_layout_compute_async);
@@ -997,6 +1104,50 @@ prism_graph_layout_find_node (const PrismGraphLayout *layout,
     if (prism_graph_layout_node (layout, i)->op_id == op_id)
       return i;
   return -1;
+}
+
+int
+prism_graph_layout_find_cluster (const PrismGraphLayout *layout,
+                                 guint                   op_id)
+{
+  g_return_val_if_fail (layout != NULL, -1);
+
+  for (guint c = 0; c < layout->clusters->len; c++)
+    if (prism_graph_layout_cluster (layout, c)->op_id == op_id)
+      return c;
+  return -1;
+}
+
+gboolean
+prism_graph_layout_is_collapsed (const PrismGraphLayout *layout,
+                                 guint                   kernel)
+{
+  int index;
+
+  g_return_val_if_fail (layout != NULL, FALSE);
+
+  index = prism_graph_layout_find_node (layout, prism_op_id_make (-1, kernel));
+  return index >= 0 && prism_graph_layout_node (layout, index)->role == PRISM_LAYOUT_ROLE_KERNEL;
+}
+
+guint
+prism_graph_layout_shown_op (const PrismGraphLayout *layout,
+                             guint                   op_id)
+{
+  int kernel;
+
+  g_return_val_if_fail (layout != NULL, PRISM_OP_ID_NONE);
+
+  if (op_id == PRISM_OP_ID_NONE)
+    return PRISM_OP_ID_NONE;
+  if (prism_graph_layout_find_node (layout, op_id) >= 0 ||
+      prism_graph_layout_find_cluster (layout, op_id) >= 0)
+    return op_id;
+  kernel = prism_op_id_get_kernel (op_id);
+  if (kernel >= 0 && prism_graph_layout_is_collapsed (layout, kernel) &&
+      prism_op_id_get_op (op_id) < prism_graph_op (layout->graph, kernel)->body->ops->len)
+    return prism_op_id_make (-1, kernel);
+  return PRISM_OP_ID_NONE;
 }
 
 /**

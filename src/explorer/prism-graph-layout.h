@@ -56,6 +56,7 @@ typedef enum
   PRISM_LAYOUT_ROLE_ACCUM,        /* block level: a for-loop accumulator */
   PRISM_LAYOUT_ROLE_EPILOGUE,     /* block level: runs once after the loop */
   PRISM_LAYOUT_ROLE_EMPTY,        /* stands in for an empty block graph */
+  PRISM_LAYOUT_ROLE_KERNEL,       /* kernel level: a custom kernel drawn collapsed, one box */
 } PrismLayoutRole;
 
 /* Boxes are in graph units (pixels at zoom 1), origin at the top left. */
@@ -127,9 +128,28 @@ typedef struct
 PrismGraphLayout *prism_graph_layout_compute        (PrismGraph           *graph,
                                                      PrismGraphDirection   direction,
                                                      GError              **error);
-/* Same on a worker thread; @callback runs in the caller's main context. */
+/**
+ * prism_graph_layout_compute_collapsed:
+ * @collapsed: (array length=n_collapsed) (nullable): kernel-level indices of
+ *   custom kernels drawn as one box (a %PRISM_LAYOUT_ROLE_KERNEL node whose
+ *   op id is the kernel's) rather than as a cluster holding their block
+ *   graph; indices of other ops are ignored
+ *
+ * Same as prism_graph_layout_compute() with some kernels collapsed.
+ *
+ * Returns: (transfer full) (nullable): the layout, or %NULL with @error set
+ */
+PrismGraphLayout *prism_graph_layout_compute_collapsed (PrismGraph         *graph,
+                                                     PrismGraphDirection   direction,
+                                                     const guint          *collapsed,
+                                                     guint                 n_collapsed,
+                                                     GError              **error);
+/* Same on a worker thread; @callback runs in the caller's main context.
+ * @collapsed is copied. */
 void              prism_graph_layout_compute_async  (PrismGraph           *graph,
                                                      PrismGraphDirection   direction,
+                                                     const guint          *collapsed,
+                                                     guint                 n_collapsed,
                                                      GCancellable         *cancellable,
                                                      GAsyncReadyCallback   callback,
                                                      gpointer              user_data);
@@ -169,6 +189,16 @@ int               prism_graph_layout_cluster_at     (const PrismGraphLayout *lay
 /* The node of @op_id, or -1. */
 int               prism_graph_layout_find_node      (const PrismGraphLayout *layout,
                                                      guint                   op_id);
+/* The cluster of the custom kernel with kernel-level op id @op_id, or -1. */
+int               prism_graph_layout_find_cluster   (const PrismGraphLayout *layout,
+                                                     guint                   op_id);
+/* What stands for @op_id in the drawing: the op itself, or the kernel whose
+ * collapsed box hides it; %PRISM_OP_ID_NONE if neither is drawn. */
+guint             prism_graph_layout_shown_op       (const PrismGraphLayout *layout,
+                                                     guint                   op_id);
+/* Whether the custom kernel at kernel-level index @kernel is drawn collapsed. */
+gboolean          prism_graph_layout_is_collapsed   (const PrismGraphLayout *layout,
+                                                     guint                   kernel);
 
 /**
  * prism_graph_layout_estimate_smem:
@@ -183,6 +213,16 @@ int               prism_graph_layout_find_node      (const PrismGraphLayout *lay
  */
 gboolean          prism_graph_layout_estimate_smem  (const PrismGraph     *body,
                                                      guint64              *out_bytes);
+
+/* "[8, 4096] f16": a tensor's shape and dtype, sizes named by @graph's
+ * variables. (transfer full) */
+char             *prism_graph_layout_format_tensor  (const PrismGraph     *graph,
+                                                     const PrismTensor    *tensor);
+/* "grid 8×4 · 128 threads · loop 64": a custom kernel's launch. (transfer full) */
+char             *prism_graph_layout_format_launch  (const PrismGraph     *graph,
+                                                     const PrismGraph     *body);
+/* "≈ 48 KiB (f16 tiles)" or "depends on the sizes". (transfer full) */
+char             *prism_graph_layout_format_smem    (const PrismGraph     *body);
 
 /* Map notation shared by the drawing, its tooltips and the comparison:
  * "(x→rep, y→1)" for an imap, "(x→sum)" for an omap, "rep" for an fmap. */

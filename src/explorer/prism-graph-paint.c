@@ -34,6 +34,8 @@ typedef struct
   Rgba edge;
   Rgba highlight;
   Rgba highlight_glow;
+  Rgba selection;
+  Rgba selection_glow;
   Swatch io;
   Swatch op;
   Swatch cluster;
@@ -55,6 +57,8 @@ static const Palette light_palette = {
   .edge = RGB (0x77767b),
   .highlight = RGB (0xe66100),
   .highlight_glow = RGBA (0xe66100, 0.22),
+  .selection = RGB (0x1c71d8),
+  .selection_glow = RGBA (0x1c71d8, 0.25),
   .io = { RGB (0xf6f5f4), RGB (0x9a9996) },
   .op = { RGB (0xe2efd6), RGB (0x70a148) },
   .cluster = { RGB (0xf4f8ef), RGB (0x70a148) },
@@ -73,6 +77,8 @@ static const Palette dark_palette = {
   .edge = RGB (0x9a9996),
   .highlight = RGB (0xffa348),
   .highlight_glow = RGBA (0xffa348, 0.25),
+  .selection = RGB (0x78aeed),
+  .selection_glow = RGBA (0x78aeed, 0.3),
   .io = { RGB (0x303030), RGB (0x9a9996) },
   .op = { RGB (0x2f4223), RGB (0x8cc265) },
   .cluster = { RGB (0x232a1e), RGB (0x70a148) },
@@ -190,6 +196,8 @@ role_swatch (const Palette *palette, PrismLayoutRole role)
       return &palette->accum;
     case PRISM_LAYOUT_ROLE_EPILOGUE:
       return &palette->epilogue;
+    case PRISM_LAYOUT_ROLE_KERNEL:
+      return &palette->cluster;
     case PRISM_LAYOUT_ROLE_EMPTY:
     default:
       return &palette->empty;
@@ -251,7 +259,8 @@ paint_cluster_header (cairo_t                  *cr,
                       const Palette            *palette,
                       const PrismLayoutCluster *cluster,
                       gboolean                  hovered,
-                      gboolean                  highlighted)
+                      gboolean                  highlighted,
+                      gboolean                  selected)
 {
   double x = cluster->x, y = cluster->y, w = cluster->width, h = cluster->height;
   double ty;
@@ -265,9 +274,17 @@ paint_cluster_header (cairo_t                  *cr,
   cairo_fill (cr);
   cairo_restore (cr);
 
+  if (selected)
+    {
+      rounded_rect (cr, x - 3, y - 3, w + 6, h + 6, CLUSTER_RADIUS + 3);
+      set_source (cr, &palette->selection_glow);
+      cairo_set_line_width (cr, 6.0);
+      cairo_stroke (cr);
+    }
   rounded_rect (cr, x, y, w, h, CLUSTER_RADIUS);
-  set_source (cr, highlighted ? &palette->highlight : &palette->cluster.stroke);
-  cairo_set_line_width (cr, highlighted ? 3.0 : hovered ? 2.5 : 1.5);
+  set_source (cr, selected ? &palette->selection : highlighted ? &palette->highlight
+                                                              : &palette->cluster.stroke);
+  cairo_set_line_width (cr, selected || highlighted ? 3.0 : hovered ? 2.5 : 1.5);
   cairo_stroke (cr);
 
   ty = y + PRISM_GRAPH_LAYOUT_CLUSTER_PAD_Y;
@@ -340,24 +357,41 @@ paint_node (cairo_t               *cr,
             const Palette         *palette,
             const PrismLayoutNode *node,
             gboolean               hovered,
-            gboolean               highlighted)
+            gboolean               highlighted,
+            gboolean               selected)
 {
   const Swatch *swatch = role_swatch (palette, node->role);
   double x = node->x, y = node->y, w = node->width, h = node->height;
   double inner = w - 2 * PRISM_GRAPH_LAYOUT_NODE_PAD_X;
   double ty;
 
-  if (highlighted)
+  if (highlighted || selected)
     {
       node_path (cr, node->role, x - 5, y - 5, w + 10, h + 10);
-      set_source (cr, &palette->highlight_glow);
+      set_source (cr, selected ? &palette->selection_glow : &palette->highlight_glow);
       cairo_fill (cr);
+    }
+
+  if (node->role == PRISM_LAYOUT_ROLE_KERNEL)
+    {
+      /* A second border: there is a block graph inside to expand. */
+      node_path (cr, node->role, x + 3, y + 3, w, h);
+      set_source (cr, &swatch->fill);
+      cairo_fill_preserve (cr);
+      set_source (cr, &swatch->stroke);
+      cairo_set_line_width (cr, 1.2);
+      cairo_stroke (cr);
     }
 
   node_path (cr, node->role, x, y, w, h);
   set_source (cr, &swatch->fill);
   cairo_fill_preserve (cr);
-  if (highlighted)
+  if (selected)
+    {
+      set_source (cr, &palette->selection);
+      cairo_set_line_width (cr, 3.0);
+    }
+  else if (highlighted)
     {
       set_source (cr, &palette->highlight);
       cairo_set_line_width (cr, 3.0);
@@ -372,14 +406,14 @@ paint_node (cairo_t               *cr,
     {
       static const double dashes[] = { 4.0, 2.5 };
 
-      if (!highlighted)
+      if (!highlighted && !selected)
         cairo_set_dash (cr, dashes, G_N_ELEMENTS (dashes), 0);
     }
   cairo_stroke (cr);
   cairo_set_dash (cr, NULL, 0, 0);
 
   ty = y + PRISM_GRAPH_LAYOUT_NODE_PAD_Y;
-  set_source (cr, &palette->text);
+  set_source (cr, node->role == PRISM_LAYOUT_ROLE_KERNEL ? &palette->cluster_title : &palette->text);
   ty += draw_text (cr, text, PRISM_GRAPH_FONT_TITLE, node->title,
                    x + PRISM_GRAPH_LAYOUT_NODE_PAD_X, ty, inner, TRUE);
   set_source (cr, &palette->subtext);
@@ -398,6 +432,24 @@ is_highlighted (const PrismGraphPaintOptions *options,
 {
   return options->highlight != NULL && op_id != PRISM_OP_ID_NONE &&
          g_hash_table_contains (options->highlight, GUINT_TO_POINTER (op_id));
+}
+
+/* A collapsed kernel stands for its block ops: it is emphasized when one
+ * of them is. */
+static gboolean
+hides_highlight (const PrismGraphPaintOptions *options,
+                 guint                         kernel_op_id)
+{
+  GHashTableIter iter;
+  gpointer key;
+
+  if (options->highlight == NULL)
+    return FALSE;
+  g_hash_table_iter_init (&iter, options->highlight);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (prism_op_id_get_kernel (GPOINTER_TO_UINT (key)) == (int) prism_op_id_get_op (kernel_op_id))
+      return TRUE;
+  return FALSE;
 }
 
 static PangoLayout *
@@ -427,6 +479,8 @@ prism_graph_paint_options_init (PrismGraphPaintOptions *options)
   options->highlight = NULL;
   options->hover_node = -1;
   options->hover_cluster = -1;
+  options->selected_node = -1;
+  options->selected_cluster = -1;
 }
 
 void
@@ -480,7 +534,8 @@ prism_graph_paint (cairo_t                      *cr,
 
       if (visible (clip, cluster->x - 4, cluster->y - 4, cluster->width + 8, cluster->height + 8))
         paint_cluster_header (cr, text, palette, cluster, options->hover_cluster == (int) c,
-                              is_highlighted (options, cluster->op_id));
+                              is_highlighted (options, cluster->op_id),
+                              options->selected_cluster == (int) c);
     }
 
   for (guint i = 0; i < layout->nodes->len; i++)
@@ -489,7 +544,9 @@ prism_graph_paint (cairo_t                      *cr,
 
       if (visible (clip, node->x - 6, node->y - 6, node->width + 12, node->height + 12))
         paint_node (cr, text, palette, node, options->hover_node == (int) i,
-                    is_highlighted (options, node->op_id));
+                    is_highlighted (options, node->op_id) ||
+                    (node->role == PRISM_LAYOUT_ROLE_KERNEL && hides_highlight (options, node->op_id)),
+                    options->selected_node == (int) i);
     }
 
   cairo_restore (cr);

@@ -31,6 +31,8 @@ typedef struct
   GHashTable *highlight;       /* (nullable) op ids drawn emphasized: GUINT_TO_POINTER (op_id) */
   int hover_node;              /* node index drawn hovered, or -1 */
   int hover_cluster;           /* cluster index drawn hovered, or -1 */
+  int selected_node;           /* node index drawn selected, or -1 */
+  int selected_cluster;        /* cluster index drawn selected, or -1 */
 } PrismGraphPaintOptions;
 
 void          prism_graph_paint_options_init (PrismGraphPaintOptions       *options);

@@ -9,8 +9,10 @@
 #include <math.h>
 #include <glib/gi18n.h>
 
+#include "prism-graph-find.h"
 #include "prism-graph-paint.h"
 #include "prism-graph-view.h"
+#include "prism-node-properties.h"
 
 #define MIN_ZOOM 0.05
 #define MAX_ZOOM 8.0
@@ -18,6 +20,13 @@
 #define ZOOM_STEP 1.25
 #define SCROLL_STEP 40.0
 #define TOOLBAR_MARGIN 8
+#define FOCUS_ZOOM 1.5      /* what a found or compared op is zoomed to: its text reads easily */
+#define FOCUS_FILL 0.9      /* … unless that would not leave it whole in view */
+#define PANEL_WIDTH 300
+#define SEARCH_WIDTH 380
+/* The legend is drawn only where the view is this many times its size:
+ * below that it would cover much of the graph. */
+#define LEGEND_ROOM 2.5
 
 struct _PrismGraphView
 {
@@ -30,10 +39,18 @@ struct _PrismGraphView
   GHashTable *highlight;        /* op ids drawn emphasized */
   GskRenderNode *cache;         /* the drawing at the current transform, or NULL */
   char *message;                /* why nothing is drawn, or NULL */
+  GHashTable *collapsed;        /* kernel-level indices of the kernels drawn as one box */
+  GArray *matches;              /* op ids the search found, as drawn (guint) */
 
-  /* Template Widgets */
+  /* Children */
   GtkWidget *toolbar;
   GtkToggleButton *direction_button;
+  GtkWidget *panel;             /* the selected op's properties, at the right */
+  PrismNodeProperties *properties;
+  GtkButton *collapse_button;   /* in the panel: folds the selected op's kernel */
+  GtkWidget *search_bar;
+  GtkSearchEntry *search_entry;
+  GtkLabel *search_status;
 
   /* Screen point = offset + zoom × graph point. */
   double zoom;
@@ -50,6 +67,9 @@ struct _PrismGraphView
   PrismGraphDirection direction;
   int hover_node;
   int hover_cluster;
+  guint selected;               /* op id drawn selected and shown in the panel, or PRISM_OP_ID_NONE */
+  guint keep_in_view;           /* op id to centre on once laid out instead of fitting, or NONE */
+  guint match_index;            /* the match selected last */
 
   guint auto_fit : 1;           /* refit on resize until the user zooms or pans */
   guint show_legend : 1;
@@ -64,6 +84,7 @@ enum {
   PROP_0,
   PROP_DIRECTION,
   PROP_LOADING,
+  PROP_SELECTED,
   PROP_SHOW_LEGEND,
   PROP_ZOOM,
   N_PROPS
@@ -143,6 +164,48 @@ ensure_legend_size (PrismGraphView *self)
   cairo_surface_destroy (surface);
 }
 
+static gboolean
+panel_shown (PrismGraphView *self)
+{
+  return self->selected != PRISM_OP_ID_NONE;
+}
+
+static int
+panel_width_for (int width)
+{
+  return MIN (PANEL_WIDTH, width / 2);
+}
+
+/* The graph is seen left of the properties panel, when there is one. */
+static double
+visible_width (PrismGraphView *self)
+{
+  int width = gtk_widget_get_width (GTK_WIDGET (self));
+
+  if (panel_shown (self))
+    width -= panel_width_for (width) + 2 * TOOLBAR_MARGIN;
+  return MAX (1, width);
+}
+
+/* The band at the top that the toolbar (and the search bar) cover. */
+static double
+top_band (PrismGraphView *self)
+{
+  return self->toolbar_height > 0 ? self->toolbar_height + TOOLBAR_MARGIN : 0;
+}
+
+/* Whether the legend is drawn: asked for, and the view is big enough that
+ * it does not cover much of the graph. */
+static gboolean
+legend_fits (PrismGraphView *self)
+{
+  if (!self->show_legend)
+    return FALSE;
+  ensure_legend_size (self);
+  return visible_width (self) >= LEGEND_ROOM * self->legend_width &&
+         gtk_widget_get_height (GTK_WIDGET (self)) - top_band (self) >= LEGEND_ROOM * self->legend_height;
+}
+
 /* The zoom that fits the layout in the rectangle, and the offsets that
  * centre it there. */
 static double
@@ -170,9 +233,9 @@ fit_in (PrismGraphView *self,
 static void
 fit (PrismGraphView *self)
 {
-  int width = gtk_widget_get_width (GTK_WIDGET (self));
+  int width = visible_width (self);
   int height = gtk_widget_get_height (GTK_WIDGET (self));
-  double top = self->toolbar_height > 0 ? self->toolbar_height + TOOLBAR_MARGIN : 0;
+  double top = top_band (self);
   double zoom, ox = 0, oy = 0;
 
   if (self->layout == NULL || width <= 0 || height <= 0 ||
@@ -183,7 +246,7 @@ fit (PrismGraphView *self)
   if (zoom <= 0)
     zoom = fit_in (self, 0, 0, width, height, &ox, &oy);
 
-  if (self->show_legend && zoom > 0)
+  if (legend_fits (self) && zoom > 0)
     {
       double side_x, side_y, low_x, low_y, side, low, legend_x, legend_top;
 
@@ -231,6 +294,202 @@ set_message (PrismGraphView *self,
   invalidate (self);
 }
 
+/* The node of @op_id, or -1; "no op" is no node, though empty kernels'
+ * placeholders carry that id. */
+static int
+find_node (PrismGraphView *self,
+           guint           op_id)
+{
+  if (self->layout == NULL || op_id == PRISM_OP_ID_NONE)
+    return -1;
+  return prism_graph_layout_find_node (self->layout, op_id);
+}
+
+/* Where the op's node, or its kernel's box, is drawn (graph units). */
+static gboolean
+op_box (PrismGraphView *self,
+        guint           op_id,
+        double         *x,
+        double         *y,
+        double         *width,
+        double         *height)
+{
+  int index;
+
+  if (self->layout == NULL || self->cancellable != NULL || op_id == PRISM_OP_ID_NONE)
+    return FALSE;
+  if ((index = find_node (self, op_id)) >= 0)
+    {
+      const PrismLayoutNode *node = prism_graph_layout_node (self->layout, index);
+
+      *x = node->x;
+      *y = node->y;
+      *width = node->width;
+      *height = node->height;
+      return TRUE;
+    }
+  if ((index = prism_graph_layout_find_cluster (self->layout, op_id)) >= 0)
+    {
+      const PrismLayoutCluster *cluster = prism_graph_layout_cluster (self->layout, index);
+
+      *x = cluster->x;
+      *y = cluster->y;
+      *width = cluster->width;
+      *height = cluster->height;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* The kernel-level index of the custom kernel an op is or is in, or -1. */
+static int
+kernel_of (PrismGraphView *self,
+           guint           op_id)
+{
+  int kernel = prism_op_id_get_kernel (op_id);
+  guint index = prism_op_id_get_op (op_id);
+
+  if (self->graph == NULL || op_id == PRISM_OP_ID_NONE)
+    return -1;
+  if (kernel >= 0)
+    return kernel;
+  if (index < self->graph->ops->len && prism_graph_op (self->graph, index)->kind == PRISM_OP_KERNEL &&
+      prism_graph_op (self->graph, index)->body != NULL)
+    return index;
+  return -1;
+}
+
+/* Pans as little as needed for the box to be whole in view, left of the panel. */
+static void
+scroll_into_view (PrismGraphView *self,
+                  guint           op_id)
+{
+  double x, y, w, h, sx0, sy0, sx1, sy1, dx = 0, dy = 0;
+  double right = visible_width (self) - TOOLBAR_MARGIN;
+  double bottom = gtk_widget_get_height (GTK_WIDGET (self)) - TOOLBAR_MARGIN;
+  double top = top_band (self);
+
+  if (!op_box (self, op_id, &x, &y, &w, &h))
+    return;
+  sx0 = self->offset_x + x * self->zoom;
+  sy0 = self->offset_y + y * self->zoom;
+  sx1 = sx0 + w * self->zoom;
+  sy1 = sy0 + h * self->zoom;
+  if (sx1 > right)
+    dx = right - sx1;
+  if (sx0 + dx < TOOLBAR_MARGIN)
+    dx = TOOLBAR_MARGIN - sx0;
+  if (sy1 > bottom)
+    dy = bottom - sy1;
+  if (sy0 + dy < top)
+    dy = top - sy0;
+  if (dx == 0 && dy == 0)
+    return;
+  self->auto_fit = FALSE;
+  set_transform (self, self->zoom, self->offset_x + dx, self->offset_y + dy);
+}
+
+static void
+update_panel (PrismGraphView *self)
+{
+  gboolean shown = self->selected != PRISM_OP_ID_NONE && self->graph != NULL &&
+                   prism_node_properties_set_op (self->properties, self->graph, self->selected);
+  int kernel = shown ? kernel_of (self, self->selected) : -1;
+
+  if (!shown)
+    {
+      self->selected = PRISM_OP_ID_NONE;
+      prism_node_properties_clear (self->properties);
+    }
+  gtk_widget_set_visible (self->panel, shown);
+  gtk_widget_set_visible (GTK_WIDGET (self->collapse_button), kernel >= 0);
+  if (kernel >= 0)
+    gtk_button_set_label (self->collapse_button,
+                          prism_graph_view_get_kernel_collapsed (self, kernel) ? _("Expand Kernel")
+                                                                               : _("Collapse Kernel"));
+}
+
+static void
+set_selected (PrismGraphView *self,
+              guint           op_id)
+{
+  if (op_id == self->selected)
+    return;
+  self->selected = op_id;
+  update_panel (self);
+  /* The graph is now seen beside the panel, or without it. */
+  if (self->auto_fit)
+    fit (self);
+  invalidate (self);
+  gtk_widget_queue_allocate (GTK_WIDGET (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_SELECTED]);
+}
+
+static void
+show_search_status (PrismGraphView *self)
+{
+  g_autofree char *query = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->search_entry))));
+  g_autofree char *status = NULL;
+  gboolean none = FALSE;
+
+  if (*query == '\0' || self->layout == NULL)
+    status = g_strdup ("");
+  else if (self->matches->len == 0)
+    {
+      status = g_strdup (_("No match"));
+      none = TRUE;
+    }
+  else
+    /* Translators: which of the ops found is selected: "2 of 5". */
+    status = g_strdup_printf (_("%u of %u"), self->match_index + 1, self->matches->len);
+  gtk_label_set_label (self->search_status, status);
+  if (none)
+    gtk_widget_add_css_class (GTK_WIDGET (self->search_entry), "error");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->search_entry), "error");
+}
+
+/* The ops the search text names, each once, as drawn: an op inside a
+ * collapsed kernel is found as the kernel. */
+static void
+update_matches (PrismGraphView *self)
+{
+  g_autoptr(GArray) found = NULL;
+
+  g_array_set_size (self->matches, 0);
+  self->match_index = 0;
+  if (self->graph != NULL && self->layout != NULL && self->cancellable == NULL)
+    {
+      found = prism_graph_find_ops (self->graph, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
+      for (guint i = 0; i < found->len; i++)
+        {
+          guint id = prism_graph_layout_shown_op (self->layout, g_array_index (found, guint, i));
+          gboolean seen = id == PRISM_OP_ID_NONE;
+
+          for (guint j = 0; j < self->matches->len && !seen; j++)
+            seen = g_array_index (self->matches, guint, j) == id;
+          if (!seen)
+            g_array_append_val (self->matches, id);
+        }
+    }
+  show_search_status (self);
+}
+
+static void
+focus_match (PrismGraphView *self,
+             guint           index)
+{
+  guint id;
+
+  if (index >= self->matches->len)
+    return;
+  self->match_index = index;
+  id = g_array_index (self->matches, guint, index);
+  set_selected (self, id);
+  prism_graph_view_zoom_to (self, id);
+  show_search_status (self);
+}
+
 static void
 layout_ready_cb (GObject      *object,
                  GAsyncResult *result,
@@ -252,15 +511,36 @@ layout_ready_cb (GObject      *object,
   g_clear_pointer (&self->layout, prism_graph_layout_unref);
   if (layout != NULL)
     {
+      guint keep = self->keep_in_view;
+      guint was_selected = self->selected;
+
       self->layout = g_steal_pointer (&layout);
       self->hover_node = -1;
       self->hover_cluster = -1;
       set_message (self, NULL);
-      self->auto_fit = TRUE;
-      fit (self);
+      /* What was selected stays so, or its kernel if that was folded. */
+      self->selected = prism_graph_layout_shown_op (self->layout, self->selected);
+      update_panel (self);
+      if (self->selected != was_selected)
+        g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_SELECTED]);
+      if (gtk_search_bar_get_search_mode (GTK_SEARCH_BAR (self->search_bar)))
+        update_matches (self);
+      self->keep_in_view = PRISM_OP_ID_NONE;
+      keep = prism_graph_layout_shown_op (self->layout, keep);
+      if (keep != PRISM_OP_ID_NONE)
+        prism_graph_view_center_on (self, keep);
+      else
+        {
+          self->auto_fit = TRUE;
+          fit (self);
+        }
+      gtk_widget_queue_allocate (GTK_WIDGET (self));
     }
   else
-    set_message (self, error->message);
+    {
+      set_message (self, error->message);
+      set_selected (self, PRISM_OP_ID_NONE);
+    }
   g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_LOADING]);
 }
 
@@ -275,14 +555,27 @@ relayout (PrismGraphView *self)
 
   if (self->graph != NULL)
     {
+      g_autoptr(GArray) collapsed = g_array_new (FALSE, FALSE, sizeof (guint));
+      GHashTableIter iter;
+      gpointer key;
+
+      g_hash_table_iter_init (&iter, self->collapsed);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        {
+          guint kernel = GPOINTER_TO_UINT (key);
+
+          g_array_append_val (collapsed, kernel);
+        }
       self->cancellable = g_cancellable_new ();
-      prism_graph_layout_compute_async (self->graph, self->direction, self->cancellable,
-                                        layout_ready_cb, g_object_ref (self));
+      prism_graph_layout_compute_async (self->graph, self->direction,
+                                        (const guint *) (void *) collapsed->data, collapsed->len,
+                                        self->cancellable, layout_ready_cb, g_object_ref (self));
     }
   else
     {
       g_clear_pointer (&self->layout, prism_graph_layout_unref);
       set_message (self, NULL);
+      set_selected (self, PRISM_OP_ID_NONE);
     }
   invalidate (self);
   if (was_loading != (self->cancellable != NULL))
@@ -309,18 +602,16 @@ render (PrismGraphView *self,
   options.highlight = self->highlight;
   options.hover_node = self->hover_node;
   options.hover_cluster = self->hover_node < 0 ? self->hover_cluster : -1;
+  options.selected_node = find_node (self, self->selected);
+  options.selected_cluster = options.selected_node < 0 && self->selected != PRISM_OP_ID_NONE
+                             ? prism_graph_layout_find_cluster (self->layout, self->selected) : -1;
   prism_graph_paint (cr, self->layout, &options);
   cairo_restore (cr);
 
-  if (self->show_legend)
-    {
-      /* In the bottom-left corner, if it fits. */
-      ensure_legend_size (self);
-      if (self->legend_width + 2 * TOOLBAR_MARGIN < width &&
-          self->legend_height + 2 * TOOLBAR_MARGIN + self->toolbar_height < height)
-        prism_graph_paint_legend (cr, TOOLBAR_MARGIN, height - self->legend_height - TOOLBAR_MARGIN,
-                                  self->dark, NULL, NULL);
-    }
+  /* In the bottom-left corner. */
+  if (legend_fits (self))
+    prism_graph_paint_legend (cr, TOOLBAR_MARGIN, height - self->legend_height - TOOLBAR_MARGIN,
+                              self->dark, NULL, NULL);
   cairo_destroy (cr);
 
   return gtk_snapshot_free_to_node (snapshot);
@@ -330,12 +621,27 @@ render (PrismGraphView *self,
  * Signal callbacks
  */
 
+/* Whether (x, y) is on the drawing rather than on the toolbar, the search
+ * bar or the panel, whose events bubble up here too. */
+static gboolean
+point_on_graph (PrismGraphView *self,
+                double          x,
+                double          y)
+{
+  return gtk_widget_pick (GTK_WIDGET (self), x, y, GTK_PICK_DEFAULT) == GTK_WIDGET (self);
+}
+
 static void
 drag_begin_cb (PrismGraphView *self,
                double          x,
                double          y,
                GtkGestureDrag *gesture)
 {
+  if (!point_on_graph (self, x, y))
+    {
+      gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_DENIED);
+      return;
+    }
   self->drag_offset_x = self->offset_x;
   self->drag_offset_y = self->offset_y;
   gtk_widget_grab_focus (GTK_WIDGET (self));
@@ -426,6 +732,100 @@ motion_cb (PrismGraphView           *self,
              prism_graph_layout_cluster_at (self->layout, gx, gy));
 }
 
+/* A double click folds the kernel whose box it is on, or unfolds a folded one. */
+static void
+toggle_kernel_at (PrismGraphView *self,
+                  double          x,
+                  double          y)
+{
+  double gx = (x - self->offset_x) / self->zoom;
+  double gy = (y - self->offset_y) / self->zoom;
+  int node = prism_graph_layout_node_at (self->layout, gx, gy);
+  int cluster;
+
+  if (node >= 0)
+    {
+      const PrismLayoutNode *n = prism_graph_layout_node (self->layout, node);
+
+      if (n->role == PRISM_LAYOUT_ROLE_KERNEL)
+        prism_graph_view_set_kernel_collapsed (self, prism_op_id_get_op (n->op_id), FALSE);
+      return;
+    }
+  if ((cluster = prism_graph_layout_cluster_at (self->layout, gx, gy)) >= 0)
+    prism_graph_view_set_kernel_collapsed (self,
+                                           prism_op_id_get_op (prism_graph_layout_cluster (self->layout, cluster)->op_id),
+                                           TRUE);
+}
+
+static void
+click_released_cb (PrismGraphView  *self,
+                   int              n_press,
+                   double           x,
+                   double           y,
+                   GtkGestureClick *gesture)
+{
+  if (self->layout == NULL || self->cancellable != NULL || !point_on_graph (self, x, y))
+    return;
+  if (n_press == 2)
+    toggle_kernel_at (self, x, y);
+  else if (n_press == 1)
+    prism_graph_view_select_at (self, x, y);
+}
+
+static void
+search_changed_cb (PrismGraphView *self,
+                   GtkSearchEntry *entry)
+{
+  update_matches (self);
+  focus_match (self, 0);
+}
+
+static void
+next_match_cb (PrismGraphView *self,
+               GtkSearchEntry *entry)
+{
+  prism_graph_view_find_next (self, TRUE);
+}
+
+static void
+previous_match_cb (PrismGraphView *self,
+                   GtkSearchEntry *entry)
+{
+  prism_graph_view_find_next (self, FALSE);
+}
+
+static void
+stop_search_cb (PrismGraphView *self,
+                GtkSearchEntry *entry)
+{
+  gtk_search_bar_set_search_mode (GTK_SEARCH_BAR (self->search_bar), FALSE);
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+}
+
+static void
+search_mode_cb (PrismGraphView *self,
+                GParamSpec     *pspec,
+                GtkSearchBar   *bar)
+{
+  if (gtk_search_bar_get_search_mode (bar))
+    update_matches (self);
+  gtk_widget_queue_allocate (GTK_WIDGET (self));
+}
+
+/* Ctrl+F anywhere in the window finds in the graph that is in view. */
+static gboolean
+find_shortcut_cb (GtkWidget *widget,
+                  GVariant  *args,
+                  gpointer   user_data)
+{
+  PrismGraphView *self = PRISM_GRAPH_VIEW (widget);
+
+  if (!gtk_widget_get_mapped (widget) || self->graph == NULL)
+    return FALSE;
+  prism_graph_view_start_search (self);
+  return TRUE;
+}
+
 static void
 leave_cb (PrismGraphView           *self,
           GtkEventControllerMotion *controller)
@@ -473,6 +873,62 @@ zoom_fit_action (GtkWidget  *widget,
   prism_graph_view_zoom_fit (PRISM_GRAPH_VIEW (widget));
 }
 
+static void
+find_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *param)
+{
+  prism_graph_view_start_search (PRISM_GRAPH_VIEW (widget));
+}
+
+static void
+clear_selection_action (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *param)
+{
+  prism_graph_view_select (PRISM_GRAPH_VIEW (widget), PRISM_OP_ID_NONE);
+}
+
+static void
+collapse_all_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *param)
+{
+  prism_graph_view_collapse_all (PRISM_GRAPH_VIEW (widget));
+}
+
+static void
+expand_all_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *param)
+{
+  prism_graph_view_expand_all (PRISM_GRAPH_VIEW (widget));
+}
+
+/* Folds or unfolds the kernel the selected op is, or is in. */
+static void
+toggle_kernel_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  PrismGraphView *self = PRISM_GRAPH_VIEW (widget);
+  int kernel = kernel_of (self, self->selected);
+
+  if (kernel >= 0)
+    prism_graph_view_set_kernel_collapsed (self, kernel, !prism_graph_view_get_kernel_collapsed (self, kernel));
+}
+
+static void
+copy_properties_action (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *param)
+{
+  PrismGraphView *self = PRISM_GRAPH_VIEW (widget);
+  g_autofree char *text = prism_node_properties_get_text (self->properties);
+
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), text);
+}
+
 /*
  * GtkWidget overrides
  */
@@ -515,6 +971,40 @@ prism_graph_view_size_allocate (GtkWidget *widget,
                             &(GtkAllocation) { width - w - TOOLBAR_MARGIN, TOOLBAR_MARGIN, w, h },
                             -1);
   self->toolbar_height = h + TOOLBAR_MARGIN;
+
+  /* The search bar at the top left, or under the toolbar where the view is
+   * too narrow for both side by side. */
+  {
+    int room = width - w - 3 * TOOLBAR_MARGIN;
+    int y = TOOLBAR_MARGIN;
+
+    gtk_widget_get_preferred_size (self->search_bar, &min, &nat);
+    if (room < min.width)
+      {
+        room = width - 2 * TOOLBAR_MARGIN;
+        y = self->toolbar_height + TOOLBAR_MARGIN;
+      }
+    w = MAX (min.width, MIN (MAX (nat.width, SEARCH_WIDTH), room));
+    gtk_widget_size_allocate (self->search_bar,
+                              &(GtkAllocation) { TOOLBAR_MARGIN, y, w, nat.height }, -1);
+    if (gtk_search_bar_get_search_mode (GTK_SEARCH_BAR (self->search_bar)) && nat.height > 0)
+      self->toolbar_height = MAX (self->toolbar_height, y + nat.height);
+  }
+
+  /* The panel along the right edge, below the toolbar. */
+  if (gtk_widget_get_visible (self->panel))
+    {
+      int pw = panel_width_for (width);
+      int top = self->toolbar_height + TOOLBAR_MARGIN;
+
+      gtk_widget_measure (self->panel, GTK_ORIENTATION_HORIZONTAL, -1, &min.width, NULL, NULL, NULL);
+      pw = MAX (pw, min.width);
+      gtk_widget_measure (self->panel, GTK_ORIENTATION_VERTICAL, pw, &min.height, NULL, NULL, NULL);
+      gtk_widget_size_allocate (self->panel,
+                                &(GtkAllocation) { width - pw - TOOLBAR_MARGIN, top, pw,
+                                                   MAX (min.height, height - top - TOOLBAR_MARGIN) },
+                                -1);
+    }
 
   g_clear_pointer (&self->cache, gsk_render_node_unref);
   if (self->auto_fit)
@@ -580,6 +1070,8 @@ prism_graph_view_snapshot (GtkWidget   *widget,
       gtk_snapshot_restore (snapshot);
     }
 
+  gtk_widget_snapshot_child (widget, self->search_bar, snapshot);
+  gtk_widget_snapshot_child (widget, self->panel, snapshot);
   gtk_widget_snapshot_child (widget, self->toolbar, snapshot);
 }
 
@@ -642,6 +1134,8 @@ prism_graph_view_dispose (GObject *object)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->toolbar, gtk_widget_unparent);
+  g_clear_pointer (&self->search_bar, gtk_widget_unparent);
+  g_clear_pointer (&self->panel, gtk_widget_unparent);
 
   G_OBJECT_CLASS (prism_graph_view_parent_class)->dispose (object);
 }
@@ -654,6 +1148,8 @@ prism_graph_view_finalize (GObject *object)
   g_clear_pointer (&self->graph, prism_graph_unref);
   g_clear_pointer (&self->layout, prism_graph_layout_unref);
   g_clear_pointer (&self->highlight, g_hash_table_unref);
+  g_clear_pointer (&self->collapsed, g_hash_table_unref);
+  g_clear_pointer (&self->matches, g_array_unref);
   g_clear_pointer (&self->cache, gsk_render_node_unref);
   g_clear_pointer (&self->message, g_free);
 
@@ -676,6 +1172,10 @@ prism_graph_view_get_property (GObject    *object,
 
     case PROP_LOADING:
       g_value_set_boolean (value, prism_graph_view_get_loading (self));
+      break;
+
+    case PROP_SELECTED:
+      g_value_set_uint (value, self->selected);
       break;
 
     case PROP_SHOW_LEGEND:
@@ -741,6 +1241,9 @@ prism_graph_view_class_init (PrismGraphViewClass *klass)
   properties [PROP_LOADING] =
     g_param_spec_boolean ("loading", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties [PROP_SELECTED] =
+    g_param_spec_uint ("selected", NULL, NULL, 0, G_MAXUINT, PRISM_OP_ID_NONE,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties [PROP_SHOW_LEGEND] =
     g_param_spec_boolean ("show-legend", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
@@ -754,6 +1257,15 @@ prism_graph_view_class_init (PrismGraphViewClass *klass)
   gtk_widget_class_install_action (widget_class, "graph.zoom-in", NULL, zoom_in_action);
   gtk_widget_class_install_action (widget_class, "graph.zoom-out", NULL, zoom_out_action);
   gtk_widget_class_install_action (widget_class, "graph.zoom-fit", NULL, zoom_fit_action);
+  gtk_widget_class_install_action (widget_class, "graph.find", NULL, find_action);
+  gtk_widget_class_install_action (widget_class, "graph.clear-selection", NULL, clear_selection_action);
+  gtk_widget_class_install_action (widget_class, "graph.collapse-all", NULL, collapse_all_action);
+  gtk_widget_class_install_action (widget_class, "graph.expand-all", NULL, expand_all_action);
+  gtk_widget_class_install_action (widget_class, "graph.toggle-kernel", NULL, toggle_kernel_action);
+  gtk_widget_class_install_action (widget_class, "graph.copy-properties", NULL, copy_properties_action);
+  gtk_widget_class_install_property_action (widget_class, "graph.show-legend", "show-legend");
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "graph.clear-selection", NULL);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, 0, "graph.zoom-in", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, 0, "graph.zoom-in", NULL);
@@ -781,12 +1293,110 @@ toolbar_button (const char *icon_name,
   return button;
 }
 
+static GtkWidget *
+create_search_bar (PrismGraphView *self)
+{
+  GtkWidget *bar = gtk_search_bar_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *entry = gtk_search_entry_new ();
+  GtkWidget *status = gtk_label_new (NULL);
+  GtkWidget *nav = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  GtkWidget *button;
+
+  g_object_set (entry, "placeholder-text", _("Find an op or tensor"), NULL);
+  gtk_widget_set_hexpand (entry, TRUE);
+  gtk_label_set_width_chars (GTK_LABEL (status), 8);
+  gtk_widget_add_css_class (status, "dim-label");
+  gtk_widget_add_css_class (nav, "linked");
+  button = gtk_button_new_from_icon_name ("go-up-symbolic");
+  gtk_widget_set_tooltip_text (button, _("Previous Match"));
+  g_signal_connect_object (button, "clicked", G_CALLBACK (previous_match_cb), self, G_CONNECT_SWAPPED);
+  gtk_box_append (GTK_BOX (nav), button);
+  button = gtk_button_new_from_icon_name ("go-down-symbolic");
+  gtk_widget_set_tooltip_text (button, _("Next Match"));
+  g_signal_connect_object (button, "clicked", G_CALLBACK (next_match_cb), self, G_CONNECT_SWAPPED);
+  gtk_box_append (GTK_BOX (nav), button);
+  gtk_box_append (GTK_BOX (box), entry);
+  gtk_box_append (GTK_BOX (box), status);
+  gtk_box_append (GTK_BOX (box), nav);
+
+  gtk_search_bar_set_child (GTK_SEARCH_BAR (bar), box);
+  gtk_search_bar_connect_entry (GTK_SEARCH_BAR (bar), GTK_EDITABLE (entry));
+  gtk_search_bar_set_show_close_button (GTK_SEARCH_BAR (bar), TRUE);
+  gtk_widget_add_css_class (bar, "graph-search");
+  g_signal_connect_object (entry, "search-changed", G_CALLBACK (search_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (entry, "activate", G_CALLBACK (next_match_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (entry, "next-match", G_CALLBACK (next_match_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (entry, "previous-match", G_CALLBACK (previous_match_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (entry, "stop-search", G_CALLBACK (stop_search_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (bar, "notify::search-mode-enabled", G_CALLBACK (search_mode_cb), self,
+                           G_CONNECT_SWAPPED);
+
+  self->search_entry = GTK_SEARCH_ENTRY (entry);
+  self->search_status = GTK_LABEL (status);
+  return bar;
+}
+
+/* The selected op's properties, with what can be done to it. */
+static GtkWidget *
+create_panel (PrismGraphView *self)
+{
+  GtkWidget *frame = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *scrolled = gtk_scrolled_window_new ();
+  GtkWidget *list = prism_node_properties_new ();
+  GtkWidget *button;
+
+  gtk_widget_add_css_class (frame, "background");
+  gtk_widget_add_css_class (frame, "frame");
+  gtk_widget_add_css_class (frame, "graph-panel");
+  gtk_widget_set_margin_start (header, 12);
+  gtk_widget_set_margin_end (header, 6);
+  gtk_widget_set_margin_top (header, 6);
+
+  button = gtk_button_new_with_label (_("Collapse Kernel"));
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "graph.toggle-kernel");
+  gtk_widget_set_hexpand (button, TRUE);
+  gtk_widget_set_halign (button, GTK_ALIGN_START);
+  self->collapse_button = GTK_BUTTON (button);
+  gtk_box_append (GTK_BOX (header), button);
+  button = gtk_button_new_from_icon_name ("edit-copy-symbolic");
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "graph.copy-properties");
+  gtk_widget_set_tooltip_text (button, _("Copy the Properties"));
+  gtk_widget_add_css_class (button, "flat");
+  gtk_widget_set_halign (button, GTK_ALIGN_END);
+  gtk_widget_set_hexpand (button, TRUE);
+  gtk_box_append (GTK_BOX (header), button);
+  button = gtk_button_new_from_icon_name ("window-close-symbolic");
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "graph.clear-selection");
+  gtk_widget_set_tooltip_text (button, _("Close the Properties"));
+  gtk_widget_add_css_class (button, "flat");
+  gtk_box_append (GTK_BOX (header), button);
+  gtk_box_append (GTK_BOX (frame), header);
+
+  gtk_widget_set_margin_start (list, 12);
+  gtk_widget_set_margin_end (list, 12);
+  gtk_widget_set_margin_top (list, 6);
+  gtk_widget_set_margin_bottom (list, 12);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scrolled), FALSE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), list);
+  gtk_widget_set_vexpand (scrolled, TRUE);
+  gtk_box_append (GTK_BOX (frame), scrolled);
+
+  self->properties = PRISM_NODE_PROPERTIES (list);
+  gtk_widget_set_visible (frame, FALSE);
+  return frame;
+}
+
 static void
 prism_graph_view_init (PrismGraphView *self)
 {
   GtkGesture *drag;
+  GtkGesture *click;
   GtkEventController *controller;
   GtkWidget *button;
+  g_autoptr(GMenu) menu = g_menu_new ();
 
   self->zoom = 1.0;
   self->hover_node = -1;
@@ -795,6 +1405,10 @@ prism_graph_view_init (PrismGraphView *self)
   self->show_legend = TRUE;
   self->direction = PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM;
   self->highlight = g_hash_table_new (NULL, NULL);
+  self->collapsed = g_hash_table_new (NULL, NULL);
+  self->matches = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->selected = PRISM_OP_ID_NONE;
+  self->keep_in_view = PRISM_OP_ID_NONE;
 
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
   gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
@@ -804,6 +1418,9 @@ prism_graph_view_init (PrismGraphView *self)
   self->toolbar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
   gtk_widget_add_css_class (self->toolbar, "linked");
   gtk_widget_add_css_class (self->toolbar, "graph-toolbar");
+  button = toolbar_button ("edit-find-symbolic", "graph.find", _("Find an Op or Tensor"));
+  gtk_widget_set_margin_end (button, 6);
+  gtk_box_append (GTK_BOX (self->toolbar), button);
   gtk_box_append (GTK_BOX (self->toolbar),
                   toolbar_button ("zoom-out-symbolic", "graph.zoom-out", _("Zoom Out")));
   gtk_box_append (GTK_BOX (self->toolbar),
@@ -819,7 +1436,38 @@ prism_graph_view_init (PrismGraphView *self)
                            G_CONNECT_SWAPPED);
   self->direction_button = GTK_TOGGLE_BUTTON (button);
   gtk_box_append (GTK_BOX (self->toolbar), button);
+  button = gtk_toggle_button_new ();
+  gtk_button_set_icon_name (GTK_BUTTON (button), "view-list-bullet-symbolic");
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "graph.show-legend");
+  gtk_widget_set_tooltip_text (button, _("Show the Legend"));
+  gtk_widget_set_focus_on_click (button, FALSE);
+  gtk_box_append (GTK_BOX (self->toolbar), button);
+  g_menu_append (menu, _("Collapse All Kernels"), "graph.collapse-all");
+  g_menu_append (menu, _("Expand All Kernels"), "graph.expand-all");
+  button = gtk_menu_button_new ();
+  gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (button), "view-more-symbolic");
+  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (button), G_MENU_MODEL (menu));
+  gtk_widget_set_tooltip_text (button, _("Kernels"));
+  gtk_widget_set_focus_on_click (button, FALSE);
+  gtk_box_append (GTK_BOX (self->toolbar), button);
   gtk_widget_set_parent (self->toolbar, GTK_WIDGET (self));
+
+  self->search_bar = create_search_bar (self);
+  gtk_widget_set_parent (self->search_bar, GTK_WIDGET (self));
+  self->panel = create_panel (self);
+  gtk_widget_set_parent (self->panel, GTK_WIDGET (self));
+
+  click = gtk_gesture_click_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
+  g_signal_connect_object (click, "released", G_CALLBACK (click_released_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
+
+  controller = gtk_shortcut_controller_new ();
+  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (controller), GTK_SHORTCUT_SCOPE_MANAGED);
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_f, GDK_CONTROL_MASK),
+                                                          gtk_callback_action_new (find_shortcut_cb, NULL, NULL)));
+  gtk_widget_add_controller (GTK_WIDGET (self), controller);
 
   drag = gtk_gesture_drag_new ();
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), 0);
@@ -869,6 +1517,10 @@ prism_graph_view_set_graph (PrismGraphView *self,
     prism_graph_ref (graph);
   g_clear_pointer (&self->graph, prism_graph_unref);
   self->graph = graph;
+  /* Kernels are folded and ops selected per graph. */
+  g_hash_table_remove_all (self->collapsed);
+  self->keep_in_view = PRISM_OP_ID_NONE;
+  set_selected (self, PRISM_OP_ID_NONE);
   relayout (self);
 }
 
@@ -981,7 +1633,7 @@ prism_graph_view_get_zoom (PrismGraphView *self)
   return self->zoom;
 }
 
-/* Zooms about the centre of the view. */
+/* Zooms about the centre of the view (of what the panel leaves of it). */
 void
 prism_graph_view_set_zoom (PrismGraphView *self,
                            double          zoom)
@@ -989,7 +1641,7 @@ prism_graph_view_set_zoom (PrismGraphView *self,
   g_return_if_fail (PRISM_IS_GRAPH_VIEW (self));
 
   zoom_at (self, zoom,
-           gtk_widget_get_width (GTK_WIDGET (self)) / 2.0,
+           visible_width (self) / 2.0,
            gtk_widget_get_height (GTK_WIDGET (self)) / 2.0);
 }
 
@@ -1034,7 +1686,7 @@ prism_graph_view_pan (PrismGraphView *self,
  * @op_id: an op, or a custom kernel by its kernel-level op id
  *
  * Scrolls, at the current zoom, so that the op's node (or the kernel's box)
- * is in the middle of the view.
+ * is in the middle of the view (of what the properties panel leaves).
  *
  * Returns: %FALSE if the layout is not ready or has no such op
  */
@@ -1071,9 +1723,250 @@ prism_graph_view_center_on (PrismGraphView *self,
 
   self->auto_fit = FALSE;
   set_transform (self, self->zoom,
-                 gtk_widget_get_width (GTK_WIDGET (self)) / 2.0 - cx * self->zoom,
+                 visible_width (self) / 2.0 - cx * self->zoom,
                  gtk_widget_get_height (GTK_WIDGET (self)) / 2.0 - cy * self->zoom);
   return TRUE;
+}
+
+/**
+ * prism_graph_view_zoom_to:
+ * @op_id: an op, or a custom kernel by its kernel-level op id; an op of a
+ *   collapsed kernel brings the kernel's box
+ *
+ * Zooms in to a size the op's text reads easily at (or keeps a closer
+ * zoom), never so far that the op is not whole in view, and centres it
+ * left of the properties panel.
+ *
+ * Returns: %FALSE if the layout is not ready or shows no such op
+ */
+gboolean
+prism_graph_view_zoom_to (PrismGraphView *self,
+                          guint           op_id)
+{
+  double x, y, w, h, zoom, width, height;
+
+  g_return_val_if_fail (PRISM_IS_GRAPH_VIEW (self), FALSE);
+
+  if (self->layout == NULL || self->cancellable != NULL)
+    return FALSE;
+  op_id = prism_graph_layout_shown_op (self->layout, op_id);
+  if (!op_box (self, op_id, &x, &y, &w, &h))
+    return FALSE;
+  width = visible_width (self);
+  height = gtk_widget_get_height (GTK_WIDGET (self));
+  zoom = MAX (self->zoom, FOCUS_ZOOM);
+  zoom = MIN (zoom, FOCUS_FILL * width / MAX (w, 1));
+  zoom = MIN (zoom, FOCUS_FILL * MAX (height - top_band (self), 1) / MAX (h, 1));
+  zoom = CLAMP (zoom, MIN_ZOOM, MAX_ZOOM);
+  self->auto_fit = FALSE;
+  set_transform (self, zoom, width / 2.0 - (x + w / 2) * zoom, height / 2.0 - (y + h / 2) * zoom);
+  return TRUE;
+}
+
+/**
+ * prism_graph_view_select:
+ * @op_id: an op, a custom kernel by its kernel-level op id, or
+ *   %PRISM_OP_ID_NONE to clear the selection
+ *
+ * Draws the op selected and shows its properties beside the graph,
+ * scrolling it into view if the panel would hide it. An op of a collapsed
+ * kernel selects the kernel.
+ *
+ * Returns: %FALSE (and nothing selected) if the layout is not ready or
+ *   shows no such op
+ */
+gboolean
+prism_graph_view_select (PrismGraphView *self,
+                         guint           op_id)
+{
+  g_return_val_if_fail (PRISM_IS_GRAPH_VIEW (self), FALSE);
+
+  if (self->layout == NULL || self->cancellable != NULL)
+    op_id = PRISM_OP_ID_NONE;
+  else
+    op_id = prism_graph_layout_shown_op (self->layout, op_id);
+  set_selected (self, op_id);
+  if (op_id == PRISM_OP_ID_NONE)
+    return FALSE;
+  scroll_into_view (self, op_id);
+  return TRUE;
+}
+
+/**
+ * prism_graph_view_select_at:
+ * @x: a point of the view, in widget coordinates, as a click gives it
+ * @y:
+ *
+ * What a click does: selects the node under the point, else the custom
+ * kernel whose box it is in; on empty space, clears the selection.
+ *
+ * Returns: whether something is selected now
+ */
+gboolean
+prism_graph_view_select_at (PrismGraphView *self,
+                            double          x,
+                            double          y)
+{
+  double gx, gy;
+  int index;
+
+  g_return_val_if_fail (PRISM_IS_GRAPH_VIEW (self), FALSE);
+
+  if (self->layout == NULL || self->cancellable != NULL)
+    return FALSE;
+  gx = (x - self->offset_x) / self->zoom;
+  gy = (y - self->offset_y) / self->zoom;
+  if ((index = prism_graph_layout_node_at (self->layout, gx, gy)) >= 0 &&
+      prism_graph_layout_node (self->layout, index)->op_id != PRISM_OP_ID_NONE)
+    return prism_graph_view_select (self, prism_graph_layout_node (self->layout, index)->op_id);
+  if ((index = prism_graph_layout_cluster_at (self->layout, gx, gy)) >= 0)
+    return prism_graph_view_select (self, prism_graph_layout_cluster (self->layout, index)->op_id);
+  return prism_graph_view_select (self, PRISM_OP_ID_NONE);
+}
+
+/* Returns: the op id selected, or %PRISM_OP_ID_NONE */
+guint
+prism_graph_view_get_selected (PrismGraphView *self)
+{
+  g_return_val_if_fail (PRISM_IS_GRAPH_VIEW (self), PRISM_OP_ID_NONE);
+  return self->selected;
+}
+
+/**
+ * prism_graph_view_get_properties:
+ *
+ * Returns: (transfer none): the panel listing the selected op's
+ *   properties; shown only while an op is selected
+ */
+PrismNodeProperties *
+prism_graph_view_get_properties (PrismGraphView *self)
+{
+  g_return_val_if_fail (PRISM_IS_GRAPH_VIEW (self), NULL);
+  return self->properties;
+}
+
+/**
+ * prism_graph_view_set_kernel_collapsed:
+ * @kernel: the kernel-level index of a custom kernel
+ * @collapsed: draw it as one box rather than with its block graph
+ *
+ * Lays the graph out again in the background. Unless the whole graph is
+ * fitted in view, the kernel stays where the user looks.
+ */
+void
+prism_graph_view_set_kernel_collapsed (PrismGraphView *self,
+                                       guint           kernel,
+                                       gboolean        collapsed)
+{
+  g_return_if_fail (PRISM_IS_GRAPH_VIEW (self));
+
+  if (self->graph == NULL || kernel_of (self, prism_op_id_make (-1, kernel)) != (int) kernel)
+    return;
+  if (!!collapsed == prism_graph_view_get_kernel_collapsed (self, kernel))
+    return;
+  if (collapsed)
+    g_hash_table_add (self->collapsed, GUINT_TO_POINTER (kernel));
+  else
+    g_hash_table_remove (self->collapsed, GUINT_TO_POINTER (kernel));
+  self->keep_in_view = self->auto_fit ? PRISM_OP_ID_NONE : prism_op_id_make (-1, kernel);
+  relayout (self);
+}
+
+gboolean
+prism_graph_view_get_kernel_collapsed (PrismGraphView *self,
+                                       guint           kernel)
+{
+  g_return_val_if_fail (PRISM_IS_GRAPH_VIEW (self), FALSE);
+  return g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (kernel));
+}
+
+/* Draws every custom kernel as one box, and fits the graph. */
+void
+prism_graph_view_collapse_all (PrismGraphView *self)
+{
+  gboolean changed = FALSE;
+
+  g_return_if_fail (PRISM_IS_GRAPH_VIEW (self));
+
+  if (self->graph == NULL)
+    return;
+  for (guint i = 0; i < self->graph->ops->len; i++)
+    if (kernel_of (self, prism_op_id_make (-1, i)) == (int) i &&
+        !g_hash_table_contains (self->collapsed, GUINT_TO_POINTER (i)))
+      {
+        g_hash_table_add (self->collapsed, GUINT_TO_POINTER (i));
+        changed = TRUE;
+      }
+  if (!changed)
+    return;
+  self->keep_in_view = PRISM_OP_ID_NONE;
+  relayout (self);
+}
+
+/* Draws every custom kernel with its block graph, and fits the graph. */
+void
+prism_graph_view_expand_all (PrismGraphView *self)
+{
+  g_return_if_fail (PRISM_IS_GRAPH_VIEW (self));
+
+  if (g_hash_table_size (self->collapsed) == 0)
+    return;
+  g_hash_table_remove_all (self->collapsed);
+  self->keep_in_view = PRISM_OP_ID_NONE;
+  relayout (self);
+}
+
+/* Opens the search bar (Ctrl+F) with the focus in its entry. */
+void
+prism_graph_view_start_search (PrismGraphView *self)
+{
+  g_return_if_fail (PRISM_IS_GRAPH_VIEW (self));
+
+  gtk_search_bar_set_search_mode (GTK_SEARCH_BAR (self->search_bar), TRUE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+}
+
+/**
+ * prism_graph_view_get_search_entry:
+ *
+ * Returns: (transfer none): the entry of the search bar: typing there
+ *   selects the first op found and zooms to it
+ */
+GtkSearchEntry *
+prism_graph_view_get_search_entry (PrismGraphView *self)
+{
+  g_return_val_if_fail (PRISM_IS_GRAPH_VIEW (self), NULL);
+  return self->search_entry;
+}
+
+/* Returns: what the search bar says of its matches: "2 of 5", "No match" or "" */
+const char *
+prism_graph_view_get_search_status (PrismGraphView *self)
+{
+  g_return_val_if_fail (PRISM_IS_GRAPH_VIEW (self), NULL);
+  return gtk_label_get_label (self->search_status);
+}
+
+/* Selects the next (or previous) op found, and zooms to it; Enter in the entry. */
+void
+prism_graph_view_find_next (PrismGraphView *self,
+                            gboolean        forward)
+{
+  guint n;
+
+  g_return_if_fail (PRISM_IS_GRAPH_VIEW (self));
+
+  if ((n = self->matches->len) == 0)
+    return;
+  focus_match (self, forward ? (self->match_index + 1) % n : (self->match_index + n - 1) % n);
+}
+
+/* Whether the legend is drawn: asked for, and room enough for it. */
+gboolean
+prism_graph_view_get_legend_visible (PrismGraphView *self)
+{
+  g_return_val_if_fail (PRISM_IS_GRAPH_VIEW (self), FALSE);
+  return self->layout != NULL && self->cancellable == NULL && legend_fits (self);
 }
 
 /**

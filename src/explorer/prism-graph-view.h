@@ -7,6 +7,7 @@
 #include <gtk/gtk.h>
 
 #include "prism-graph-layout.h"
+#include "prism-node-properties.h"
 
 G_BEGIN_DECLS
 
@@ -45,5 +46,27 @@ void                 prism_graph_view_get_transform  (PrismGraphView      *self,
                                                       double              *zoom,
                                                       double              *offset_x,
                                                       double              *offset_y);
+gboolean             prism_graph_view_zoom_to        (PrismGraphView      *self,
+                                                      guint                op_id);
+gboolean             prism_graph_view_select         (PrismGraphView      *self,
+                                                      guint                op_id);
+gboolean             prism_graph_view_select_at      (PrismGraphView      *self,
+                                                      double               x,
+                                                      double               y);
+guint                prism_graph_view_get_selected   (PrismGraphView      *self);
+PrismNodeProperties *prism_graph_view_get_properties (PrismGraphView      *self);
+void                 prism_graph_view_set_kernel_collapsed (PrismGraphView *self,
+                                                      guint                kernel,
+                                                      gboolean             collapsed);
+gboolean             prism_graph_view_get_kernel_collapsed (PrismGraphView *self,
+                                                      guint                kernel);
+void                 prism_graph_view_collapse_all   (PrismGraphView      *self);
+void                 prism_graph_view_expand_all     (PrismGraphView      *self);
+void                 prism_graph_view_start_search   (PrismGraphView      *self);
+GtkSearchEntry      *prism_graph_view_get_search_entry (PrismGraphView    *self);
+const char          *prism_graph_view_get_search_status (PrismGraphView   *self);
+void                 prism_graph_view_find_next      (PrismGraphView      *self,
+                                                      gboolean             forward);
+gboolean             prism_graph_view_get_legend_visible (PrismGraphView  *self);
 
 G_END_DECLS

@@ -1774,6 +1774,11 @@ setup_settings (PrismWindow *self)
                        G_SETTINGS_BIND_DEFAULT);
       g_settings_bind (self->settings, "layout-direction", self->graph_view, "direction",
                        G_SETTINGS_BIND_DEFAULT);
+      g_settings_bind (self->settings, "show-legend", self->graph_view, "show-legend",
+                       G_SETTINGS_BIND_DEFAULT);
+      g_settings_bind (self->settings, "show-legend",
+                       prism_candidates_view_get_graph_view (self->candidates_view), "show-legend",
+                       G_SETTINGS_BIND_DEFAULT);
       g_settings_bind (self->settings, "target-gpu", self->kernel_view, "target", G_SETTINGS_BIND_GET);
       g_signal_connect_object (self->settings, "changed::time-budget",
                                G_CALLBACK (time_budget_changed_cb), self, G_CONNECT_SWAPPED);

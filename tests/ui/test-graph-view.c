@@ -13,6 +13,7 @@
 #include "prism-compare-view.h"
 #include "prism-graph-diff.h"
 #include "prism-graph-export.h"
+#include "prism-graph-find.h"
 #include "prism-graph-layout.h"
 #include "prism-graph-view.h"
 #include "prism-window.h"
@@ -31,6 +32,9 @@
           g_usleep (1000);                                                     \
       }                                                                        \
   } G_STMT_END
+
+static const PrismGraph *first_body (const PrismGraph *graph,
+                                     guint            *kernel_index);
 
 static const PrismGraphDirection directions[] = {
   PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM,
@@ -290,10 +294,10 @@ test_layout_async (void)
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(GError) error = NULL;
 
-  prism_graph_layout_compute_async (graph, PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM, NULL,
+  prism_graph_layout_compute_async (graph, PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM, NULL, 0, NULL,
                                     layout_done_cb, &result);
   g_cancellable_cancel (cancellable);
-  prism_graph_layout_compute_async (graph, PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM, cancellable,
+  prism_graph_layout_compute_async (graph, PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM, NULL, 0, cancellable,
                                     layout_done_cb, &cancelled_result);
   WAIT_UNTIL (result != NULL && cancelled_result != NULL);
 
@@ -311,6 +315,147 @@ test_layout_async (void)
 
   g_assert_null (prism_graph_layout_compute_finish (cancelled_result, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+}
+
+
+/* A collapsed kernel is one node, with the kernel's op id, where its block
+ * graph was; every use of its inputs and outputs is still an edge. */
+static void
+test_layout_collapsed (void)
+{
+  g_autoptr(PrismGraph) graph = build_workload ("rmsnorm_mlp", TRUE);
+  g_autoptr(PrismGraphLayout) expanded = prism_graph_layout_compute (graph, PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM, NULL);
+  g_autoptr(PrismGraphLayout) collapsed = NULL;
+  g_autoptr(GError) error = NULL;
+  guint kernel = 0, n_uses = 0;
+  const PrismGraph *body = first_body (graph, &kernel);
+  const PrismLayoutNode *node;
+  int index;
+
+  collapsed = prism_graph_layout_compute_collapsed (graph, PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM,
+                                                    &kernel, 1, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (collapsed);
+  g_assert_cmpuint (collapsed->nodes->len, ==, expanded->nodes->len - body->ops->len + 1);
+  g_assert_cmpuint (collapsed->clusters->len, ==, expanded->clusters->len - 1);
+  g_assert_true (prism_graph_layout_is_collapsed (collapsed, kernel));
+  g_assert_false (prism_graph_layout_is_collapsed (expanded, kernel));
+
+  index = prism_graph_layout_find_node (collapsed, prism_op_id_make (-1, kernel));
+  g_assert_cmpint (index, >=, 0);
+  node = prism_graph_layout_node (collapsed, index);
+  g_assert_cmpint (node->role, ==, PRISM_LAYOUT_ROLE_KERNEL);
+  g_assert_cmpstr (node->title, ==, "kernel 1");
+  g_assert_nonnull (strstr (node->subtitle, "grid"));
+  g_assert_true (pango_parse_markup (node->tooltip, -1, 0, NULL, NULL, NULL, NULL));
+  /* Its block ops are drawn as the kernel. */
+  g_assert_cmpint (prism_graph_layout_find_node (collapsed, prism_op_id_make (kernel, 0)), ==, -1);
+  g_assert_cmpuint (prism_graph_layout_shown_op (collapsed, prism_op_id_make (kernel, 0)), ==,
+                    prism_op_id_make (-1, kernel));
+  g_assert_cmpuint (prism_graph_layout_shown_op (expanded, prism_op_id_make (kernel, 0)), ==,
+                    prism_op_id_make (kernel, 0));
+  g_assert_cmpuint (prism_graph_layout_shown_op (collapsed, prism_op_id_make (kernel, 999)), ==,
+                    PRISM_OP_ID_NONE);
+
+  /* One edge per use of a tensor made by an op, at the kernel level only. */
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (graph, i);
+
+      for (guint s = 0; s < op->n_inputs; s++)
+        if (prism_graph_tensor (graph, op->inputs[s])->producer >= 0)
+          n_uses++;
+    }
+  g_assert_cmpuint (collapsed->edges->len, ==, n_uses);
+  for (guint e = 0; e < collapsed->edges->len; e++)
+    {
+      const PrismLayoutEdge *edge = prism_graph_layout_edge (collapsed, e);
+
+      g_assert_cmpuint (edge->tail, <, collapsed->nodes->len);
+      g_assert_cmpuint (edge->head, <, collapsed->nodes->len);
+    }
+  for (guint i = 0; i < collapsed->nodes->len; i++)
+    for (guint j = 0; j < i; j++)
+      {
+        const PrismLayoutNode *a = prism_graph_layout_node (collapsed, i);
+        const PrismLayoutNode *b = prism_graph_layout_node (collapsed, j);
+
+        g_assert_false (boxes_overlap (a->x, a->y, a->width, a->height, b->x, b->y, b->width, b->height));
+      }
+}
+
+static gboolean
+array_has (GArray *ids,
+           guint   id)
+{
+  for (guint i = 0; i < ids->len; i++)
+    if (g_array_index (ids, guint, i) == id)
+      return TRUE;
+  return FALSE;
+}
+
+static int
+find_input (const PrismGraph *graph,
+            const char       *name)
+{
+  for (guint i = 0; i < graph->ops->len; i++)
+    if (prism_graph_op (graph, i)->kind == PRISM_OP_INPUT &&
+        g_strcmp0 (prism_graph_op (graph, i)->name, name) == 0)
+      return i;
+  g_assert_not_reached ();
+  return -1;
+}
+
+/* What a search text finds: kinds, input names (and the tiles of those
+ * inputs), kernel titles and exact tensor ids. */
+static void
+test_find (void)
+{
+  g_autoptr(PrismGraph) graph = build_workload ("rmsnorm_mlp", TRUE);
+  guint kernel = 0;
+  const PrismGraph *body = first_body (graph, &kernel);
+  int w_up = find_input (graph, "W_up");
+  guint tensor = prism_graph_op (graph, w_up)->outputs[0];
+  g_autofree char *tensor_id = g_strdup_printf ("t%u", tensor);
+  g_autofree char *no_tensor = g_strdup_printf ("t%u9", tensor);
+  g_autoptr(GArray) by_name = prism_graph_find_ops (graph, " w_UP ");
+  g_autoptr(GArray) by_kind = prism_graph_find_ops (graph, "matmul");
+  g_autoptr(GArray) by_kernel = prism_graph_find_ops (graph, "Kernel 1");
+  g_autoptr(GArray) by_id = prism_graph_find_ops (graph, tensor_id);
+  g_autoptr(GArray) by_bad_id = prism_graph_find_ops (graph, no_tensor);
+  g_autoptr(GArray) blank = prism_graph_find_ops (graph, "  ");
+  g_autoptr(GArray) nothing = prism_graph_find_ops (graph, "no such op");
+  guint n_matmuls = 0, n_tiles = 0;
+
+  for (guint j = 0; j < body->ops->len; j++)
+    {
+      const PrismOp *op = prism_graph_op (body, j);
+
+      if (op->kind == PRISM_OP_MATMUL)
+        {
+          n_matmuls++;
+          g_assert_true (array_has (by_kind, prism_op_id_make (kernel, j)));
+        }
+      if (op->kind == PRISM_OP_INPUT &&
+          prism_graph_op (graph, kernel)->inputs[op->attrs.input_index] == tensor)
+        {
+          n_tiles++;
+          g_assert_true (array_has (by_name, prism_op_id_make (kernel, j)));
+        }
+    }
+  g_assert_cmpuint (n_matmuls, >, 0);
+  g_assert_cmpuint (by_kind->len, ==, n_matmuls);
+  /* The input first (graph order), then its tiles in the kernel. */
+  g_assert_cmpuint (n_tiles, >, 0);
+  g_assert_cmpuint (by_name->len, ==, 1 + n_tiles);
+  g_assert_cmpuint (g_array_index (by_name, guint, 0), ==, prism_op_id_make (-1, w_up));
+  g_assert_cmpuint (by_kernel->len, ==, 1);
+  g_assert_cmpuint (g_array_index (by_kernel, guint, 0), ==, prism_op_id_make (-1, kernel));
+  g_assert_cmpuint (by_id->len, ==, 1);
+  g_assert_cmpuint (g_array_index (by_id, guint, 0), ==, prism_op_id_make (-1, w_up));
+  g_assert_cmpuint (by_bad_id->len, ==, 0);
+  g_assert_cmpuint (blank->len, ==, 0);
+  g_assert_cmpuint (nothing->len, ==, 0);
 }
 
 /* Shared memory of the rms_norm reference, by hand, as the search counts
@@ -757,6 +902,424 @@ test_view_zoom (void)
   window_destroy (window);
 }
 
+/* Where a node is on screen: its centre in widget coordinates. */
+static void
+node_point (PrismGraphView        *view,
+            const PrismLayoutNode *node,
+            double                *x,
+            double                *y)
+{
+  double zoom, ox, oy;
+
+  prism_graph_view_get_transform (view, &zoom, &ox, &oy);
+  *x = ox + (node->x + node->width / 2) * zoom;
+  *y = oy + (node->y + node->height / 2) * zoom;
+}
+
+static const PrismLayoutNode *
+node_of (PrismGraphView *view,
+         guint           op_id)
+{
+  PrismGraphLayout *layout = prism_graph_view_get_layout (view);
+  int index = prism_graph_layout_find_node (layout, op_id);
+
+  g_assert_cmpint (index, >=, 0);
+  return prism_graph_layout_node (layout, index);
+}
+
+static gboolean
+panel_shown (PrismGraphView *view)
+{
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (view));
+  return gtk_widget_get_mapped (GTK_WIDGET (prism_graph_view_get_properties (view)));
+}
+
+/* Pixels of @texture within @rect of exactly @color. */
+static guint
+count_color (GdkTexture *texture,
+             int         x0,
+             int         y0,
+             int         w,
+             int         h,
+             guint32     color)
+{
+  int width = gdk_texture_get_width (texture);
+  int height = gdk_texture_get_height (texture);
+  g_autofree guint32 *pixels = g_new (guint32, (gsize) width * height);
+  guint n = 0;
+
+  gdk_texture_download (texture, (guchar *) pixels, width * 4);
+  for (int y = MAX (0, y0); y < MIN (height, y0 + h); y++)
+    for (int x = MAX (0, x0); x < MIN (width, x0 + w); x++)
+      if ((pixels[(gsize) y * width + x] & 0xffffff) == (color & 0xffffff))
+        n++;
+  return n;
+}
+
+/* A click on a node selects it: drawn in the selection colour, its
+ * properties in the panel; a click on a kernel's box selects the kernel;
+ * a click on empty space, or Escape, clears it. */
+static void
+test_view_select (void)
+{
+  g_autoptr(PrismGraph) graph = build_workload ("rmsnorm_mlp", TRUE);
+  PrismGraphView *view = PRISM_GRAPH_VIEW (prism_graph_view_new ());
+  GtkWindow *window = window_with (GTK_WIDGET (view), 1000, 760);
+  PrismNodeProperties *properties;
+  PrismGraphLayout *layout;
+  const PrismGraph *body;
+  const PrismLayoutNode *node;
+  const PrismLayoutCluster *cluster;
+  g_autoptr(GdkTexture) before = NULL;
+  g_autoptr(GdkTexture) after = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *ops = NULL;
+  guint kernel = 0, tile = G_MAXUINT;
+  double x, y, zoom, ox, oy;
+
+  prism_graph_view_set_graph (view, graph);
+  wait_for_layout (view);
+  layout = prism_graph_view_get_layout (view);
+  properties = prism_graph_view_get_properties (view);
+  body = first_body (graph, &kernel);
+  for (guint j = 0; j < body->ops->len && tile == G_MAXUINT; j++)
+    if (prism_graph_op (body, j)->kind == PRISM_OP_INPUT)
+      tile = j;
+  g_assert_false (panel_shown (view));
+  g_assert_cmpuint (prism_graph_view_get_selected (view), ==, PRISM_OP_ID_NONE);
+
+  /* A tile the kernel reads: kind, maps, shapes, dtypes and the launch. */
+  node = node_of (view, prism_op_id_make (kernel, tile));
+  node_point (view, node, &x, &y);
+  before = render_widget (GTK_WIDGET (view));
+  g_assert_true (prism_graph_view_select_at (view, x, y));
+  g_assert_cmpuint (prism_graph_view_get_selected (view), ==, prism_op_id_make (kernel, tile));
+  g_assert_true (panel_shown (view));
+  text = prism_node_properties_get_text (properties);
+  g_test_message ("%s", text);
+  g_assert_cmpstr (prism_node_properties_get_title (properties), ==, "input");
+  g_assert_nonnull (strstr (text, "Kind: input"));
+  g_assert_nonnull (strstr (text, "imap (x→"));
+  g_assert_nonnull (strstr (text, "fmap "));
+  g_assert_nonnull (strstr (text, "f16"));
+  g_assert_nonnull (strstr (text, "[8, 4096]"));      /* the data it tiles */
+  g_assert_nonnull (strstr (text, "“X”"));            /* … which is the program's X */
+  g_assert_nonnull (strstr (text, "Grid: 64"));
+  g_assert_nonnull (strstr (text, "Loop range: 64"));
+  g_assert_nonnull (strstr (text, "Threads per block: 128"));
+  /* Drawn selected: the selection colour around the node, where it was not. */
+  after = render_widget (GTK_WIDGET (view));
+  prism_graph_view_get_transform (view, &zoom, &ox, &oy);
+  g_assert_cmpuint (count_color (before, (int) (ox + node->x * zoom) - 6, (int) (oy + node->y * zoom) - 6,
+                                 (int) (node->width * zoom) + 12, (int) (node->height * zoom) + 12, 0x1c71d8),
+                    ==, 0);
+  g_assert_cmpuint (count_color (after, (int) (ox + node->x * zoom) - 6, (int) (oy + node->y * zoom) - 6,
+                                 (int) (node->width * zoom) + 12, (int) (node->height * zoom) + 12, 0x1c71d8),
+                    >, 20);
+  /* Whole in view beside the panel. */
+  g_assert_cmpfloat (ox + (node->x + node->width) * zoom, <=,
+                     gtk_widget_get_width (GTK_WIDGET (view)) - gtk_widget_get_width (GTK_WIDGET (properties)));
+  g_clear_pointer (&text, g_free);
+
+  /* The kernel, by a click on its header. */
+  cluster = prism_graph_layout_cluster (layout, 0);
+  g_assert_true (prism_graph_view_select_at (view, ox + (cluster->x + 4) * zoom, oy + (cluster->y + 4) * zoom));
+  g_assert_cmpuint (prism_graph_view_get_selected (view), ==, prism_op_id_make (-1, kernel));
+  text = prism_node_properties_get_text (properties);
+  ops = g_strdup_printf ("Block graph: %u ops", body->ops->len);
+  g_assert_cmpstr (prism_node_properties_get_title (properties), ==, "Custom kernel 1");
+  g_assert_nonnull (strstr (text, ops));
+  g_assert_nonnull (strstr (text, "Shared memory: ≈"));
+  g_assert_nonnull (strstr (text, "“W_up” [4096, 4096] f16"));
+  g_clear_pointer (&text, g_free);
+
+  /* A kernel-level op: the program input X. */
+  node = node_of (view, prism_op_id_make (-1, find_input (graph, "X")));
+  node_point (view, node, &x, &y);
+  g_assert_true (prism_graph_view_select_at (view, x, y));
+  text = prism_node_properties_get_text (properties);
+  g_assert_cmpstr (prism_node_properties_get_title (properties), ==, "X");
+  g_assert_nonnull (strstr (text, "Program input"));
+  g_assert_nonnull (strstr (text, "[8, 4096] f16"));
+
+  /* Empty space clears the selection; so does Escape. */
+  prism_graph_view_get_transform (view, &zoom, &ox, &oy);
+  g_assert_false (prism_graph_view_select_at (view, ox - 5, oy - 5));
+  g_assert_cmpuint (prism_graph_view_get_selected (view), ==, PRISM_OP_ID_NONE);
+  g_assert_false (panel_shown (view));
+  g_assert_true (prism_graph_view_select (view, prism_op_id_make (kernel, tile)));
+  g_assert_true (panel_shown (view));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "graph.clear-selection", NULL));
+  g_assert_cmpuint (prism_graph_view_get_selected (view), ==, PRISM_OP_ID_NONE);
+  g_assert_false (panel_shown (view));
+  g_assert_false (prism_graph_view_select (view, prism_op_id_make (kernel, 999)));
+
+  window_destroy (window);
+}
+
+/* Ctrl+F opens the search; typing a tensor's name selects it and zooms to
+ * it; Enter goes to the next match; no match says so. */
+static void
+test_view_find (void)
+{
+  g_autoptr(PrismGraph) graph = build_workload ("rmsnorm_mlp", TRUE);
+  PrismGraphView *view = PRISM_GRAPH_VIEW (prism_graph_view_new ());
+  GtkWindow *window = window_with (GTK_WIDGET (view), 1000, 760);
+  g_autoptr(GArray) expected = prism_graph_find_ops (graph, "W_up");
+  GtkSearchEntry *entry;
+  GtkWidget *bar;
+  g_autofree char *status = NULL;
+  double fit_zoom, zoom, x, y;
+  guint first;
+
+  prism_graph_view_set_graph (view, graph);
+  wait_for_layout (view);
+  fit_zoom = prism_graph_view_get_zoom (view);
+  entry = prism_graph_view_get_search_entry (view);
+  bar = gtk_widget_get_ancestor (GTK_WIDGET (entry), GTK_TYPE_SEARCH_BAR);
+  g_assert_false (gtk_search_bar_get_search_mode (GTK_SEARCH_BAR (bar)));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "graph.find", NULL));
+  g_assert_true (gtk_search_bar_get_search_mode (GTK_SEARCH_BAR (bar)));
+
+  gtk_editable_set_text (GTK_EDITABLE (entry), "W_up");
+  WAIT_UNTIL (prism_graph_view_get_selected (view) != PRISM_OP_ID_NONE);
+  first = prism_graph_view_get_selected (view);
+  g_assert_cmpuint (first, ==, prism_op_id_make (-1, find_input (graph, "W_up")));
+  status = g_strdup_printf ("1 of %u", expected->len);
+  g_assert_cmpstr (prism_graph_view_get_search_status (view), ==, status);
+  g_assert_cmpstr (prism_node_properties_get_title (prism_graph_view_get_properties (view)), ==, "W_up");
+  /* Zoomed to, and in the middle of what the panel leaves. */
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (view));
+  zoom = prism_graph_view_get_zoom (view);
+  g_assert_cmpfloat (zoom, >, fit_zoom);
+  node_point (view, node_of (view, first), &x, &y);
+  g_assert_cmpfloat (x, <, gtk_widget_get_width (GTK_WIDGET (view)) -
+                           gtk_widget_get_width (GTK_WIDGET (prism_graph_view_get_properties (view))));
+  g_assert_cmpfloat (y, >=, 0);
+  g_assert_cmpfloat (y, <=, gtk_widget_get_height (GTK_WIDGET (view)));
+
+  /* Enter: the next match, a tile of W_up in the kernel; then round again. */
+  g_signal_emit_by_name (entry, "activate");
+  g_assert_cmpuint (prism_graph_view_get_selected (view), ==, g_array_index (expected, guint, 1));
+  g_assert_cmpint (prism_op_id_get_kernel (prism_graph_view_get_selected (view)), >=, 0);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (view));
+  save_screenshot (GTK_WIDGET (view), "graph-find.png");
+  for (guint i = 1; i < expected->len; i++)
+    prism_graph_view_find_next (view, TRUE);
+  g_assert_cmpuint (prism_graph_view_get_selected (view), ==, first);
+  prism_graph_view_find_next (view, FALSE);
+  g_assert_cmpuint (prism_graph_view_get_selected (view), ==, g_array_index (expected, guint, expected->len - 1));
+
+  /* A collapsed kernel is found as itself. */
+  prism_graph_view_collapse_all (view);
+  wait_for_layout (view);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "matmul");
+  WAIT_UNTIL (g_strcmp0 (prism_graph_view_get_search_status (view), "1 of 1") == 0);
+  g_assert_cmpint (prism_graph_layout_node (prism_graph_view_get_layout (view),
+                                            prism_graph_layout_find_node (prism_graph_view_get_layout (view),
+                                                                          prism_graph_view_get_selected (view)))->role,
+                   ==, PRISM_LAYOUT_ROLE_KERNEL);
+
+  gtk_editable_set_text (GTK_EDITABLE (entry), "no such op");
+  WAIT_UNTIL (g_strcmp0 (prism_graph_view_get_search_status (view), "No match") == 0);
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "error"));
+
+  g_signal_emit_by_name (entry, "stop-search");
+  g_assert_false (gtk_search_bar_get_search_mode (GTK_SEARCH_BAR (bar)));
+
+  window_destroy (window);
+}
+
+/* Collapsing kernels draws fewer nodes; expanding brings them back; a
+ * selected block op becomes its kernel when that is collapsed. */
+static void
+test_view_collapse (void)
+{
+  g_autoptr(PrismGraph) graph = build_workload ("attention", TRUE);
+  PrismGraphView *view = PRISM_GRAPH_VIEW (prism_graph_view_new ());
+  GtkWindow *window = window_with (GTK_WIDGET (view), 900, 700);
+  guint n_nodes, n_block_ops = 0, n_kernels = 0, first_kernel = G_MAXUINT;
+
+  for (guint i = 0; i < graph->ops->len; i++)
+    if (prism_graph_op (graph, i)->kind == PRISM_OP_KERNEL)
+      {
+        n_kernels++;
+        n_block_ops += prism_graph_op (graph, i)->body->ops->len;
+        if (first_kernel == G_MAXUINT)
+          first_kernel = i;
+      }
+  g_assert_cmpuint (n_kernels, >, 0);
+
+  prism_graph_view_set_graph (view, graph);
+  wait_for_layout (view);
+  n_nodes = prism_graph_view_get_layout (view)->nodes->len;
+  g_assert_true (prism_graph_view_select (view, prism_op_id_make (first_kernel, 1)));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "graph.collapse-all", NULL));
+  g_assert_true (prism_graph_view_get_loading (view));
+  wait_for_layout (view);
+  g_assert_cmpuint (prism_graph_view_get_layout (view)->nodes->len, ==, n_nodes - n_block_ops + n_kernels);
+  g_assert_cmpuint (prism_graph_view_get_layout (view)->clusters->len, ==, 0);
+  g_assert_true (prism_graph_view_get_kernel_collapsed (view, first_kernel));
+  g_assert_cmpuint (prism_graph_view_get_selected (view), ==, prism_op_id_make (-1, first_kernel));
+  g_assert_true (panel_shown (view));
+  save_screenshot (GTK_WIDGET (view), "graph-collapsed.png");
+
+  /* The panel's button unfolds the selected kernel: a double click does too. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "graph.toggle-kernel", NULL));
+  wait_for_layout (view);
+  g_assert_false (prism_graph_view_get_kernel_collapsed (view, first_kernel));
+  g_assert_cmpuint (prism_graph_view_get_layout (view)->nodes->len, ==,
+                    n_nodes - n_block_ops + n_kernels + prism_graph_op (graph, first_kernel)->body->ops->len - 1);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "graph.expand-all", NULL));
+  wait_for_layout (view);
+  g_assert_cmpuint (prism_graph_view_get_layout (view)->nodes->len, ==, n_nodes);
+  g_assert_cmpuint (prism_graph_view_get_layout (view)->clusters->len, ==, n_kernels);
+
+  /* Another graph starts expanded, with nothing selected. */
+  prism_graph_view_collapse_all (view);
+  wait_for_layout (view);
+  {
+    g_autoptr(PrismGraph) other = build_workload ("rmsnorm_mlp", TRUE);
+
+    prism_graph_view_set_graph (view, other);
+    wait_for_layout (view);
+    g_assert_cmpuint (prism_graph_view_get_layout (view)->clusters->len, ==, 1);
+    g_assert_cmpuint (prism_graph_view_get_selected (view), ==, PRISM_OP_ID_NONE);
+  }
+
+  window_destroy (window);
+}
+
+/* The view's controller of @type (the first one). */
+static GtkEventController *
+find_controller (GtkWidget *widget,
+                 GType      type)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (controller, type))
+        return controller;  /* the widget keeps it */
+    }
+  g_assert_not_reached ();
+  return NULL;
+}
+
+/* What the click gesture and the Ctrl+F shortcut do, as the events would
+ * reach them: a click selects, a click on the panel is the panel's, a
+ * double click on a kernel's header folds it and on the folded box opens it. */
+static void
+test_view_gestures (void)
+{
+  g_autoptr(PrismGraph) graph = build_workload ("rmsnorm_mlp", TRUE);
+  PrismGraphView *view = PRISM_GRAPH_VIEW (prism_graph_view_new ());
+  GtkWindow *window = window_with (GTK_WIDGET (view), 1000, 760);
+  GtkEventController *click = find_controller (GTK_WIDGET (view), GTK_TYPE_GESTURE_CLICK);
+  GtkShortcutController *shortcuts = GTK_SHORTCUT_CONTROLLER (find_controller (GTK_WIDGET (view),
+                                                                               GTK_TYPE_SHORTCUT_CONTROLLER));
+  g_autoptr(GtkShortcut) find = g_list_model_get_item (G_LIST_MODEL (shortcuts), 0);
+  const PrismLayoutCluster *cluster;
+  const PrismLayoutNode *node;
+  GtkWidget *bar;
+  guint kernel = 0;
+  double x, y, zoom, ox, oy;
+  int index;
+
+  first_body (graph, &kernel);
+  prism_graph_view_set_graph (view, graph);
+  wait_for_layout (view);
+
+  node = node_of (view, prism_op_id_make (-1, find_input (graph, "W_gate")));
+  node_point (view, node, &x, &y);
+  g_signal_emit_by_name (click, "released", 1, x, y);
+  g_assert_cmpuint (prism_graph_view_get_selected (view), ==, node->op_id);
+  g_assert_true (panel_shown (view));
+
+  /* On the panel: not a click on the graph under it. */
+  {
+    graphene_point_t p;
+
+    g_assert_true (gtk_widget_compute_point (GTK_WIDGET (prism_graph_view_get_properties (view)),
+                                             GTK_WIDGET (view), &GRAPHENE_POINT_INIT (4, 4), &p));
+    g_signal_emit_by_name (click, "released", 1, (double) p.x, (double) p.y);
+    g_assert_cmpuint (prism_graph_view_get_selected (view), ==, node->op_id);
+  }
+
+  /* Double click on the kernel's header folds it. */
+  prism_graph_view_get_transform (view, &zoom, &ox, &oy);
+  cluster = prism_graph_layout_cluster (prism_graph_view_get_layout (view), 0);
+  g_signal_emit_by_name (click, "released", 2, ox + (cluster->x + 6) * zoom, oy + (cluster->y + 6) * zoom);
+  g_assert_true (prism_graph_view_get_kernel_collapsed (view, kernel));
+  wait_for_layout (view);
+  index = prism_graph_layout_find_node (prism_graph_view_get_layout (view), prism_op_id_make (-1, kernel));
+  g_assert_cmpint (index, >=, 0);
+  node_point (view, prism_graph_layout_node (prism_graph_view_get_layout (view), index), &x, &y);
+  g_signal_emit_by_name (click, "released", 2, x, y);
+  g_assert_false (prism_graph_view_get_kernel_collapsed (view, kernel));
+  wait_for_layout (view);
+  g_assert_cmpuint (prism_graph_view_get_layout (view)->clusters->len, ==, 1);
+
+  /* Ctrl+F opens the search bar while the view is on screen. */
+  bar = gtk_widget_get_ancestor (GTK_WIDGET (prism_graph_view_get_search_entry (view)), GTK_TYPE_SEARCH_BAR);
+  {
+    g_autofree char *trigger = gtk_shortcut_trigger_to_string (gtk_shortcut_get_trigger (find));
+
+    g_assert_cmpstr (trigger, ==, "<Control>f");
+  }
+  g_assert_true (gtk_shortcut_action_activate (gtk_shortcut_get_action (find), 0, GTK_WIDGET (view), NULL));
+  g_assert_true (gtk_search_bar_get_search_mode (GTK_SEARCH_BAR (bar)));
+  gtk_widget_set_visible (GTK_WIDGET (view), FALSE);
+  g_assert_false (gtk_shortcut_action_activate (gtk_shortcut_get_action (find), 0, GTK_WIDGET (view), NULL));
+
+  window_destroy (window);
+}
+
+/* The legend shows in a big view unless hidden, and never in a small one,
+ * where it would cover the graph. */
+static void
+test_view_legend (void)
+{
+  g_autoptr(PrismGraph) graph = build_workload ("rmsnorm_mlp", TRUE);
+  PrismGraphView *view = PRISM_GRAPH_VIEW (prism_graph_view_new ());
+  GtkWindow *window = window_with (GTK_WIDGET (view), 1000, 760);
+  g_autoptr(GdkTexture) shown = NULL;
+  g_autoptr(GdkTexture) hidden = NULL;
+  int height;
+  gboolean show_legend;
+
+  prism_graph_view_set_graph (view, graph);
+  wait_for_layout (view);
+  height = gtk_widget_get_height (GTK_WIDGET (view));
+  g_assert_true (prism_graph_view_get_legend_visible (view));
+  shown = render_widget (GTK_WIDGET (view));
+
+  /* The toolbar's toggle is the show-legend property. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "graph.show-legend", NULL));
+  g_object_get (view, "show-legend", &show_legend, NULL);
+  g_assert_false (show_legend);
+  g_assert_false (prism_graph_view_get_legend_visible (view));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (view));
+  hidden = render_widget (GTK_WIDGET (view));
+  /* The legend's corner: its swatches and words, then nothing (or the graph,
+   * refitted into the room it left). */
+  g_assert_cmpuint (count_drawn (shown, 8, height - 150, 200, 142, 0xffffff), >,
+                    count_drawn (hidden, 8, height - 150, 200, 142, 0xffffff) + 500);
+  prism_graph_view_set_show_legend (view, TRUE);
+  g_assert_true (prism_graph_view_get_legend_visible (view));
+
+  /* Small: no legend, even when asked for. */
+  gtk_window_set_default_size (window, 420, 320);
+  WAIT_UNTIL (gtk_widget_get_width (GTK_WIDGET (view)) <= 420);
+  g_assert_false (prism_graph_view_get_legend_visible (view));
+
+  window_destroy (window);
+}
+
 /*****************************************************************************/
 
 static const PrismGraph *
@@ -1032,6 +1595,72 @@ test_compare_view (void)
   window_destroy (window);
 }
 
+/* The list row of the @index-th difference. */
+static GtkListBoxRow *
+difference_row (PrismCompareView *compare,
+                guint             index)
+{
+  GtkListBoxRow *row = gtk_list_box_get_row_at_index (prism_compare_view_get_differences_list (compare),
+                                                      index);
+
+  g_assert_nonnull (row);
+  return row;
+}
+
+/* Clicking a difference zooms each side in past its fit, to a size text
+ * can be read at, with the op in the middle of the view. */
+static void
+test_compare_zoom (void)
+{
+  g_autoptr(PrismGraph) reference = build_workload ("rms_norm", TRUE);
+  g_autoptr(PrismGraph) variant = build_rms_norm_variant (128, 128, 256);
+  g_autoptr(PrismCandidateInfo) a = prism_candidate_info_new ("#1", reference);
+  g_autoptr(PrismCandidateInfo) b = prism_candidate_info_new ("#4", variant);
+  PrismCompareView *compare = PRISM_COMPARE_VIEW (prism_compare_view_new ());
+  GtkWindow *window = window_with (GTK_WIDGET (compare), 1280, 820);
+  const PrismGraphDiff *diff;
+  double fit_zoom[2];
+  guint index = G_MAXUINT;
+
+  prism_compare_view_set_candidates (compare, a, b);
+  diff = prism_compare_view_get_diff (compare);
+  for (guint side = 0; side < 2; side++)
+    {
+      wait_for_layout (prism_compare_view_get_graph_view (compare, side));
+      fit_zoom[side] = prism_graph_view_get_zoom (prism_compare_view_get_graph_view (compare, side));
+    }
+  /* A difference in one block op (a node, not a whole kernel). */
+  for (guint i = 0; i < prism_graph_diff_get_n (diff) && index == G_MAXUINT; i++)
+    if (prism_op_id_get_kernel (prism_graph_diff_get (diff, i)->op_b) >= 0)
+      index = i;
+  g_assert_cmpuint (index, !=, G_MAXUINT);
+
+  gtk_widget_activate (GTK_WIDGET (difference_row (compare, index)));
+  for (guint side = 0; side < 2; side++)
+    {
+      PrismGraphView *view = prism_compare_view_get_graph_view (compare, side);
+      PrismGraphLayout *layout = prism_graph_view_get_layout (view);
+      const PrismGraphDifference *difference = prism_graph_diff_get (diff, index);
+      guint op_id = side ? difference->op_b : difference->op_a;
+      const PrismLayoutNode *node = prism_graph_layout_node (layout, prism_graph_layout_find_node (layout, op_id));
+      double z, x, y;
+
+      prism_graph_view_get_transform (view, &z, &x, &y);
+      g_assert_cmpfloat (z, >, fit_zoom[side] * 1.2);
+      g_assert_cmpfloat (z, >=, 1.0);
+      /* The whole node is in view, its centre in the middle. */
+      g_assert_cmpfloat_with_epsilon (x + (node->x + node->width / 2) * z,
+                                      gtk_widget_get_width (GTK_WIDGET (view)) / 2.0, 1e-6);
+      g_assert_cmpfloat_with_epsilon (y + (node->y + node->height / 2) * z,
+                                      gtk_widget_get_height (GTK_WIDGET (view)) / 2.0, 1e-6);
+      g_assert_cmpfloat (node->width * z, <=, gtk_widget_get_width (GTK_WIDGET (view)));
+    }
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (compare));
+  save_screenshot (GTK_WIDGET (compare), "compare-zoom.png");
+
+  window_destroy (window);
+}
+
 /* The main window's Graph page shows the open program's graph, follows the
  * layout-direction setting and exports what it shows. */
 static void
@@ -1082,6 +1711,22 @@ test_window_graph_page (void)
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   save_screenshot (GTK_WIDGET (window), "window-graph.png");
 
+  /* Inspecting: an op selected, its properties beside the graph. */
+  {
+    const PrismGraph *program = prism_window_get_graph (window);
+    guint matmul = G_MAXUINT;
+
+    for (guint i = 0; i < program->ops->len && matmul == G_MAXUINT; i++)
+      if (prism_graph_op (program, i)->kind == PRISM_OP_MATMUL)
+        matmul = i;
+    g_assert_cmpuint (matmul, !=, G_MAXUINT);
+    g_assert_true (prism_graph_view_select (view, prism_op_id_make (-1, matmul)));
+    gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+    g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (prism_graph_view_get_properties (view))));
+    save_screenshot (GTK_WIDGET (window), "graph-inspect.png");
+    prism_graph_view_select (view, PRISM_OP_ID_NONE);
+  }
+
   /* Export goes by the extension. */
   g_assert_true (prism_window_export_graph (window, svg_file, &error));
   g_assert_no_error (error);
@@ -1107,6 +1752,12 @@ test_window_graph_page (void)
       g_assert_cmpint (prism_graph_view_get_layout (view)->direction, ==, PRISM_GRAPH_DIRECTION_LEFT_TO_RIGHT);
       g_settings_reset (settings, "layout-direction");
       WAIT_UNTIL (prism_graph_view_get_direction (view) == PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM);
+
+      /* The legend's toggle is remembered. */
+      prism_graph_view_set_show_legend (view, FALSE);
+      g_assert_false (g_settings_get_boolean (settings, "show-legend"));
+      g_settings_reset (settings, "show-legend");
+      WAIT_UNTIL (prism_graph_view_get_legend_visible (view));
     }
   else
     g_test_message ("no GSettings schema: the layout-direction binding is not checked");
@@ -1127,6 +1778,8 @@ main (int   argc,
   g_test_add_func ("/graph/layout/workloads", test_layout_workloads);
   g_test_add_func ("/graph/layout/async", test_layout_async);
   g_test_add_func ("/graph/layout/smem", test_layout_smem);
+  g_test_add_func ("/graph/layout/collapsed", test_layout_collapsed);
+  g_test_add_func ("/graph/find", test_find);
   g_test_add_func ("/graph/export", test_export);
   g_test_add_func ("/graph/diff/one-map-entry", test_diff_one_map_entry);
   g_test_add_func ("/graph/diff/kinds", test_diff_kinds);
@@ -1138,7 +1791,13 @@ main (int   argc,
       g_test_add_func ("/graph/view/draws", test_view_draws);
       g_test_add_func ("/graph/view/stale", test_view_stale);
       g_test_add_func ("/graph/view/zoom", test_view_zoom);
+      g_test_add_func ("/graph/view/select", test_view_select);
+      g_test_add_func ("/graph/view/find", test_view_find);
+      g_test_add_func ("/graph/view/collapse", test_view_collapse);
+      g_test_add_func ("/graph/view/legend", test_view_legend);
+      g_test_add_func ("/graph/view/gestures", test_view_gestures);
       g_test_add_func ("/graph/compare", test_compare_view);
+      g_test_add_func ("/graph/compare/zoom", test_compare_zoom);
       g_test_add_func ("/graph/window", test_window_graph_page);
     }
   else
