@@ -129,7 +129,7 @@ column_title (Column column)
     case COLUMN_TIME:         return C_("candidates column", "Time");
     case COLUMN_MEASURED:     return C_("candidates column", "Measured");
     case COLUMN_KERNELS:      return C_("candidates column", "Launches");
-    case COLUMN_SMEM:         return C_("candidates column", "Shared Memory");
+    case COLUMN_SMEM:         return C_("candidates column", "Shared");
     case COLUMN_VERIFICATION: return C_("candidates column", "Verification");
     case COLUMN_PARAMS:       return C_("candidates column", "Sizes");
     case COLUMN_FOUND:        return C_("candidates column", "Found After");
@@ -219,6 +219,9 @@ cell_query_tooltip_cb (GtkWidget   *box,
     gtk_tooltip_set_text (tooltip, prism_candidate_row_get_measured (row)
                                    ? _("Measured on the GPU")
                                    : _("Predicted by the cost model (no GPU measurement)"));
+  else if (column == COLUMN_SMEM)
+    gtk_tooltip_set_text (tooltip, _("Shared memory of one block of each custom kernel, together "
+                                     "(the search's estimate at the candidate's sizes)"));
   else if (column == COLUMN_VERIFICATION && prism_candidate_row_get_message (row) != NULL)
     gtk_tooltip_set_text (tooltip, prism_candidate_row_get_message (row));
   else
@@ -286,7 +289,7 @@ cell_setup_cb (GtkSignalListItemFactory *factory,
       gtk_label_set_xalign (GTK_LABEL (label), 0);
       break;
     }
-  if (column == COLUMN_SPEEDUP || column == COLUMN_VERIFICATION)
+  if (column == COLUMN_SPEEDUP || column == COLUMN_VERIFICATION || column == COLUMN_SMEM)
     {
       gtk_widget_set_has_tooltip (box, TRUE);
       g_signal_connect (box, "query-tooltip", G_CALLBACK (cell_query_tooltip_cb), item);
@@ -420,7 +423,7 @@ add_compare_column (PrismCandidatesView *self)
   g_signal_connect (factory, "bind", G_CALLBACK (compare_bind_cb), self);
   g_signal_connect (factory, "unbind", G_CALLBACK (compare_unbind_cb), self);
   column = gtk_column_view_column_new (C_("candidates column", "Compare"), g_object_ref (factory));
-  gtk_column_view_column_set_fixed_width (column, 84);
+  gtk_column_view_column_set_fixed_width (column, 76);
   gtk_column_view_append_column (self->column_view, column);
   self->compare_column = column;
 }
@@ -434,7 +437,7 @@ clear_compare_cb (PrismCandidatesView *self)
 static void
 add_columns (PrismCandidatesView *self)
 {
-  static const int widths[N_COLUMNS] = { 48, 150, 96, 96, 72, 124, 170, 160, 100 };
+  static const int widths[N_COLUMNS] = { 44, 136, 84, 88, 76, 84, 150, 130, 102 };
 
   for (Column c = 0; c < N_COLUMNS; c++)
     {
@@ -798,6 +801,7 @@ update_count (PrismCandidatesView *self)
   guint external = self->model ? prism_search_model_get_n_external (self->model) : 0;
   guint n = self->model ? g_list_model_get_n_items (prism_search_model_get_candidates (self->model)) - external : 0;
   guint hidden = self->model ? prism_search_model_get_hidden_candidates (self->model) : 0;
+  guint verified = self->model ? prism_search_model_get_verified (self->model) : 0;
   g_autofree char *text = NULL;
 
   if (hidden > 0)
@@ -806,6 +810,11 @@ update_count (PrismCandidatesView *self)
                                          "%u verified candidates (the fastest %u shown; %u not shown)",
                                          n + hidden),
                             n + hidden, n, hidden);
+  else if (verified > n)
+    /* Translators: candidates that are different programs, of all verified
+     * (the others are equivalent forms of these, listed with them) */
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u distinct candidate of %u verified",
+                                         "%u distinct candidates of %u verified", n), n, verified);
   else
     text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u verified candidate",
                                          "%u verified candidates", n), n);
@@ -878,7 +887,7 @@ items_changed_cb (PrismCandidatesView *self,
   /* Room for "Mirage graph 12" while the table has such rows. */
   gtk_column_view_column_set_fixed_width (self->columns[COLUMN_ID],
                                           self->model && prism_search_model_get_n_external (self->model) > 0
-                                          ? 128 : 48);
+                                          ? 128 : 44);
   /* A new search empties the store: what was ticked is gone. */
   if (g_list_model_get_n_items (model) == 0 && self->pinned->len > 0)
     prism_candidates_view_clear_compare (self);
