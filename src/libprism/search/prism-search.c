@@ -712,8 +712,10 @@ typedef struct
   int added;                   /* the op the step already added to its graph, or -1 */
   gint64 arg;                  /* DUPLICATE: the tensor holding the same value; EXPR with
                                 * @added: the tensor judged; SMEM: bytes; else -1 */
+  /* Untranslated (N_()): translated only when a sample is taken, since
+   * gettext is too slow for the hot path. */
   const char *what;            /* nullable: the step, when it is not one op */
-  const char *hint;            /* nullable: what the check compared (SHAPE) */
+  const char *hint;            /* nullable: what the check compared */
 } Step;
 
 static Step
@@ -732,13 +734,13 @@ step_named (const char *what)
 static Step
 close_step (const guint *sink)
 {
-  Step st = step_named (_("close the kernel"));
+  Step st = step_named (N_("close the kernel"));
 
   st.block = TRUE;
   st.ins = sink;
   st.n = sink != NULL ? 1 : 0;
   if (sink != NULL)
-    st.hint = _("the output map does not fit the tile");
+    st.hint = N_("the output map does not fit the tile");
   return st;
 }
 
@@ -758,7 +760,7 @@ step_to_string (State *s, const Step *st)
     g_string_append_printf (out, _("kernel %u: "), s->n_kernels);
   if (st->what != NULL)
     {
-      g_string_append (out, st->what);
+      g_string_append (out, _(st->what));
       if (st->n > 0)
         {
           g_string_append (out, " (");
@@ -810,7 +812,7 @@ shapes_text (const PrismGraph *g, const Step *st, const char *prefix)
       g_string_append_printf (out, "%s%s%u %s", i > 0 ? ", " : "", prefix, st->ins[i], shape);
     }
   if (st->hint != NULL)
-    g_string_append_printf (out, "%s%s", out->len > 0 ? ": " : "", st->hint);
+    g_string_append_printf (out, "%s%s", out->len > 0 ? ": " : "", _(st->hint));
   return g_string_free (out, FALSE);
 }
 
@@ -862,7 +864,7 @@ limits_text (State *s, const char *hint)
     g_string_append_printf (out, _(", block ops %u of %u, open sinks %u"), s->blk->n_ops,
                             o->max_block_ops, s->blk->n_open_sinks);
   if (hint != NULL)
-    g_string_append_printf (out, ": %s", hint);
+    g_string_append_printf (out, ": %s", _(hint));
   return g_string_free (out, FALSE);
 }
 
@@ -902,15 +904,18 @@ evidence_text (State *s, PrismPruneReason reason, const Step *st, const PrismGra
     case PRISM_PRUNE_EXPR:
       return expr_text (s, kg, bg, tensor);
     case PRISM_PRUNE_SMEM:
-      return g_strdup_printf (_("%" G_GINT64_FORMAT " bytes of shared memory per block, more than %"
-                                G_GUINT64_FORMAT), st->arg, s->search->opts.smem_limit);
+      {
+        g_autofree char *used = g_strdup_printf ("%" G_GINT64_FORMAT, st->arg);
+        g_autofree char *limit = g_strdup_printf ("%" G_GUINT64_FORMAT, s->search->opts.smem_limit);
+        return g_strdup_printf (_("%s bytes of shared memory per block, more than %s"), used, limit);
+      }
     case PRISM_PRUNE_ACCUM:
       if (s->blk != NULL && st->n > 0 && binfo (s->blk, st->ins[0])->accumulated)
         return g_strdup_printf (_("b%u is accumulated already"), st->ins[0]);
       return g_strdup_printf (_("%u accumulators, at most %u"), s->blk ? s->blk->n_accums : 0,
                               s->search->opts.max_accums);
     case PRISM_PRUNE_TRIVIAL:
-      return g_strdup (st->hint != NULL ? st->hint : _("the kernel only copies tiles"));
+      return g_strdup (st->hint != NULL ? _(st->hint) : _("the kernel only copies tiles"));
     case PRISM_PRUNE_OPS:
     default:
       return limits_text (s, st->hint);
@@ -1559,7 +1564,7 @@ kernel_ops (State *s)
 
   if (s->n_kops >= search->opts.max_kernel_ops || s->n_total >= search->opts.max_total_ops)
     {
-      Step st = step_named (_("another kernel-level op"));
+      Step st = step_named (N_("another kernel-level op"));
       prune_at (s, PRISM_PRUNE_OPS, &st);
       return;
     }
@@ -1596,7 +1601,7 @@ kernel_ops (State *s)
                             prism_dim_get_const (ta->dims[ta->ndims - 1])))
                 {
                   Step st = step_of (FALSE, kind, &a, 1, NULL);
-                  st.hint = _("the program normalizes over no dim of this size");
+                  st.hint = N_("the program normalizes over no dim of this size");
                   prune_at (s, PRISM_PRUNE_SHAPE, &st);
                 }
               else
@@ -1613,7 +1618,7 @@ kernel_ops (State *s)
                     {
                       Step st = step_of (FALSE, kind, &a, 1, &attrs);
                       attrs.dim = (int) d;
-                      st.hint = _("the program sums over no dim of this size");
+                      st.hint = N_("the program sums over no dim of this size");
                       prune_at (s, PRISM_PRUNE_SHAPE, &st);
                       continue;
                     }
@@ -1668,7 +1673,7 @@ open_block (State *s, PrismGraph *bg, const guint *ins, guint n, int imaps[][PRI
       if (prism_block_graph_add_input (bg, i, src->ndims, src->dims, src->dtype, imaps[i], fmaps[i],
                                        NULL) < 0)
         {
-          st.hint = _("an input's tile does not fit the grid and loop");
+          st.hint = N_("an input's tile does not fit the grid and loop");
           prune_at (s, PRISM_PRUNE_SHAPE, &st);
           block_free (b);
           return;
@@ -1807,7 +1812,7 @@ enum_loop (Enum *e)
   if (blocks > search->opts.max_blocks)
     {
       Step st = step_of (FALSE, PRISM_OP_KERNEL, e->ins, e->n, NULL);
-      st.hint = _("more thread blocks than a kernel may have");
+      st.hint = N_("more thread blocks than a kernel may have");
       prune_at (e->s, PRISM_PRUNE_SHAPE, &st);
       return;
     }
@@ -1958,7 +1963,7 @@ kernel_open (State *s)
 
   if (s->n_kernels >= search->opts.max_kernels || s->n_kops >= search->opts.max_kernel_ops)
     {
-      Step st = step_named (_("open a custom kernel"));
+      Step st = step_named (N_("open a custom kernel"));
       prune_at (s, PRISM_PRUNE_OPS, &st);
       return;
     }
@@ -2252,7 +2257,7 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       if (kind == PRISM_OP_ACCUM && ins[0] < b->n_in &&
           b->in[ins[0]] < search->n_program_inputs)
         {
-          st.hint = _("it accumulates a program input over the loop: a copy, or wrong");
+          st.hint = N_("it accumulates a program input over the loop: a copy, or wrong");
           prune_at (s, PRISM_PRUNE_TRIVIAL, &st);
           return;
         }
@@ -2389,7 +2394,7 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
   if (ops_needed (search, b) > ops_left (s))
     {
       st.added = (int) n_ops;
-      st.hint = _("finishing the kernel needs more ops than are left");
+      st.hint = N_("finishing the kernel needs more ops than are left");
       prune_at (s, PRISM_PRUNE_OPS, &st);
     }
   else
@@ -2473,7 +2478,7 @@ block_ops (State *s)
               if (!size_in (search->norm_sizes, search->n_norm_sizes, full_size (s, a, last)))
                 {
                   Step st = step_of (TRUE, kind, &a, 1, NULL);
-                  st.hint = _("the program normalizes over no dim of this size");
+                  st.hint = N_("the program normalizes over no dim of this size");
                   prune_at (s, PRISM_PRUNE_SHAPE, &st);
                   continue;
                 }
@@ -2482,7 +2487,7 @@ block_ops (State *s)
                    !size_in (search->sum_sizes, search->n_sum_sizes, full_size (s, a, last)))
             {
               Step st = step_of (TRUE, kind, &a, 1, NULL);
-              st.hint = _("the program sums over no dim of this size");
+              st.hint = N_("the program sums over no dim of this size");
               prune_at (s, PRISM_PRUNE_SHAPE, &st);
               continue;
             }
@@ -2500,7 +2505,7 @@ block_ops (State *s)
                     {
                       Step st = step_of (TRUE, kind, &a, 1, &attrs);
                       attrs.dim = (int) d;
-                      st.hint = _("the program sums over no dim of this size");
+                      st.hint = N_("the program sums over no dim of this size");
                       prune_at (s, PRISM_PRUNE_SHAPE, &st);
                       continue;
                     }
@@ -2701,7 +2706,7 @@ try_close (State *s)
   if (!computes)
     {
       Step st = close_step (NULL);
-      st.hint = _("the kernel only copies tiles");
+      st.hint = N_("the kernel only copies tiles");
       prune_at (s, PRISM_PRUNE_TRIVIAL, &st);
       return;
     }
@@ -2747,7 +2752,7 @@ search_block (State *s)
   try_close (s);
   if (ops_left (s) == 0)
     {
-      Step st = step_named (_("another block op"));
+      Step st = step_named (N_("another block op"));
       st.block = TRUE;
       prune_at (s, PRISM_PRUNE_OPS, &st);
       return;
