@@ -725,18 +725,40 @@ step_of (gboolean block, PrismOpKind kind, const guint *ins, guint n, const Pris
 }
 
 static Step
-step_named (const char *what)
+step_named (gboolean block, const char *what)
 {
-  return (Step) { FALSE, PRISM_N_OPS, NULL, 0, NULL, -1, -1, what, NULL };
+  return (Step) { block, PRISM_N_OPS, NULL, 0, NULL, -1, -1, what, NULL };
+}
+
+/* The step already added op @added to its graph. */
+static Step
+step_added (Step st, int added)
+{
+  st.added = added;
+  return st;
+}
+
+static Step
+step_arg (Step st, gint64 arg)
+{
+  st.arg = arg;
+  return st;
+}
+
+static Step
+step_hint (Step st, const char *hint)
+{
+  st.hint = hint;
+  return st;
 }
 
 /* Closing the open kernel (writing *@sink, or all its sinks when NULL). */
 static Step
 close_step (const guint *sink)
 {
-  Step st = step_named (N_("close the kernel"));
+  Step st = step_named (TRUE, N_("close the kernel"));
 
-  st.block = TRUE;
+
   st.ins = sink;
   st.n = sink != NULL ? 1 : 0;
   if (sink != NULL)
@@ -922,7 +944,7 @@ evidence_text (State *s, PrismPruneReason reason, const Step *st, const PrismGra
     }
 }
 
-/* The cold half of prune_at(): claims a place in the bucket and hands the
+/* The cold half of PRUNE_STEP(): claims a place in the bucket and hands the
  * observer a copy of the partial graph with the step marked. */
 static G_GNUC_NO_INLINE void
 take_sample (State *s, PrismPruneReason reason, guint depth, const Step *st)
@@ -966,19 +988,30 @@ take_sample (State *s, PrismPruneReason reason, guint depth, const Step *st)
   search->observer.pruned_sample (search, ps, search->observer_data);
 }
 
-/* prune() that also samples the decision while its bucket has room: two
- * atomic reads on the hot path once the buckets are full. */
-static inline void
-prune_at (State *s, PrismPruneReason reason, const Step *st)
+/* Whether a decision pruned now would be sampled: two atomic reads, once
+ * the buckets are full the only cost of sampling on the hot path. */
+static inline gboolean
+sample_wanted (State *s, PrismPruneReason reason)
 {
   PrismSearch *search = s->search;
   guint depth = MIN (s->depth, PRISM_SEARCH_MAX_DEPTH - 1);
 
-  prune (s, reason);
-  if (g_atomic_int_get (&search->samples_left) > 0 &&
-      g_atomic_int_get (&search->sample_counts[depth][reason]) < PRISM_SEARCH_SAMPLES_PER_BUCKET)
-    take_sample (s, reason, depth, st);
+  return g_atomic_int_get (&search->samples_left) > 0 &&
+         g_atomic_int_get (&search->sample_counts[depth][reason]) < PRISM_SEARCH_SAMPLES_PER_BUCKET;
 }
+
+/* prune() that also samples the decision while its bucket has room.  A
+ * macro so that @step (a Step expression) is only built then: building it
+ * at every try would cost more than the rest of the sampling. */
+#define PRUNE_STEP(s, reason, step)                                            \
+  G_STMT_START {                                                               \
+    prune ((s), (reason));                                                     \
+    if (G_UNLIKELY (sample_wanted ((s), (reason))))                            \
+      {                                                                        \
+        Step step_ = (step);                                                   \
+        take_sample ((s), (reason), MIN ((s)->depth, PRISM_SEARCH_MAX_DEPTH - 1), &step_); \
+      }                                                                        \
+  } G_STMT_END
 
 static void
 count_state (State *s)
@@ -1045,16 +1078,23 @@ maybe_tick (PrismSearch *search, gboolean force)
 /* Canonical operand pairs of a binary op or matmul: one operand must be newer
  * than the last op's inputs, a tensor is never paired with itself, and
  * commutative ops take their operands in order ((b, a) is the same op). */
-static gboolean
+static G_GNUC_NO_INLINE void
+prune_repeated_operand (State *s, PrismOpKind kind, guint a)
+{
+  guint ins[2] = { a, a };
+
+  PRUNE_STEP (s, PRISM_PRUNE_DUPLICATE, step_of (s->blk != NULL, kind, ins, 2, NULL));
+}
+
+/* Called for every pair: the pruning is out of line so that this inlines. */
+static inline gboolean
 operand_pair_allowed (State *s, PrismOpKind kind, guint a, guint b, guint low)
 {
   if (MAX (a, b) < low)
     return FALSE;
   if (a == b)
     {
-      guint ins[2] = { a, b };
-      Step st = step_of (s->blk != NULL, kind, ins, 2, NULL);
-      prune_at (s, PRISM_PRUNE_DUPLICATE, &st);
+      prune_repeated_operand (s, kind, a);
       return FALSE;
     }
   return !(prism_op_kind_is_commutative (kind) && a > b);
@@ -1424,18 +1464,18 @@ oracle_ok (State *s, const PrismGraph *block, const guint *block_inputs, guint t
 
 /* Maps a cached failure to its prune reason; returns FALSE on a miss or OK. */
 static gboolean
-cached_failure (State *s, guint8 v, const Step *st)
+cached_failure (guint8 v, PrismPruneReason *reason)
 {
   switch (v)
     {
     case CACHE_SHAPE:
-      prune_at (s, PRISM_PRUNE_SHAPE, st);
+      *reason = PRISM_PRUNE_SHAPE;
       return TRUE;
     case CACHE_LOOP:
-      prune_at (s, PRISM_PRUNE_LOOP, st);
+      *reason = PRISM_PRUNE_LOOP;
       return TRUE;
     case CACHE_EXPR:
-      prune_at (s, PRISM_PRUNE_EXPR, st);
+      *reason = PRISM_PRUNE_EXPR;
       return TRUE;
     default:
       return FALSE;
@@ -1452,13 +1492,13 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
   guint8 roles[PRISM_MAX_DIMS];
   guint64 h, sem;
   guint8 cached;
+  PrismPruneReason failure;
   int t;
-  Step st = step_of (FALSE, kind, ins, n, attrs);
 
   opkey_set (&key, kind, ins, n, attr, 0);
   if (opkey_compare (&key, &s->klast) <= 0)
     {
-      prune_at (s, PRISM_PRUNE_ORDER, &st);
+      PRUNE_STEP (s, PRISM_PRUNE_ORDER, step_of (FALSE, kind, ins, n, attrs));
       return;
     }
   {
@@ -1471,7 +1511,7 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
       }
     if (!op_roles (search, kind, in_roles, nds, n, attrs, roles))
       {
-        prune_at (s, PRISM_PRUNE_SHAPE, &st);
+        PRUNE_STEP (s, PRISM_PRUNE_SHAPE, step_of (FALSE, kind, ins, n, attrs));
         return;
       }
   }
@@ -1484,8 +1524,8 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
     for (guint t2 = 0; t2 < s->kg->tensors->len; t2++)
       if (kinfo (s, t2)->sem == sem)
         {
-          st.arg = t2;
-          prune_at (s, PRISM_PRUNE_DUPLICATE, &st);
+          PRUNE_STEP (s, PRISM_PRUNE_DUPLICATE,
+                      step_arg (step_of (FALSE, kind, ins, n, attrs), t2));
           return;
         }
   }
@@ -1493,24 +1533,26 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
   for (guint i = 0; i < n; i++)
     h = hash_add (h, kinfo (s, ins[i])->hash);
   cached = cache_get (search->cache, search->tag, h);
-  if (cached_failure (s, cached, &st))
-    return;
+  if (cached_failure (cached, &failure))
+    {
+      PRUNE_STEP (s, failure, step_of (FALSE, kind, ins, n, attrs));
+      return;
+    }
 
   t = prism_graph_add (s->kg, kind, ins, n, attrs, NULL);
   if (t < 0)
     {
       prism_graph_truncate (s->kg, n_ops, n_tensors);
       cache_put (search->cache, search->tag, h, CACHE_SHAPE);
-      prune_at (s, PRISM_PRUNE_SHAPE, &st);
+      PRUNE_STEP (s, PRISM_PRUNE_SHAPE, step_of (FALSE, kind, ins, n, attrs));
       return;
     }
   if (cached != CACHE_OK)
     {
       if (!oracle_ok (s, NULL, NULL, (guint) t))
         {
-          st.added = (int) n_ops;
-          st.arg = t;
-          prune_at (s, PRISM_PRUNE_EXPR, &st);
+          PRUNE_STEP (s, PRISM_PRUNE_EXPR,
+                      step_arg (step_added (step_of (FALSE, kind, ins, n, attrs), (int) n_ops), t));
           prism_graph_truncate (s->kg, n_ops, n_tensors);
           cache_put (search->cache, search->tag, h, CACHE_EXPR);
           return;
@@ -1564,8 +1606,7 @@ kernel_ops (State *s)
 
   if (s->n_kops >= search->opts.max_kernel_ops || s->n_total >= search->opts.max_total_ops)
     {
-      Step st = step_named (N_("another kernel-level op"));
-      prune_at (s, PRISM_PRUNE_OPS, &st);
+      PRUNE_STEP (s, PRISM_PRUNE_OPS, step_named (FALSE, N_("another kernel-level op")));
       return;
     }
   for (guint k = 0; k < search->opts.n_kernel_ops; k++)
@@ -1600,9 +1641,9 @@ kernel_ops (State *s)
               if (!size_in (search->norm_sizes, search->n_norm_sizes,
                             prism_dim_get_const (ta->dims[ta->ndims - 1])))
                 {
-                  Step st = step_of (FALSE, kind, &a, 1, NULL);
-                  st.hint = N_("the program normalizes over no dim of this size");
-                  prune_at (s, PRISM_PRUNE_SHAPE, &st);
+                  PRUNE_STEP (s, PRISM_PRUNE_SHAPE,
+                              step_hint (step_of (FALSE, kind, &a, 1, NULL),
+                                         N_("the program normalizes over no dim of this size")));
                 }
               else
                 try_kernel_op (s, kind, &a, 1, &attrs, 1);
@@ -1616,10 +1657,10 @@ kernel_ops (State *s)
                   if (!size_in (search->sum_sizes, search->n_sum_sizes,
                                 prism_dim_get_const (ta->dims[d])))
                     {
-                      Step st = step_of (FALSE, kind, &a, 1, &attrs);
                       attrs.dim = (int) d;
-                      st.hint = N_("the program sums over no dim of this size");
-                      prune_at (s, PRISM_PRUNE_SHAPE, &st);
+                      PRUNE_STEP (s, PRISM_PRUNE_SHAPE,
+                                  step_hint (step_of (FALSE, kind, &a, 1, &attrs),
+                                             N_("the program sums over no dim of this size")));
                       continue;
                     }
                   attrs.dim = (int) d;
@@ -1655,7 +1696,6 @@ open_block (State *s, PrismGraph *bg, const guint *ins, guint n, int imaps[][PRI
   PrismSearch *search = s->search;
   Block *b, *saved = s->blk;
   guint64 h = hash_add (0x424c, bg->grid_ndims);
-  Step st = step_of (FALSE, PRISM_OP_KERNEL, ins, n, NULL);
 
   for (guint p = 0; p < bg->grid_ndims; p++)
     h = hash_dim (h, bg->grid[p]);
@@ -1673,8 +1713,9 @@ open_block (State *s, PrismGraph *bg, const guint *ins, guint n, int imaps[][PRI
       if (prism_block_graph_add_input (bg, i, src->ndims, src->dims, src->dtype, imaps[i], fmaps[i],
                                        NULL) < 0)
         {
-          st.hint = N_("an input's tile does not fit the grid and loop");
-          prune_at (s, PRISM_PRUNE_SHAPE, &st);
+          PRUNE_STEP (s, PRISM_PRUNE_SHAPE,
+                      step_hint (step_of (FALSE, PRISM_OP_KERNEL, ins, n, NULL),
+                                 N_("an input's tile does not fit the grid and loop")));
           block_free (b);
           return;
         }
@@ -1695,7 +1736,7 @@ open_block (State *s, PrismGraph *bg, const guint *ins, guint n, int imaps[][PRI
   if (b->n_open_sinks > search->opts.max_block_ops - MIN (b->n_ops, search->opts.max_block_ops) ||
       b->n_open_sinks > search->opts.max_total_ops - MIN (s->n_total, search->opts.max_total_ops))
     {
-      prune_at (s, PRISM_PRUNE_OPS, &st);
+      PRUNE_STEP (s, PRISM_PRUNE_OPS, step_of (FALSE, PRISM_OP_KERNEL, ins, n, NULL));
       block_free (b);
       return;
     }
@@ -1704,8 +1745,8 @@ open_block (State *s, PrismGraph *bg, const guint *ins, guint n, int imaps[][PRI
       guint64 smem;
       if (!prism_block_graph_smem_bytes (bg, NULL, 0, &smem) || smem > search->opts.smem_limit)
         {
-          st.arg = (gint64) smem;
-          prune_at (s, PRISM_PRUNE_SMEM, &st);
+          PRUNE_STEP (s, PRISM_PRUNE_SMEM,
+                      step_arg (step_of (FALSE, PRISM_OP_KERNEL, ins, n, NULL), (gint64) smem));
           block_free (b);
           return;
         }
@@ -1811,9 +1852,9 @@ enum_loop (Enum *e)
     blocks *= e->grid[p];
   if (blocks > search->opts.max_blocks)
     {
-      Step st = step_of (FALSE, PRISM_OP_KERNEL, e->ins, e->n, NULL);
-      st.hint = N_("more thread blocks than a kernel may have");
-      prune_at (e->s, PRISM_PRUNE_SHAPE, &st);
+      PRUNE_STEP (e->s, PRISM_PRUNE_SHAPE,
+                  step_hint (step_of (FALSE, PRISM_OP_KERNEL, e->ins, e->n, NULL),
+                             N_("more thread blocks than a kernel may have")));
       return;
     }
   for (guint i = 0; i < e->n; i++)
@@ -1963,8 +2004,7 @@ kernel_open (State *s)
 
   if (s->n_kernels >= search->opts.max_kernels || s->n_kops >= search->opts.max_kernel_ops)
     {
-      Step st = step_named (N_("open a custom kernel"));
-      prune_at (s, PRISM_PRUNE_OPS, &st);
+      PRUNE_STEP (s, PRISM_PRUNE_OPS, step_named (FALSE, N_("open a custom kernel")));
       return;
     }
   /* Every subset of the tensors: larger ones first, then by bit mask. */
@@ -1987,8 +2027,7 @@ kernel_open (State *s)
       key.body = G_MAXUINT64;
       if (opkey_compare (&key, &s->klast) <= 0)
         {
-          Step st = step_of (FALSE, PRISM_OP_KERNEL, ins, n, NULL);
-          prune_at (s, PRISM_PRUNE_ORDER, &st);
+          PRUNE_STEP (s, PRISM_PRUNE_ORDER, step_of (FALSE, PRISM_OP_KERNEL, ins, n, NULL));
           continue;
         }
       if (search->opts.mode == PRISM_SEARCH_SYMBOLIC)
@@ -2233,21 +2272,21 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
   guint saved_sinks = b->n_sinks, saved_open = b->n_open_sinks;
   BInfo bi = { 0, };
   guint8 cached;
+  PrismPruneReason failure;
   guint64 h, sem = 0;
   int t;
-  Step st = step_of (TRUE, kind, ins, n, attrs);
 
   opkey_set (&key, kind, ins, n, attr, 0);
   if (opkey_compare (&key, &b->last) <= 0)
     {
-      prune_at (s, PRISM_PRUNE_ORDER, &st);
+      PRUNE_STEP (s, PRISM_PRUNE_ORDER, step_of (TRUE, kind, ins, n, attrs));
       return;
     }
   if (accum)
     {
       if (b->n_accums >= search->opts.max_accums || binfo (b, ins[0])->accumulated)
         {
-          prune_at (s, PRISM_PRUNE_ACCUM, &st);
+          PRUNE_STEP (s, PRISM_PRUNE_ACCUM, step_of (TRUE, kind, ins, n, attrs));
           return;
         }
       /* Summing raw program inputs over the loop is a copy when the loop
@@ -2257,8 +2296,9 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       if (kind == PRISM_OP_ACCUM && ins[0] < b->n_in &&
           b->in[ins[0]] < search->n_program_inputs)
         {
-          st.hint = N_("it accumulates a program input over the loop: a copy, or wrong");
-          prune_at (s, PRISM_PRUNE_TRIVIAL, &st);
+          PRUNE_STEP (s, PRISM_PRUNE_TRIVIAL,
+                      step_hint (step_of (TRUE, kind, ins, n, attrs),
+                                 N_("it accumulates a program input over the loop: a copy, or wrong")));
           return;
         }
     }
@@ -2274,14 +2314,14 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       bad = ta->after_accum != prism_graph_tensor (bg, ins[1])->after_accum;
     if (bad)
       {
-        prune_at (s, PRISM_PRUNE_LOOP, &st);
+        PRUNE_STEP (s, PRISM_PRUNE_LOOP, step_of (TRUE, kind, ins, n, attrs));
         return;
       }
     /* A reduction of a dim that is already 1 adds nothing. */
     if ((kind == PRISM_OP_ACCUM_SUM || kind == PRISM_OP_ACCUM_MEAN || kind == PRISM_OP_ACCUM_RMS ||
          kind == PRISM_OP_RMS_NORM) && dim_is_one (ta->dims[ta->ndims - 1]))
       {
-        prune_at (s, PRISM_PRUNE_SHAPE, &st);
+        PRUNE_STEP (s, PRISM_PRUNE_SHAPE, step_of (TRUE, kind, ins, n, attrs));
         return;
       }
   }
@@ -2297,7 +2337,7 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       }
     if (!op_roles (search, kind, in_roles, nds, n, attrs, out_roles))
       {
-        prune_at (s, PRISM_PRUNE_SHAPE, &st);
+        PRUNE_STEP (s, PRISM_PRUNE_SHAPE, step_of (TRUE, kind, ins, n, attrs));
         return;
       }
     {
@@ -2312,8 +2352,8 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       for (guint t2 = 0; t2 < bg->tensors->len; t2++)
         if (binfo (b, t2)->sem == sem)
           {
-            st.arg = t2;
-            prune_at (s, PRISM_PRUNE_DUPLICATE, &st);
+            PRUNE_STEP (s, PRISM_PRUNE_DUPLICATE,
+                        step_arg (step_of (TRUE, kind, ins, n, attrs), t2));
             return;
           }
     }
@@ -2323,15 +2363,18 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
   for (guint i = 0; i < n; i++)
     h = hash_add (h, binfo (b, ins[i])->hash);
   cached = cache_get (search->cache, search->tag, h);
-  if (cached_failure (s, cached, &st))
-    return;
+  if (cached_failure (cached, &failure))
+    {
+      PRUNE_STEP (s, failure, step_of (TRUE, kind, ins, n, attrs));
+      return;
+    }
 
   t = prism_graph_add (bg, kind, ins, n, attrs, NULL);
   if (t < 0)
     {
       prism_graph_truncate (bg, n_ops, n_tensors);
       cache_put (search->cache, search->tag, h, CACHE_SHAPE);
-      prune_at (s, PRISM_PRUNE_SHAPE, &st);
+      PRUNE_STEP (s, PRISM_PRUNE_SHAPE, step_of (TRUE, kind, ins, n, attrs));
       return;
     }
   if (search->opts.mode == PRISM_SEARCH_ENUMERATIVE)
@@ -2339,9 +2382,9 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       guint64 smem;
       if (!prism_block_graph_smem_bytes (bg, NULL, 0, &smem) || smem > search->opts.smem_limit)
         {
-          st.added = (int) n_ops;
-          st.arg = (gint64) smem;
-          prune_at (s, PRISM_PRUNE_SMEM, &st);
+          PRUNE_STEP (s, PRISM_PRUNE_SMEM,
+                      step_arg (step_added (step_of (TRUE, kind, ins, n, attrs), (int) n_ops),
+                                (gint64) smem));
           prism_graph_truncate (bg, n_ops, n_tensors);
           return;
         }
@@ -2350,9 +2393,8 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
     {
       if (!oracle_ok (s, bg, b->in, (guint) t))
         {
-          st.added = (int) n_ops;
-          st.arg = t;
-          prune_at (s, PRISM_PRUNE_EXPR, &st);
+          PRUNE_STEP (s, PRISM_PRUNE_EXPR,
+                      step_arg (step_added (step_of (TRUE, kind, ins, n, attrs), (int) n_ops), t));
           prism_graph_truncate (bg, n_ops, n_tensors);
           cache_put (search->cache, search->tag, h, CACHE_EXPR);
           return;
@@ -2393,9 +2435,9 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
 
   if (ops_needed (search, b) > ops_left (s))
     {
-      st.added = (int) n_ops;
-      st.hint = N_("finishing the kernel needs more ops than are left");
-      prune_at (s, PRISM_PRUNE_OPS, &st);
+      PRUNE_STEP (s, PRISM_PRUNE_OPS,
+                  step_hint (step_added (step_of (TRUE, kind, ins, n, attrs), (int) n_ops),
+                             N_("finishing the kernel needs more ops than are left")));
     }
   else
     {
@@ -2477,18 +2519,18 @@ block_ops (State *s)
             {
               if (!size_in (search->norm_sizes, search->n_norm_sizes, full_size (s, a, last)))
                 {
-                  Step st = step_of (TRUE, kind, &a, 1, NULL);
-                  st.hint = N_("the program normalizes over no dim of this size");
-                  prune_at (s, PRISM_PRUNE_SHAPE, &st);
+                  PRUNE_STEP (s, PRISM_PRUNE_SHAPE,
+                              step_hint (step_of (TRUE, kind, &a, 1, NULL),
+                                         N_("the program normalizes over no dim of this size")));
                   continue;
                 }
             }
           else if (kind == PRISM_OP_ACCUM_SUM &&
                    !size_in (search->sum_sizes, search->n_sum_sizes, full_size (s, a, last)))
             {
-              Step st = step_of (TRUE, kind, &a, 1, NULL);
-              st.hint = N_("the program sums over no dim of this size");
-              prune_at (s, PRISM_PRUNE_SHAPE, &st);
+              PRUNE_STEP (s, PRISM_PRUNE_SHAPE,
+                          step_hint (step_of (TRUE, kind, &a, 1, NULL),
+                                     N_("the program sums over no dim of this size")));
               continue;
             }
           if (prism_op_kind_is_unary (kind) || prism_op_kind_is_accum (kind))
@@ -2503,10 +2545,10 @@ block_ops (State *s)
                     continue;
                   if (!size_in (search->sum_sizes, search->n_sum_sizes, full_size (s, a, d)))
                     {
-                      Step st = step_of (TRUE, kind, &a, 1, &attrs);
                       attrs.dim = (int) d;
-                      st.hint = N_("the program sums over no dim of this size");
-                      prune_at (s, PRISM_PRUNE_SHAPE, &st);
+                      PRUNE_STEP (s, PRISM_PRUNE_SHAPE,
+                                  step_hint (step_of (TRUE, kind, &a, 1, &attrs),
+                                             N_("the program sums over no dim of this size")));
                       continue;
                     }
                   attrs.dim = (int) d;
@@ -2561,27 +2603,26 @@ close_kernel (State *s, const guint *sinks, guint n_sinks, guint64 body_hash)
   OpKey key, saved_last = s->klast;
   const PrismOp *kop;
   int r;
-  Step st = step_of (FALSE, PRISM_OP_KERNEL, b->in, b->n_in, NULL);
 
   opkey_set (&key, PRISM_OP_KERNEL, b->in, b->n_in, 0, body_hash);
   if (opkey_compare (&key, &s->klast) <= 0)
     {
-      prune_at (s, PRISM_PRUNE_ORDER, &st);
+      PRUNE_STEP (s, PRISM_PRUNE_ORDER, step_of (FALSE, PRISM_OP_KERNEL, b->in, b->n_in, NULL));
       return;
     }
   for (guint o = 0; o < n_sinks; o++)
     for (guint t = 0; t < n_tensors; t++)
       if (kinfo (s, t)->sem == (binfo (b, sinks[o])->sem & ~(guint64) 1))
         {
-          st.arg = t;
-          prune_at (s, PRISM_PRUNE_DUPLICATE, &st);
+          PRUNE_STEP (s, PRISM_PRUNE_DUPLICATE,
+                      step_arg (step_of (FALSE, PRISM_OP_KERNEL, b->in, b->n_in, NULL), t));
           return;
         }
   r = prism_graph_add_kernel (s->kg, b->in, b->n_in, b->bg, NULL);
   if (r < 0)
     {
       prism_graph_truncate (s->kg, n_ops, n_tensors);
-      prune_at (s, PRISM_PRUNE_SHAPE, &st);
+      PRUNE_STEP (s, PRISM_PRUNE_SHAPE, step_of (FALSE, PRISM_OP_KERNEL, b->in, b->n_in, NULL));
       return;
     }
   kop = prism_graph_op (s->kg, (guint) r);
@@ -2602,9 +2643,10 @@ close_kernel (State *s, const guint *sinks, guint n_sinks, guint64 body_hash)
       if (cached == CACHE_EXPR || !oracle_ok (s, NULL, NULL, kop->outputs[o]))
         {
           cache_put (search->cache, search->tag, kinfo (s, kop->outputs[o])->hash, CACHE_EXPR);
-          st.added = r;
-          st.arg = kop->outputs[o];
-          prune_at (s, PRISM_PRUNE_EXPR, &st);
+          PRUNE_STEP (s, PRISM_PRUNE_EXPR,
+                      step_arg (step_added (step_of (FALSE, PRISM_OP_KERNEL, b->in, b->n_in, NULL),
+                                            r),
+                                kop->outputs[o]));
           g_array_set_size (s->kinfo, n_tensors);
           prism_graph_truncate (s->kg, n_ops, n_tensors);
           return;
@@ -2662,9 +2704,8 @@ close_enumerative (State *s, const guint *sinks, guint n_sinks, guint o, guint64
         continue;
       if (prism_block_graph_add_output (bg, sinks[o], omap, NULL) < 0)
         {
-          Step st = close_step (&sinks[o]);
           prism_graph_truncate (bg, n_ops, n_tensors);
-          prune_at (s, PRISM_PRUNE_SHAPE, &st);
+          PRUNE_STEP (s, PRISM_PRUNE_SHAPE, close_step (&sinks[o]));
           continue;
         }
       close_enumerative (s, sinks, n_sinks, o + 1,
@@ -2705,9 +2746,8 @@ try_close (State *s)
     }
   if (!computes)
     {
-      Step st = close_step (NULL);
-      st.hint = N_("the kernel only copies tiles");
-      prune_at (s, PRISM_PRUNE_TRIVIAL, &st);
+      PRUNE_STEP (s, PRISM_PRUNE_TRIVIAL,
+                  step_hint (close_step (NULL), N_("the kernel only copies tiles")));
       return;
     }
   for (guint o = 0; o < n_sinks; o++)
@@ -2725,9 +2765,8 @@ try_close (State *s)
         omap[p] = p < bg->grid_ndims ? PRISM_MAP_UNKNOWN : PRISM_MAP_REPLICATE;
       if (prism_block_graph_add_output (bg, sinks[o], omap, NULL) < 0)
         {
-          Step st = close_step (&sinks[o]);
           prism_graph_truncate (bg, n_ops, n_tensors);
-          prune_at (s, PRISM_PRUNE_SHAPE, &st);
+          PRUNE_STEP (s, PRISM_PRUNE_SHAPE, close_step (&sinks[o]));
           return;
         }
     }
@@ -2752,9 +2791,7 @@ search_block (State *s)
   try_close (s);
   if (ops_left (s) == 0)
     {
-      Step st = step_named (N_("another block op"));
-      st.block = TRUE;
-      prune_at (s, PRISM_PRUNE_OPS, &st);
+      PRUNE_STEP (s, PRISM_PRUNE_OPS, step_named (TRUE, N_("another block op")));
       return;
     }
   block_ops (s);
