@@ -531,6 +531,36 @@ seeds_text (GArray *seeds)
   return g_string_free (s, FALSE);
 }
 
+/* The steps the search took to build the candidate, in an expander: the
+ * path from the root of the search tree to its sGraph. */
+static void
+append_path (GtkBox           *box,
+             const PrismGraph *graph)
+{
+  g_autoptr(GPtrArray) steps = prism_search_path_of_graph (graph);
+  GString *text = g_string_new (NULL);
+  GtkWidget *expander;
+  GtkWidget *label;
+  g_autofree char *title = NULL;
+
+  for (guint i = 0; i < steps->len; i++)
+    g_string_append_printf (text, "%s%u. %s", i ? "\n" : "", i + 1,
+                            (const char *) g_ptr_array_index (steps, i));
+  title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Path (%u step)", "Path (%u steps)",
+                                        steps->len),
+                           steps->len);
+  expander = gtk_expander_new (title);
+  label = gtk_label_new (text->str);
+  g_string_free (text, TRUE);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_widget_add_css_class (label, "monospace");
+  gtk_widget_set_tooltip_text (expander, _("The steps the search took from the program to this candidate's sGraph, in order"));
+  gtk_expander_set_child (GTK_EXPANDER (expander), label);
+  gtk_box_append (box, expander);
+}
+
 static void
 show_verification (PrismCandidatesView *self,
                    PrismCandidateRow   *row)
@@ -578,7 +608,11 @@ show_verification (PrismCandidatesView *self,
   if (prism_candidate_row_is_external (row))
     pane_field (box, _("From"), prism_candidate_row_get_source (row) ? prism_candidate_row_get_source (row) : "—");
   else
-    pane_field (box, _("Found after"), found);
+    {
+      pane_field (box, _("Found after"), found);
+      if (prism_candidate_row_get_candidate (row) != NULL)
+        append_path (box, prism_candidate_row_get_candidate (row)->graph);
+    }
 
   pane_heading (box, _("Verification"));
   pane_field (box, _("Method"), prism_candidate_row_get_verification (row));
@@ -1264,6 +1298,14 @@ prism_candidates_view_get_verification_text (PrismCandidatesView *self)
     {
       if (GTK_IS_LABEL (child))
         g_string_append_printf (text, "%s\n", gtk_label_get_label (GTK_LABEL (child)));
+      else if (GTK_IS_EXPANDER (child))
+        {
+          GtkWidget *inner = gtk_expander_get_child (GTK_EXPANDER (child));
+
+          g_string_append_printf (text, "%s\n", gtk_expander_get_label (GTK_EXPANDER (child)));
+          if (GTK_IS_LABEL (inner))
+            g_string_append_printf (text, "%s\n", gtk_label_get_label (GTK_LABEL (inner)));
+        }
       else if (GTK_IS_BOX (child))
         {
           for (GtkWidget *part = gtk_widget_get_first_child (child); part != NULL;

@@ -75,6 +75,11 @@ struct _PrismSearchModel
   char *baseline;               /* "vendor", "prism-lowered" */
   char *measured_baseline;      /* how the unfused program ran on the GPU, when timed */
 
+  /* Pruning decisions the search sampled (PRUNED_SAMPLE events, owned),
+   * at most PRISM_SEARCH_MAX_SAMPLES: a resumed run samples again. */
+  GPtrArray *samples;
+  guint hidden_samples;
+
   /* Coalescing of "changed". */
   guint changed_source;
   gint64 last_changed_us;
@@ -412,6 +417,15 @@ apply_one (PrismSearchModel *self,
       apply_tuning (self, event);
       break;
 
+    case PRISM_EVENT_PRUNED_SAMPLE:
+      if (event->sample == NULL)
+        break;
+      if (self->samples->len < PRISM_SEARCH_MAX_SAMPLES)
+        g_ptr_array_add (self->samples, prism_event_ref ((PrismEvent *) event));
+      else
+        self->hidden_samples++;
+      break;
+
     default:
       break;
     }
@@ -437,6 +451,7 @@ prism_search_model_finalize (GObject *object)
   PrismSearchModel *self = (PrismSearchModel *)object;
 
   g_clear_pointer (&self->by_digest, g_hash_table_unref);
+  g_clear_pointer (&self->samples, g_ptr_array_unref);
   g_clear_object (&self->candidates);
   g_clear_object (&self->best);
   g_clear_pointer (&self->best_series, g_array_unref);
@@ -477,6 +492,7 @@ prism_search_model_init (PrismSearchModel *self)
   self->by_digest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->best_series = g_array_new (FALSE, FALSE, sizeof (PrismSpeedupPoint));
   self->points = g_array_new (FALSE, FALSE, sizeof (PrismSpeedupPoint));
+  self->samples = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_event_unref);
   self->max_candidates = PRISM_SEARCH_MODEL_MAX_CANDIDATES;
   self->max_points = PRISM_SEARCH_MODEL_MAX_POINTS;
   self->baseline_measured_us = -1;
@@ -520,6 +536,8 @@ prism_search_model_reset (PrismSearchModel *self)
   g_array_set_size (self->best_series, 0);
   g_array_set_size (self->points, 0);
   self->hidden_points = 0;
+  g_ptr_array_set_size (self->samples, 0);
+  self->hidden_samples = 0;
   self->has_tuning = FALSE;
   self->tune_timed = self->tune_count = self->tune_failed = 0;
   g_clear_pointer (&self->tune_message, g_free);
@@ -929,6 +947,126 @@ prism_search_depth_of_graph (const PrismGraph *graph)
         }
     }
   return MIN (depth, PRISM_SEARCH_MAX_DEPTH - 1);
+}
+
+/**
+ * prism_search_model_get_pruned_samples:
+ * @first_depth: the first depth of the tree (the chart's row)
+ * @last_depth: the last depth, ≥ @first_depth
+ * @reason: why the branches were cut
+ *
+ * The sampled pruning decisions of the branches a row of the tree chart
+ * counts for @reason: those cut while extending a state one depth above
+ * (as #PrismSearchDepth's pruned), in the order they came.
+ *
+ * Returns: (transfer container) (element-type PrismPruneSample): the
+ *   samples, borrowed from the model (valid until its next reset)
+ */
+GPtrArray *
+prism_search_model_get_pruned_samples (PrismSearchModel *self,
+                                       guint             first_depth,
+                                       guint             last_depth,
+                                       PrismPruneReason  reason)
+{
+  GPtrArray *out;
+
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), NULL);
+
+  out = g_ptr_array_new ();
+  for (guint i = 0; i < self->samples->len; i++)
+    {
+      const PrismEvent *e = g_ptr_array_index (self->samples, i);
+      guint depth = MIN (e->sample->depth + 1, PRISM_SEARCH_MAX_DEPTH - 1);
+
+      if (e->sample->reason == reason && depth >= first_depth && depth <= last_depth)
+        g_ptr_array_add (out, e->sample);
+    }
+  return out;
+}
+
+/* Samples the model did not keep, past PRISM_SEARCH_MAX_SAMPLES. */
+guint
+prism_search_model_get_hidden_samples (PrismSearchModel *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), 0);
+  return self->hidden_samples;
+}
+
+static void
+append_tensors (GString *out, const char *prefix, const guint *ids, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (out, "%s%s%u", i > 0 ? ", " : "", prefix, ids[i]);
+}
+
+static char *
+op_step (const PrismOp *op, const char *prefix)
+{
+  GString *out = g_string_new (prism_op_kind_to_string (op->kind));
+
+  g_string_append_c (out, '(');
+  append_tensors (out, prefix, op->inputs, op->n_inputs);
+  g_string_append_c (out, ')');
+  return g_string_free (out, FALSE);
+}
+
+/**
+ * prism_search_path_of_graph:
+ * @graph: (nullable): a candidate's kernel graph
+ *
+ * The steps the search took from the input program to @graph, in order.
+ * The search appends every op it adds, so a graph's op order is its build
+ * order: each kernel-level op is a step, and each custom kernel is one step
+ * to open it, one per op of its body and one to close it (as
+ * prism_search_depth_of_graph() counts them; inputs and outputs are not
+ * steps).  Tensors are named as the pruned samples name them: t3 at kernel
+ * level, b2 in a body.
+ *
+ * Returns: (transfer full) (element-type utf8): the steps
+ */
+GPtrArray *
+prism_search_path_of_graph (const PrismGraph *graph)
+{
+  GPtrArray *steps = g_ptr_array_new_with_free_func (g_free);
+  guint kernel = 0;
+
+  for (guint i = 0; graph != NULL && i < graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (graph, i);
+      GString *open;
+
+      if (op->kind == PRISM_OP_INPUT || op->kind == PRISM_OP_OUTPUT)
+        continue;
+      if (op->body == NULL)
+        {
+          g_ptr_array_add (steps, op_step (op, "t"));
+          continue;
+        }
+      kernel++;
+      open = g_string_new (NULL);
+      /* Translators: opening custom kernel %u over the tensors that follow */
+      g_string_append_printf (open, _("open kernel %u over "), kernel);
+      append_tensors (open, "t", op->inputs, op->n_inputs);
+      g_ptr_array_add (steps, g_string_free (open, FALSE));
+      for (guint k = 0; k < op->body->ops->len; k++)
+        {
+          const PrismOp *bop = prism_graph_op (op->body, k);
+          g_autofree char *step = NULL;
+
+          if (bop->kind == PRISM_OP_INPUT || bop->kind == PRISM_OP_OUTPUT)
+            continue;
+          step = op_step (bop, "b");
+          g_ptr_array_add (steps, g_strdup_printf (_("kernel %u: %s"), kernel, step));
+        }
+      {
+        GString *close = g_string_new (NULL);
+        /* Translators: closing custom kernel %u, which writes the tensors that follow */
+        g_string_append_printf (close, _("close kernel %u, writing "), kernel);
+        append_tensors (close, "t", op->outputs, op->n_outputs);
+        g_ptr_array_add (steps, g_string_free (close, FALSE));
+      }
+    }
+  return steps;
 }
 
 /**

@@ -102,6 +102,12 @@ char                   *prism_search_model_get_gpu_status    (PrismSearchModel  
 double                  prism_search_model_get_baseline_measured_us (PrismSearchModel *self);
 
 guint                   prism_search_depth_of_graph          (const PrismGraph  *graph);
+GPtrArray              *prism_search_path_of_graph           (const PrismGraph  *graph);
+GPtrArray              *prism_search_model_get_pruned_samples (PrismSearchModel *self,
+                                                              guint              first_depth,
+                                                              guint              last_depth,
+                                                              PrismPruneReason   reason);
+guint                   prism_search_model_get_hidden_samples (PrismSearchModel *self);
 
 /* What the speedups are against ("vendor", "prism-lowered"); kept across
  * prism_search_model_reset(). */

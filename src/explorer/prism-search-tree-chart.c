@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "prism-format.h"
+#include "prism-prune-samples-popover.h"
 #include "prism-search-tree-chart.h"
 
 /* One row per depth of the search tree. A row's length grows with the
@@ -70,6 +71,9 @@ struct _PrismSearchTreeChart
   GArray *hits;                /* Hit */
   guint64 not_shown;
   guint merged_depths;
+
+  /* The sampled decisions of the pruned segment last clicked. */
+  GtkWidget *samples_popover;  /* PrismPruneSamplesPopover, a child */
 };
 
 G_DEFINE_FINAL_TYPE (PrismSearchTreeChart, prism_search_tree_chart, GTK_TYPE_WIDGET)
@@ -682,6 +686,29 @@ prism_search_tree_chart_query_tooltip (GtkWidget  *widget,
   return TRUE;
 }
 
+static void
+prism_search_tree_chart_size_allocate (GtkWidget *widget,
+                                       int        width,
+                                       int        height,
+                                       int        baseline)
+{
+  PrismSearchTreeChart *self = PRISM_SEARCH_TREE_CHART (widget);
+
+  if (self->samples_popover != NULL)
+    gtk_popover_present (GTK_POPOVER (self->samples_popover));
+}
+
+static void
+click_released_cb (PrismSearchTreeChart *self,
+                   int                   n_press,
+                   double                x,
+                   double                y,
+                   GtkGestureClick      *gesture)
+{
+  if (n_press == 1 && prism_search_tree_chart_open_samples_at (self, x, y))
+    gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+}
+
 /*
  * GObject overrides
  */
@@ -699,6 +726,7 @@ prism_search_tree_chart_dispose (GObject *object)
   PrismSearchTreeChart *self = (PrismSearchTreeChart *)object;
 
   prism_search_tree_chart_set_model (self, NULL);
+  g_clear_pointer (&self->samples_popover, gtk_widget_unparent);
 
   G_OBJECT_CLASS (prism_search_tree_chart_parent_class)->dispose (object);
 }
@@ -765,6 +793,7 @@ prism_search_tree_chart_class_init (PrismSearchTreeChartClass *klass)
 
   widget_class->snapshot = prism_search_tree_chart_snapshot;
   widget_class->measure = prism_search_tree_chart_measure;
+  widget_class->size_allocate = prism_search_tree_chart_size_allocate;
   widget_class->query_tooltip = prism_search_tree_chart_query_tooltip;
 
   properties [PROP_MODEL] =
@@ -782,6 +811,14 @@ prism_search_tree_chart_init (PrismSearchTreeChart *self)
   self->rows = g_array_new (FALSE, TRUE, sizeof (Row));
   self->hits = g_array_new (FALSE, FALSE, sizeof (Hit));
   gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+  {
+    GtkGesture *click = gtk_gesture_click_new ();
+
+    gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
+    g_signal_connect_object (click, "released", G_CALLBACK (click_released_cb), self,
+                             G_CONNECT_SWAPPED);
+    gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
+  }
   gtk_accessible_update_property (GTK_ACCESSIBLE (self),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Search tree by depth"),
                                   -1);
@@ -963,6 +1000,75 @@ prism_search_tree_chart_describe_at (PrismSearchTreeChart *self,
                                       total ? 100.0 * value / total : 0.0,
                                       prism_prune_reason_describe (hit->segment - SEG_PRUNED));
     }
+}
+
+/**
+ * prism_search_tree_chart_open_samples_at:
+ * @x: a point of the last drawing
+ * @y: a point of the last drawing
+ *
+ * What a click does: on a pruned segment of a depth row, pops up the
+ * decisions the search sampled for that row's depths and the segment's
+ * reason (prism_search_tree_chart_get_samples_popover()).
+ *
+ * Returns: %TRUE if there was such a segment at the point
+ */
+gboolean
+prism_search_tree_chart_open_samples_at (PrismSearchTreeChart *self,
+                                         double                x,
+                                         double                y)
+{
+  const Hit *hit = NULL;
+  const Row *row;
+  PrismPruneReason reason;
+  g_autoptr(GPtrArray) samples = NULL;
+  g_autofree char *title = NULL;
+  GdkRectangle pointing;
+
+  g_return_val_if_fail (PRISM_IS_SEARCH_TREE_CHART (self), FALSE);
+
+  for (guint i = 0; i < self->hits->len; i++)
+    if (graphene_rect_contains_point (&g_array_index (self->hits, Hit, i).rect,
+                                      &GRAPHENE_POINT_INIT (x, y)))
+      hit = &g_array_index (self->hits, Hit, i);
+  if (hit == NULL || hit->row == G_MAXUINT || hit->segment < SEG_PRUNED || self->model == NULL)
+    return FALSE;
+  row = &g_array_index (self->rows, Row, hit->row);
+  /* The totals row has no depth to sample from. */
+  if (row->totals)
+    return FALSE;
+  reason = hit->segment - SEG_PRUNED;
+  samples = prism_search_model_get_pruned_samples (self->model, row->first_depth, row->last_depth,
+                                                   reason);
+  if (row->first_depth != row->last_depth)
+    /* Translators: depths %u to %u of the search tree, then a prune reason */
+    title = g_strdup_printf (_("Depths %u to %u: %s"), row->first_depth, row->last_depth,
+                             segment_name (hit->segment));
+  else
+    /* Translators: a depth of the search tree, then a prune reason */
+    title = g_strdup_printf (_("Depth %u: %s"), row->first_depth, segment_name (hit->segment));
+
+  if (self->samples_popover == NULL)
+    {
+      self->samples_popover = prism_prune_samples_popover_new ();
+      gtk_widget_set_parent (self->samples_popover, GTK_WIDGET (self));
+    }
+  prism_prune_samples_popover_set_samples (PRISM_PRUNE_SAMPLES_POPOVER (self->samples_popover),
+                                           title, samples, row->pruned[reason]);
+  pointing = (GdkRectangle) { (int) hit->rect.origin.x, (int) hit->rect.origin.y,
+                              MAX (1, (int) hit->rect.size.width), MAX (1, (int) hit->rect.size.height) };
+  gtk_popover_set_pointing_to (GTK_POPOVER (self->samples_popover), &pointing);
+  gtk_popover_popup (GTK_POPOVER (self->samples_popover));
+  return TRUE;
+}
+
+/* Returns: (transfer none) (nullable): the popover of the last pruned
+ * segment clicked, a #PrismPruneSamplesPopover */
+GtkWidget *
+prism_search_tree_chart_get_samples_popover (PrismSearchTreeChart *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_TREE_CHART (self), NULL);
+  return self->samples_popover;
 }
 
 /**

@@ -32,6 +32,10 @@ char             *prism_search_tree_chart_describe_at       (PrismSearchTreeChar
                                                              double                x,
                                                              double                y);
 
+gboolean          prism_search_tree_chart_open_samples_at   (PrismSearchTreeChart *self,
+                                                             double                x,
+                                                             double                y);
+GtkWidget        *prism_search_tree_chart_get_samples_popover (PrismSearchTreeChart *self);
 /* The colour of each prune reason, shared with the legend. */
 void              prism_search_tree_chart_reason_color      (PrismPruneReason      reason,
                                                              GdkRGBA              *color);

@@ -41,7 +41,7 @@ prism_event_kind_to_string (PrismEventKind kind)
 {
   static const char * const names[] = {
     "progress", "sgraph", "verified", "rejected", "best", "finished", "error",
-    "tuning", "measured",
+    "tuning", "measured", "pruned_sample",
   };
 
   g_return_val_if_fail ((guint) kind < G_N_ELEMENTS (names), "?");
@@ -78,6 +78,7 @@ prism_event_unref (PrismEvent *event)
   g_free (event->message);
   g_clear_pointer (&event->evidence, json_node_unref);
   g_clear_pointer (&event->measurement, prism_measurement_free);
+  g_clear_pointer (&event->sample, prism_prune_sample_free);
   g_free (event);
 }
 
@@ -98,6 +99,30 @@ add_candidate_summary (JsonBuilder *b, const PrismCandidate *c, guint id)
   json_builder_add_double_value (b, c->predicted_us);
   json_builder_set_member_name (b, "speedup");
   json_builder_add_double_value (b, c->speedup);
+}
+
+static void
+add_pruned_sample (JsonBuilder *b, const PrismPruneSample *ps)
+{
+  json_builder_set_member_name (b, "depth");
+  json_builder_add_int_value (b, ps->depth);
+  json_builder_set_member_name (b, "reason");
+  json_builder_add_string_value (b, prism_prune_reason_to_string (ps->reason));
+  json_builder_set_member_name (b, "task");
+  if (ps->task != G_MAXUINT)
+    json_builder_add_int_value (b, ps->task);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "step");
+  json_builder_add_string_value (b, ps->step);
+  json_builder_set_member_name (b, "evidence");
+  json_builder_add_string_value (b, ps->evidence);
+  json_builder_set_member_name (b, "marked_op");
+  json_builder_add_int_value (b, ps->marked_op);
+  json_builder_set_member_name (b, "marked_block_op");
+  json_builder_add_int_value (b, ps->marked_block_op);
+  json_builder_set_member_name (b, "graph");
+  json_builder_add_value (b, prism_graph_to_json (ps->graph, NULL));
 }
 
 JsonNode *
@@ -181,6 +206,9 @@ prism_event_to_json (const PrismEvent *e)
       json_builder_add_int_value (b, e->tune_count);
       json_builder_set_member_name (b, "measured");
       json_builder_add_value (b, prism_measurement_to_json (e->measurement));
+      break;
+    case PRISM_EVENT_PRUNED_SAMPLE:
+      add_pruned_sample (b, e->sample);
       break;
     default:
       break;
@@ -1245,6 +1273,18 @@ search_task_done (PrismSearch *search, guint task, gboolean completed, gpointer 
   emit_outbox (p);
 }
 
+/* From the worker thread that pruned the step, like SGRAPH events. */
+static void
+search_pruned_sample (PrismSearch *search, PrismPruneSample *sample, gpointer user_data)
+{
+  PrismPipeline *p = user_data;
+  PrismEvent *e = prism_event_new (PRISM_EVENT_PRUNED_SAMPLE);
+
+  e->sample = sample;
+  e->task = sample->task;
+  emit (p, e);
+}
+
 static void
 search_tick (PrismSearch *search, gpointer user_data)
 {
@@ -1893,7 +1933,8 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
 {
   g_autoptr(GError) local = NULL;
   PrismSearchOptions sopts = p->opts.search;
-  PrismSearchObserver observer = { search_sgraph, search_task_done, search_tick };
+  PrismSearchObserver observer = { search_sgraph, search_task_done, search_tick,
+                                   search_pruned_sample };
   PrismCostEstimate base;
   GPtrArray *cands;
   PrismEvent *e;

@@ -28,10 +28,11 @@ typedef enum
                           * predicted; tune_count = programs to time (0: none) */
   PRISM_EVENT_MEASURED,  /* one program timed on the GPU: measurement, candidate (NULL for
                           * the unfused program), tune_index of tune_count */
+  PRISM_EVENT_PRUNED_SAMPLE, /* a sampled pruning decision of the search: sample */
 } PrismEventKind;
 
 /* "progress", "sgraph", "verified", "rejected", "best", "finished", "error",
- * "tuning", "measured" */
+ * "tuning", "measured", "pruned_sample" */
 const char *prism_event_kind_to_string (PrismEventKind kind);
 
 /* What a TUNING event says about timing on the GPU. */
@@ -75,6 +76,7 @@ typedef struct
   guint tune_count;           /* TUNING, MEASURED: the unfused program and the candidates */
   guint id;                   /* VERIFIED, BEST, MEASURED: the candidate's id, given once when
                                * it is published and never changed */
+  PrismPruneSample *sample;   /* PRUNED_SAMPLE (owned) */
 } PrismEvent;
 
 PrismEvent *prism_event_new     (PrismEventKind    kind);

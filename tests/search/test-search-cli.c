@@ -14,6 +14,8 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "prism-search.h"
+
 #define PROGRAM "swiglu:n=4,d=64"
 
 static const char *prism_path;
@@ -223,7 +225,7 @@ test_json_lines (void)
   const char *args[] = { "rms_norm:n=4,d=64", "--json", "--max-kernels", "1", "--max-kernel-ops",
                          "1", "--out", dir, NULL };
   g_auto(GStrv) lines = NULL;
-  guint n = 0, verified = 0;
+  guint n = 0, verified = 0, samples = 0;
   g_autofree char *last = NULL;
 
   g_assert_cmpint (run_search (args, &out, &err), ==, 0);
@@ -242,12 +244,27 @@ test_json_lines (void)
       g_assert_true (json_object_has_member (o, "event"));
       g_assert_true (json_object_has_member (o, "time_s"));
       verified += g_str_equal (json_object_get_string_member (o, "event"), "verified");
+      if (g_str_equal (json_object_get_string_member (o, "event"), "pruned_sample"))
+        {
+          JsonObject *g = json_object_get_object_member (o, "graph");
+
+          samples++;
+          g_assert_cmpint (json_object_get_int_member (o, "depth"), >=, 0);
+          g_assert_cmpstr (json_object_get_string_member (o, "reason"), !=, "time");
+          g_assert_cmpstr (json_object_get_string_member (o, "step"), !=, "");
+          g_assert_cmpstr (json_object_get_string_member (o, "evidence"), !=, "");
+          g_assert_true (json_object_has_member (o, "marked_op"));
+          g_assert_nonnull (g);
+          g_assert_cmpstr (json_object_get_string_member (g, "format"), ==, "prism-graph");
+        }
       g_free (last);
       last = g_strdup (json_object_get_string_member (o, "event"));
       n++;
     }
   g_assert_cmpuint (n, >, 1);
   g_assert_cmpuint (verified, >, 0);
+  g_assert_cmpuint (samples, >, 0);
+  g_assert_cmpuint (samples, <=, PRISM_SEARCH_MAX_SAMPLES);
   g_assert_cmpstr (last, ==, "finished");
 }
 

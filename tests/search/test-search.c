@@ -36,6 +36,7 @@ typedef struct
   const PrismGraph *program;   /* set: check the sGraphs' output names */
   guint misnamed;
   guint empty_root_ticks;      /* ticks whose counts had states below an empty root */
+  GPtrArray *samples;          /* set: collect pruned samples (PrismPruneSample*) */
 } Collect;
 
 static void
@@ -129,6 +130,16 @@ on_tick (PrismSearch *search, gpointer user_data)
     c->empty_root_ticks++;
 }
 
+static void
+on_pruned_sample (PrismSearch *search, PrismPruneSample *sample, gpointer user_data)
+{
+  Collect *c = user_data;
+
+  g_mutex_lock (&c->lock);
+  g_ptr_array_add (c->samples, sample);
+  g_mutex_unlock (&c->lock);
+}
+
 static int
 compare_found (gconstpointer a, gconstpointer b)
 {
@@ -165,6 +176,8 @@ run_search (const char *workload, const char *params, PrismSearchOptions *option
   search = prism_search_new (program, options, &error);
   g_assert_no_error (error);
   c->program = program;
+  if (c->samples != NULL)
+    observer.pruned_sample = on_pruned_sample;
   prism_search_set_observer (search, &observer, c);
   g_assert_true (prism_search_run (search, &error));
   g_assert_no_error (error);
@@ -568,6 +581,77 @@ test_bad_options (void)
     }
 }
 
+/* Sampled pruning decisions: the first few of every (depth, reason) bucket
+ * the counts have, each with a partial graph, the step and its evidence;
+ * sampling changes no count. */
+static void
+test_pruned_samples (void)
+{
+  PrismSearchOptions o;
+  PrismSearchStats plain, st;
+  Collect c;
+  guint per_bucket[PRISM_SEARCH_MAX_DEPTH][PRISM_N_PRUNE_REASONS] = { { 0, } };
+  guint expr_marked = 0, block_marked = 0;
+
+  prism_search_options_init (&o);
+  o.n_threads = 2;
+  o.time_limit_s = 0;
+  collect_init (&c, PRISM_KEY_STRUCTURE);
+  run_search ("rms_norm", RMS_SMALL, &o, &c, &plain, NULL);
+  collect_clear (&c);
+
+  collect_init (&c, PRISM_KEY_STRUCTURE);
+  c.samples = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_prune_sample_free);
+  run_search ("rms_norm", RMS_SMALL, &o, &c, &st, NULL);
+  g_assert_cmpuint (st.states, ==, plain.states);
+  g_assert_cmpuint (st.sgraphs, ==, plain.sgraphs);
+  g_assert_cmpmem (st.pruned_by_depth, sizeof st.pruned_by_depth,
+                   plain.pruned_by_depth, sizeof plain.pruned_by_depth);
+
+  g_assert_cmpuint (c.samples->len, >, 0);
+  g_assert_cmpuint (c.samples->len, <=, PRISM_SEARCH_MAX_SAMPLES);
+  for (guint i = 0; i < c.samples->len; i++)
+    {
+      const PrismPruneSample *ps = g_ptr_array_index (c.samples, i);
+
+      g_assert_cmpuint (ps->depth, <, PRISM_SEARCH_MAX_DEPTH);
+      g_assert_cmpint (ps->reason, <, PRISM_PRUNE_TIME);
+      g_assert_cmpuint (st.pruned_by_depth[ps->depth][ps->reason], >, 0);
+      per_bucket[ps->depth][ps->reason]++;
+      g_assert_nonnull (ps->graph);
+      g_assert_cmpuint (ps->graph->ops->len, >, 0);
+      g_assert_nonnull (ps->step);
+      g_assert_cmpstr (ps->step, !=, "");
+      g_assert_nonnull (ps->evidence);
+      g_assert_cmpstr (ps->evidence, !=, "");
+      if (ps->marked_op >= 0)
+        g_assert_cmpint (ps->marked_op, <, (int) ps->graph->ops->len);
+      if (ps->marked_block_op >= 0)
+        {
+          const PrismOp *k = prism_graph_op (ps->graph, (guint) ps->marked_op);
+          g_assert_cmpint (k->kind, ==, PRISM_OP_KERNEL);
+          g_assert_cmpint (ps->marked_block_op, <, (int) k->body->ops->len);
+          block_marked++;
+        }
+      if (ps->reason == PRISM_PRUNE_EXPR && ps->marked_op >= 0)
+        {
+          /* The evidence is the expression the oracle did not find. */
+          g_assert_nonnull (strstr (ps->evidence, "is not a subexpression of the target"));
+          g_assert_cmpint (ps->evidence[0], ==, '(');
+          expr_marked++;
+        }
+    }
+  g_assert_cmpuint (expr_marked, >, 0);
+  g_assert_cmpuint (block_marked, >, 0);
+  /* Every bucket the counts have is sampled up to its bound. */
+  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+    for (guint r = 0; r < PRISM_PRUNE_TIME; r++)
+      g_assert_cmpuint (per_bucket[d][r], ==,
+                        MIN (st.pruned_by_depth[d][r], PRISM_SEARCH_SAMPLES_PER_BUCKET));
+  g_ptr_array_unref (c.samples);
+  collect_clear (&c);
+}
+
 static void
 test_size_candidates (void)
 {
@@ -605,6 +689,7 @@ main (int argc, char **argv)
   g_test_add_func ("/search/no-duplicates", test_no_duplicates);
   g_test_add_func ("/search/determinism", test_determinism);
   g_test_add_func ("/search/pruned-by-depth", test_pruned_by_depth);
+  g_test_add_func ("/search/pruned-samples", test_pruned_samples);
   g_test_add_func ("/search/reference-structures", test_reference_structures);
   g_test_add_func ("/search/stop", test_stop);
   g_test_add_func ("/search/bad-options", test_bad_options);

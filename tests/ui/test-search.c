@@ -12,7 +12,11 @@
 
 #include "prism-graph-export.h"
 #include "prism-graph-layout.h"
+#include "prism-oracle.h"
+#include "prism-prune-samples-popover.h"
+#include "prism-search-tree-chart.h"
 #include "prism-window.h"
+#include "prism-workload.h"
 
 /* A workload the search handles in seconds. */
 #define WORKLOAD        "rms_norm"
@@ -453,6 +457,34 @@ test_search_run (void)
   g_test_message ("verification pane:\n%s", verification);
   g_assert_nonnull (strstr (verification, "Verification"));
   g_assert_true (strstr (verification, "Rule chain") != NULL || strstr (verification, "Seeds") != NULL);
+  /* The path: one numbered step per depth of the candidate's sGraph. */
+  {
+    PrismCandidateRow *sel = prism_candidates_view_get_selected (candidates);
+    const PrismGraph *graph = prism_candidate_row_get_candidate (sel)->graph;
+    guint n_steps = prism_search_depth_of_graph (graph);
+    g_autofree char *title = g_strdup_printf ("Path (%u steps)", n_steps);
+    g_autofree char *last = g_strdup_printf ("\n%u. ", n_steps);
+    g_autofree char *past = g_strdup_printf ("\n%u. ", n_steps + 1);
+
+    const char *path_start = strstr (verification, title);
+    const char *path_end = path_start != NULL ? strstr (path_start, "\nVerification") : NULL;
+    g_autofree char *path = NULL;
+
+    g_assert_cmpuint (n_steps, >, 1);
+    g_assert_nonnull (path_start);
+    g_assert_nonnull (path_end);
+    path = g_strndup (path_start, path_end - path_start + 1);
+    g_assert_nonnull (strstr (path, "\n1. "));
+    g_assert_nonnull (strstr (path, last));
+    g_assert_null (strstr (path, past));
+  }
+  /* The search's sampled pruning decisions reached the model. */
+  {
+    g_autoptr(GPtrArray) samples = prism_search_model_get_pruned_samples (prism_window_get_search_model (window),
+                                                                          0, PRISM_SEARCH_MAX_DEPTH - 1,
+                                                                          PRISM_PRUNE_EXPR);
+    g_assert_cmpuint (samples->len, >, 0);
+  }
   /* Each rule of a proof reads as the equation it is. */
   if (strstr (verification, "Rule chain") != NULL)
     g_assert_nonnull (strstr (strstr (verification, "Rule chain"), " = "));
@@ -881,6 +913,148 @@ test_search_tree_chart_by_depth (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static void
+keep_sample (PrismSearch *search, PrismPruneSample *sample, gpointer user_data)
+{
+  GPtrArray *events = user_data;
+  PrismEvent *e = prism_event_new (PRISM_EVENT_PRUNED_SAMPLE);
+
+  e->sample = sample;
+  g_ptr_array_add (events, e);   /* one thread: no lock */
+}
+
+/* A real search's sampled pruning decisions, as PRUNED_SAMPLE events after
+ * one PROGRESS with its counts. */
+static GPtrArray *
+search_samples (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) program = prism_workload_build ("rms_norm", "n=4,d=64", &error);
+  g_autoptr(PrismOracle) oracle = NULL;
+  g_autoptr(PrismSearch) search = NULL;
+  GPtrArray *events = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_event_unref);
+  PrismSearchObserver observer = { NULL, NULL, NULL, keep_sample };
+  PrismSearchOptions o;
+  PrismOracleOptions oo;
+  PrismEvent *progress = prism_event_new (PRISM_EVENT_PROGRESS);
+
+  g_assert_no_error (error);
+  prism_oracle_options_init (&oo);
+  oo.mode = PRISM_ABSTRACT_UNTILED;
+  oracle = prism_oracle_new_full (program, &oo, &error);
+  g_assert_no_error (error);
+  prism_search_options_init (&o);
+  o.n_threads = 1;
+  o.time_limit_s = 0;
+  o.oracle = oracle;
+  search = prism_search_new (program, &o, &error);
+  g_assert_no_error (error);
+  prism_search_set_observer (search, &observer, events);
+  g_assert_true (prism_search_run (search, &error));
+  prism_search_get_stats (search, &progress->stats.search);
+  g_ptr_array_insert (events, 0, progress);
+  return events;
+}
+
+/* A click on a pruned segment lists the decisions sampled for its depth
+ * and reason; selecting one draws its partial graph with the step marked. */
+static void
+test_search_tree_chart_samples (void)
+{
+  g_autoptr(PrismSearchModel) model = prism_search_model_new ();
+  g_autoptr(GPtrArray) events = search_samples ();
+  PrismSearchTreeChart *chart = PRISM_SEARCH_TREE_CHART (prism_search_tree_chart_new ());
+  GtkWidget *window = gtk_window_new ();
+  const PrismSearchStats *st = &((PrismEvent *) g_ptr_array_index (events, 0))->stats.search;
+  PrismPruneSamplesPopover *popover;
+  PrismGraphView *view;
+  g_autoptr(GPtrArray) bucket = NULL;
+  const PrismPruneSample *chosen = NULL;
+  graphene_rect_t rect;
+  guint depth = 0, index = 0;
+
+  prism_search_model_apply_events (model, (PrismEvent * const *) events->pdata, events->len);
+  prism_search_model_flush (model);
+
+  /* The shallowest depth whose expression-pruned branches were sampled
+   * with a marked step inside a custom kernel (the chart's row d + 1 has
+   * the branches cut while extending depth d). */
+  for (guint d = 1; d < PRISM_SEARCH_MAX_DEPTH && chosen == NULL; d++)
+    {
+      g_autoptr(GPtrArray) samples = prism_search_model_get_pruned_samples (model, d, d,
+                                                                            PRISM_PRUNE_EXPR);
+      for (guint i = 0; i < samples->len && chosen == NULL; i++)
+        {
+          const PrismPruneSample *ps = g_ptr_array_index (samples, i);
+          if (ps->marked_op >= 0 && ps->marked_block_op >= 0)
+            {
+              depth = d;
+              index = i;
+              chosen = ps;
+              bucket = g_ptr_array_ref (samples);
+            }
+        }
+    }
+  g_assert_nonnull (chosen);
+  g_assert_cmpuint (bucket->len, ==, MIN (st->pruned_by_depth[depth - 1][PRISM_PRUNE_EXPR],
+                                          PRISM_SEARCH_SAMPLES_PER_BUCKET));
+
+  prism_search_tree_chart_set_model (chart, model);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (chart));
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (chart));
+
+  /* Off the segments nothing opens. */
+  g_assert_false (prism_search_tree_chart_open_samples_at (chart, -10, -10));
+  g_assert_null (prism_search_tree_chart_get_samples_popover (chart));
+
+  g_assert_true (prism_search_tree_chart_get_pruned_segment (chart, depth, PRISM_PRUNE_EXPR, &rect, NULL));
+  {
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (chart));
+    GtkGesture *click = NULL;
+
+    for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+      {
+        g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+        if (GTK_IS_GESTURE_CLICK (controller))
+          click = GTK_GESTURE (controller);
+      }
+    g_assert_nonnull (click);
+    g_signal_emit_by_name (click, "released", 1, rect.origin.x + rect.size.width / 2,
+                           rect.origin.y + rect.size.height / 2);
+  }
+  popover = PRISM_PRUNE_SAMPLES_POPOVER (prism_search_tree_chart_get_samples_popover (chart));
+  g_assert_nonnull (popover);
+  WAIT_UNTIL (10, gtk_widget_get_mapped (GTK_WIDGET (popover)));
+  g_assert_cmpuint (prism_prune_samples_popover_get_n_samples (popover), ==, bucket->len);
+  for (guint i = 0; i < bucket->len; i++)
+    g_assert_cmpstr (prism_prune_samples_popover_get_step (popover, i), ==,
+                     ((const PrismPruneSample *) g_ptr_array_index (bucket, i))->step);
+  /* The first is drawn at once. */
+  g_assert_cmpint (prism_prune_samples_popover_get_selected (popover), ==, 0);
+  g_assert_true (prism_graph_view_get_graph (prism_prune_samples_popover_get_graph_view (popover)) ==
+                 ((const PrismPruneSample *) g_ptr_array_index (bucket, 0))->graph);
+
+  prism_prune_samples_popover_select (popover, bucket->len - 1);
+  g_assert_true (prism_graph_view_get_graph (prism_prune_samples_popover_get_graph_view (popover)) ==
+                 ((const PrismPruneSample *) g_ptr_array_index (bucket, bucket->len - 1))->graph);
+  prism_prune_samples_popover_select (popover, index);
+  g_assert_cmpint (prism_prune_samples_popover_get_selected (popover), ==, (int) index);
+  view = prism_prune_samples_popover_get_graph_view (popover);
+  WAIT_UNTIL (20, graph_shown (view));
+  g_assert_true (prism_graph_view_get_graph (view) == chosen->graph);
+  g_assert_true (prism_graph_view_is_highlighted (view, (guint) chosen->marked_op));
+  for (guint op = 0; op < chosen->graph->ops->len; op++)
+    if ((int) op != chosen->marked_op)
+      g_assert_false (prism_graph_view_is_highlighted (view, op));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (view));
+  save_screenshot (GTK_WIDGET (popover), "pruned-samples.png");
+
+  gtk_popover_popdown (GTK_POPOVER (popover));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* Closing the window while the search runs: nothing touches the window
  * afterwards, the session stops and everything is freed. */
 static void
@@ -1116,6 +1290,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/explorer/search/run", test_search_run);
   g_test_add_func ("/explorer/search/tree-chart", test_search_tree_chart);
   g_test_add_func ("/explorer/search/tree-chart-by-depth", test_search_tree_chart_by_depth);
+  g_test_add_func ("/explorer/search/tree-chart-samples", test_search_tree_chart_samples);
   g_test_add_func ("/explorer/search/close-running", test_search_close_running);
   g_test_add_func ("/explorer/search/stalls", test_search_stalls);
 

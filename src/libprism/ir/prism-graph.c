@@ -833,9 +833,9 @@ prism_block_graph_add_output (PrismGraph *g, guint tensor, const int *omap, GErr
   return commit_op (g, op, 0, NULL, NULL, t->dtype, TRUE);
 }
 
-int
-prism_graph_add_kernel (PrismGraph *g, const guint *inputs, guint n_inputs, PrismGraph *body,
-                        GError **error)
+static int
+add_kernel (PrismGraph *g, const guint *inputs, guint n_inputs, PrismGraph *body, gboolean open,
+            GError **error)
 {
   guint nd[PRISM_MAX_OP_OUTPUTS];
   PrismDim *dims[PRISM_MAX_OP_OUTPUTS][PRISM_MAX_DIMS];
@@ -891,7 +891,7 @@ prism_graph_add_kernel (PrismGraph *g, const guint *inputs, guint n_inputs, Pris
           n_out++;
         }
     }
-  if (n_out == 0)
+  if (n_out == 0 && !open)
     {
       op_error (error, g, PRISM_OP_KERNEL, "the block graph has no output");
       return -1;
@@ -899,6 +899,20 @@ prism_graph_add_kernel (PrismGraph *g, const guint *inputs, guint n_inputs, Pris
   op = op_new (PRISM_OP_KERNEL, inputs, n_inputs, NULL);
   op->body = prism_graph_ref (body);
   return commit_op (g, op, n_out, nd, dims, dtype, FALSE);
+}
+
+int
+prism_graph_add_kernel (PrismGraph *g, const guint *inputs, guint n_inputs, PrismGraph *body,
+                        GError **error)
+{
+  return add_kernel (g, inputs, n_inputs, body, FALSE, error);
+}
+
+int
+prism_graph_add_open_kernel (PrismGraph *g, const guint *inputs, guint n_inputs, PrismGraph *body,
+                             GError **error)
+{
+  return add_kernel (g, inputs, n_inputs, body, TRUE, error);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -170,6 +170,14 @@ int         prism_graph_add_kernel     (PrismGraph       *graph,
                                         PrismGraph       *body,
                                         GError          **error);
 
+/* Same as prism_graph_add_kernel() for a body still being built, which may
+ * have no OUTPUT op yet (the kernel op then has no outputs): for showing a
+ * partial graph (a search's pruned step); prism_graph_validate() refuses it. */
+int         prism_graph_add_open_kernel (PrismGraph      *graph,
+                                        const guint      *inputs,
+                                        guint             n_inputs,
+                                        PrismGraph       *body,
+                                        GError          **error);
 /* Marks @tensor as a graph output (a kernel-level OUTPUT op); returns the op index or -1. */
 int         prism_graph_add_output     (PrismGraph       *graph,
                                         guint             tensor,

@@ -544,6 +544,10 @@ struct _PrismSearch
 
   PrismSearchObserver observer;
   gpointer observer_data;
+  /* Pruned samples: taken per (depth, reason) bucket while the bucket and
+   * the global allowance last (atomic; counts may overshoot the bound). */
+  gint sample_counts[PRISM_SEARCH_MAX_DEPTH][PRISM_N_PRUNE_REASONS];
+  gint samples_left;
   GHashTable *skip;                /* task indices done in an earlier run */
   double elapsed_offset;
 
@@ -682,6 +686,333 @@ prune (State *s, PrismPruneReason reason)
   s->stats.pruned_by_depth[MIN (s->depth, PRISM_SEARCH_MAX_DEPTH - 1)][reason]++;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Pruned samples */
+
+void
+prism_prune_sample_free (PrismPruneSample *sample)
+{
+  if (sample == NULL)
+    return;
+  g_clear_pointer (&sample->graph, prism_graph_unref);
+  g_free (sample->step);
+  g_free (sample->evidence);
+  g_free (sample);
+}
+
+/* A step the search tries, as a pruned sample names it.  Built on the
+ * stack at the prune sites; read only when the decision is sampled. */
+typedef struct
+{
+  gboolean block;              /* in the open kernel's body */
+  PrismOpKind kind;            /* PRISM_N_OPS: @what says what was tried */
+  const guint *ins;
+  guint n;
+  const PrismOpAttrs *attrs;   /* nullable */
+  int added;                   /* the op the step already added to its graph, or -1 */
+  gint64 arg;                  /* DUPLICATE: the tensor holding the same value; EXPR with
+                                * @added: the tensor judged; SMEM: bytes; else -1 */
+  /* Untranslated (N_()): translated only when a sample is taken, since
+   * gettext is too slow for the hot path. */
+  const char *what;            /* nullable: the step, when it is not one op */
+  const char *hint;            /* nullable: what the check compared */
+} Step;
+
+static Step
+step_of (gboolean block, PrismOpKind kind, const guint *ins, guint n, const PrismOpAttrs *attrs)
+{
+  return (Step) { block, kind, ins, n, attrs, -1, -1, NULL, NULL };
+}
+
+static Step
+step_named (gboolean block, const char *what)
+{
+  return (Step) { block, PRISM_N_OPS, NULL, 0, NULL, -1, -1, what, NULL };
+}
+
+/* The step already added op @added to its graph. */
+static Step
+step_added (Step st, int added)
+{
+  st.added = added;
+  return st;
+}
+
+static Step
+step_arg (Step st, gint64 arg)
+{
+  st.arg = arg;
+  return st;
+}
+
+static Step
+step_hint (Step st, const char *hint)
+{
+  st.hint = hint;
+  return st;
+}
+
+/* Closing the open kernel (writing *@sink, or all its sinks when NULL). */
+static Step
+close_step (const guint *sink)
+{
+  Step st = step_named (TRUE, N_("close the kernel"));
+
+
+  st.ins = sink;
+  st.n = sink != NULL ? 1 : 0;
+  if (sink != NULL)
+    st.hint = N_("the output map does not fit the tile");
+  return st;
+}
+
+static void
+append_operands (GString *out, const char *prefix, const guint *ins, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (out, "%s%s%u", i > 0 ? ", " : "", prefix, ins[i]);
+}
+
+static char *
+step_to_string (State *s, const Step *st)
+{
+  GString *out = g_string_new (NULL);
+
+  if (st->block && s->blk != NULL)
+    g_string_append_printf (out, _("kernel %u: "), s->n_kernels);
+  if (st->what != NULL)
+    {
+      g_string_append (out, _(st->what));
+      if (st->n > 0)
+        {
+          g_string_append (out, " (");
+          append_operands (out, st->block ? "b" : "t", st->ins, st->n);
+          g_string_append_c (out, ')');
+        }
+    }
+  else
+    {
+      g_string_append_printf (out, "%s(", prism_op_kind_to_string (st->kind));
+      append_operands (out, st->block ? "b" : "t", st->ins, st->n);
+      if (st->attrs != NULL && st->kind == PRISM_OP_SUM)
+        g_string_append_printf (out, _(", dim %d"), st->attrs->dim);
+      g_string_append_c (out, ')');
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Adds the step to @g (a copy) where the builders take it; returns the
+ * tensor it made, or -1.  *@op is the op the step added, or -1. */
+static int
+apply_step (PrismGraph *g, const Step *st, int *op, GError **error)
+{
+  const PrismOp *o;
+
+  *op = st->added;
+  if (st->added < 0)
+    {
+      if (st->kind >= PRISM_N_OPS || st->kind == PRISM_OP_INPUT || st->kind == PRISM_OP_KERNEL)
+        return -1;
+      *op = prism_graph_add_op (g, st->kind, st->ins, st->n, st->attrs, error);
+      if (*op < 0)
+        return -1;
+    }
+  if (st->arg >= 0 && st->added >= 0)
+    return (int) st->arg;
+  o = prism_graph_op (g, (guint) *op);
+  return o->n_outputs > 0 ? (int) o->outputs[0] : -1;
+}
+
+static char *
+shapes_text (const PrismGraph *g, const Step *st, const char *prefix)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < st->n; i++)
+    {
+      g_autofree char *shape = prism_tensor_shape_to_string (g, prism_graph_tensor (g, st->ins[i]));
+      g_string_append_printf (out, "%s%s%u %s", i > 0 ? ", " : "", prefix, st->ins[i], shape);
+    }
+  if (st->hint != NULL)
+    g_string_append_printf (out, "%s%s", out->len > 0 ? ": " : "", _(st->hint));
+  return g_string_free (out, FALSE);
+}
+
+static char *
+opkey_to_string (const OpKey *k, const char *prefix)
+{
+  GString *out;
+
+  if (k->none)
+    return g_strdup (_("nothing"));
+  out = g_string_new (prism_op_kind_to_string ((PrismOpKind) k->kind));
+  g_string_append_c (out, '(');
+  append_operands (out, prefix, k->ids, k->n);
+  g_string_append_c (out, ')');
+  return g_string_free (out, FALSE);
+}
+
+static char *
+expr_text (State *s, const PrismGraph *kg, const PrismGraph *bg, int tensor)
+{
+  PrismSearch *search = s->search;
+  PrismAbstractMode mode = search->opts.oracle != NULL ? prism_oracle_get_mode (search->opts.oracle)
+                           : search->opts.mode == PRISM_SEARCH_SYMBOLIC ? PRISM_ABSTRACT_UNTILED
+                                                                        : PRISM_ABSTRACT_CONCRETE;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismTerm) term = NULL;
+  g_autofree char *text = NULL;
+
+  if (tensor < 0)
+    return g_strdup (_("the step's expression is not a subexpression of the target"));
+  term = prism_abstract_expr_of_tensor (kg, bg, bg != NULL ? s->blk->in : NULL, bg != NULL,
+                                        (guint) tensor, mode, &error);
+  if (term == NULL)
+    return g_strdup_printf (_("the expression cannot be evaluated: %s"), error->message);
+  text = prism_term_to_string (term);
+  return g_strdup_printf (_("%s is not a subexpression of the target"), text);
+}
+
+static char *
+limits_text (State *s, const char *hint)
+{
+  const PrismSearchOptions *o = &s->search->opts;
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, _("kernel-level ops %u of %u, custom kernels %u of %u, all ops %u of %u"),
+                          s->n_kops, o->max_kernel_ops, s->n_kernels, o->max_kernels, s->n_total,
+                          o->max_total_ops);
+  if (s->blk != NULL)
+    g_string_append_printf (out, _(", block ops %u of %u, open sinks %u"), s->blk->n_ops,
+                            o->max_block_ops, s->blk->n_open_sinks);
+  if (hint != NULL)
+    g_string_append_printf (out, ": %s", _(hint));
+  return g_string_free (out, FALSE);
+}
+
+static char *
+evidence_text (State *s, PrismPruneReason reason, const Step *st, const PrismGraph *kg,
+               const PrismGraph *bg, int tensor, const GError *build_error)
+{
+  const PrismGraph *g = bg != NULL ? bg : s->kg;
+  const char *prefix = bg != NULL ? "b" : "t";
+
+  switch (reason)
+    {
+    case PRISM_PRUNE_ORDER:
+      {
+        g_autofree char *last = opkey_to_string (st->block && s->blk ? &s->blk->last : &s->klast,
+                                                 prefix);
+        return g_strdup_printf (_("the last step, %s, does not come before it in the canonical order"),
+                                last);
+      }
+    case PRISM_PRUNE_DUPLICATE:
+      if (st->arg >= 0)
+        return g_strdup_printf (_("%s%u already holds the same value"), prefix, (guint) st->arg);
+      return g_strdup (_("an operand is repeated"));
+    case PRISM_PRUNE_SHAPE:
+      if (build_error != NULL)
+        return g_strdup (build_error->message);
+      return shapes_text (g, st, prefix);
+    case PRISM_PRUNE_LOOP:
+      {
+        GString *out = g_string_new (NULL);
+        for (guint i = 0; i < st->n && bg != NULL; i++)
+          g_string_append_printf (out, "%sb%u %s", i > 0 ? ", " : "", st->ins[i],
+                                  prism_graph_tensor (bg, st->ins[i])->after_accum
+                                  ? _("is after the accumulator") : _("is in the loop"));
+        return g_string_free (out, FALSE);
+      }
+    case PRISM_PRUNE_EXPR:
+      return expr_text (s, kg, bg, tensor);
+    case PRISM_PRUNE_SMEM:
+      {
+        g_autofree char *used = g_strdup_printf ("%" G_GINT64_FORMAT, st->arg);
+        g_autofree char *limit = g_strdup_printf ("%" G_GUINT64_FORMAT, s->search->opts.smem_limit);
+        return g_strdup_printf (_("%s bytes of shared memory per block, more than %s"), used, limit);
+      }
+    case PRISM_PRUNE_ACCUM:
+      if (s->blk != NULL && st->n > 0 && binfo (s->blk, st->ins[0])->accumulated)
+        return g_strdup_printf (_("b%u is accumulated already"), st->ins[0]);
+      return g_strdup_printf (_("%u accumulators, at most %u"), s->blk ? s->blk->n_accums : 0,
+                              s->search->opts.max_accums);
+    case PRISM_PRUNE_TRIVIAL:
+      return g_strdup (st->hint != NULL ? _(st->hint) : _("the kernel only copies tiles"));
+    case PRISM_PRUNE_OPS:
+    default:
+      return limits_text (s, st->hint);
+    }
+}
+
+/* The cold half of PRUNE_STEP(): claims a place in the bucket and hands the
+ * observer a copy of the partial graph with the step marked. */
+static G_GNUC_NO_INLINE void
+take_sample (State *s, PrismPruneReason reason, guint depth, const Step *st)
+{
+  PrismSearch *search = s->search;
+  g_autoptr(GError) build_error = NULL;
+  g_autoptr(PrismGraph) bg = NULL;
+  PrismPruneSample *ps;
+  int tensor;
+
+  if (g_atomic_int_add (&search->sample_counts[depth][reason], 1) >= PRISM_SEARCH_SAMPLES_PER_BUCKET)
+    return;
+  if (g_atomic_int_add (&search->samples_left, -1) <= 0)
+    return;
+  ps = g_new0 (PrismPruneSample, 1);
+  ps->depth = depth;
+  ps->reason = reason;
+  ps->task = s->task;
+  ps->step = step_to_string (s, st);
+  ps->graph = prism_graph_copy (s->kg);
+  ps->marked_op = ps->marked_block_op = -1;
+  if (st->block && s->blk != NULL)
+    {
+      bg = prism_graph_copy (s->blk->bg);
+      tensor = apply_step (bg, st, &ps->marked_block_op, &build_error);
+      ps->evidence = evidence_text (s, reason, st, s->kg, bg, tensor, build_error);
+      ps->marked_op = prism_graph_add_open_kernel (ps->graph, s->blk->in, s->blk->n_in, bg, NULL);
+    }
+  else if (st->kind == PRISM_OP_KERNEL && s->blk != NULL && st->added < 0)
+    {
+      /* Closing the open kernel: show it, outputs or not. */
+      bg = prism_graph_copy (s->blk->bg);
+      ps->marked_op = prism_graph_add_open_kernel (ps->graph, s->blk->in, s->blk->n_in, bg, NULL);
+      ps->evidence = evidence_text (s, reason, st, ps->graph, NULL, -1, NULL);
+    }
+  else
+    {
+      tensor = apply_step (ps->graph, st, &ps->marked_op, &build_error);
+      ps->evidence = evidence_text (s, reason, st, ps->graph, NULL, tensor, build_error);
+    }
+  search->observer.pruned_sample (search, ps, search->observer_data);
+}
+
+/* Whether a decision pruned now would be sampled: two atomic reads, once
+ * the buckets are full the only cost of sampling on the hot path. */
+static inline gboolean
+sample_wanted (State *s, PrismPruneReason reason)
+{
+  PrismSearch *search = s->search;
+  guint depth = MIN (s->depth, PRISM_SEARCH_MAX_DEPTH - 1);
+
+  return g_atomic_int_get (&search->samples_left) > 0 &&
+         g_atomic_int_get (&search->sample_counts[depth][reason]) < PRISM_SEARCH_SAMPLES_PER_BUCKET;
+}
+
+/* prune() that also samples the decision while its bucket has room.  A
+ * macro so that @step (a Step expression) is only built then: building it
+ * at every try would cost more than the rest of the sampling. */
+#define PRUNE_STEP(s, reason, step)                                            \
+  G_STMT_START {                                                               \
+    prune ((s), (reason));                                                     \
+    if (G_UNLIKELY (sample_wanted ((s), (reason))))                            \
+      {                                                                        \
+        Step step_ = (step);                                                   \
+        take_sample ((s), (reason), MIN ((s)->depth, PRISM_SEARCH_MAX_DEPTH - 1), &step_); \
+      }                                                                        \
+  } G_STMT_END
+
 static void
 count_state (State *s)
 {
@@ -747,14 +1078,23 @@ maybe_tick (PrismSearch *search, gboolean force)
 /* Canonical operand pairs of a binary op or matmul: one operand must be newer
  * than the last op's inputs, a tensor is never paired with itself, and
  * commutative ops take their operands in order ((b, a) is the same op). */
-static gboolean
+static G_GNUC_NO_INLINE void
+prune_repeated_operand (State *s, PrismOpKind kind, guint a)
+{
+  guint ins[2] = { a, a };
+
+  PRUNE_STEP (s, PRISM_PRUNE_DUPLICATE, step_of (s->blk != NULL, kind, ins, 2, NULL));
+}
+
+/* Called for every pair: the pruning is out of line so that this inlines. */
+static inline gboolean
 operand_pair_allowed (State *s, PrismOpKind kind, guint a, guint b, guint low)
 {
   if (MAX (a, b) < low)
     return FALSE;
   if (a == b)
     {
-      prune (s, PRISM_PRUNE_DUPLICATE);
+      prune_repeated_operand (s, kind, a);
       return FALSE;
     }
   return !(prism_op_kind_is_commutative (kind) && a > b);
@@ -1124,18 +1464,18 @@ oracle_ok (State *s, const PrismGraph *block, const guint *block_inputs, guint t
 
 /* Maps a cached failure to its prune reason; returns FALSE on a miss or OK. */
 static gboolean
-cached_failure (State *s, guint8 v)
+cached_failure (guint8 v, PrismPruneReason *reason)
 {
   switch (v)
     {
     case CACHE_SHAPE:
-      prune (s, PRISM_PRUNE_SHAPE);
+      *reason = PRISM_PRUNE_SHAPE;
       return TRUE;
     case CACHE_LOOP:
-      prune (s, PRISM_PRUNE_LOOP);
+      *reason = PRISM_PRUNE_LOOP;
       return TRUE;
     case CACHE_EXPR:
-      prune (s, PRISM_PRUNE_EXPR);
+      *reason = PRISM_PRUNE_EXPR;
       return TRUE;
     default:
       return FALSE;
@@ -1152,12 +1492,13 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
   guint8 roles[PRISM_MAX_DIMS];
   guint64 h, sem;
   guint8 cached;
+  PrismPruneReason failure;
   int t;
 
   opkey_set (&key, kind, ins, n, attr, 0);
   if (opkey_compare (&key, &s->klast) <= 0)
     {
-      prune (s, PRISM_PRUNE_ORDER);
+      PRUNE_STEP (s, PRISM_PRUNE_ORDER, step_of (FALSE, kind, ins, n, attrs));
       return;
     }
   {
@@ -1170,7 +1511,7 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
       }
     if (!op_roles (search, kind, in_roles, nds, n, attrs, roles))
       {
-        prune (s, PRISM_PRUNE_SHAPE);
+        PRUNE_STEP (s, PRISM_PRUNE_SHAPE, step_of (FALSE, kind, ins, n, attrs));
         return;
       }
   }
@@ -1183,7 +1524,8 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
     for (guint t2 = 0; t2 < s->kg->tensors->len; t2++)
       if (kinfo (s, t2)->sem == sem)
         {
-          prune (s, PRISM_PRUNE_DUPLICATE);
+          PRUNE_STEP (s, PRISM_PRUNE_DUPLICATE,
+                      step_arg (step_of (FALSE, kind, ins, n, attrs), t2));
           return;
         }
   }
@@ -1191,24 +1533,28 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
   for (guint i = 0; i < n; i++)
     h = hash_add (h, kinfo (s, ins[i])->hash);
   cached = cache_get (search->cache, search->tag, h);
-  if (cached_failure (s, cached))
-    return;
+  if (cached_failure (cached, &failure))
+    {
+      PRUNE_STEP (s, failure, step_of (FALSE, kind, ins, n, attrs));
+      return;
+    }
 
   t = prism_graph_add (s->kg, kind, ins, n, attrs, NULL);
   if (t < 0)
     {
       prism_graph_truncate (s->kg, n_ops, n_tensors);
       cache_put (search->cache, search->tag, h, CACHE_SHAPE);
-      prune (s, PRISM_PRUNE_SHAPE);
+      PRUNE_STEP (s, PRISM_PRUNE_SHAPE, step_of (FALSE, kind, ins, n, attrs));
       return;
     }
   if (cached != CACHE_OK)
     {
       if (!oracle_ok (s, NULL, NULL, (guint) t))
         {
+          PRUNE_STEP (s, PRISM_PRUNE_EXPR,
+                      step_arg (step_added (step_of (FALSE, kind, ins, n, attrs), (int) n_ops), t));
           prism_graph_truncate (s->kg, n_ops, n_tensors);
           cache_put (search->cache, search->tag, h, CACHE_EXPR);
-          prune (s, PRISM_PRUNE_EXPR);
           return;
         }
       cache_put (search->cache, search->tag, h, CACHE_OK);
@@ -1260,7 +1606,7 @@ kernel_ops (State *s)
 
   if (s->n_kops >= search->opts.max_kernel_ops || s->n_total >= search->opts.max_total_ops)
     {
-      prune (s, PRISM_PRUNE_OPS);
+      PRUNE_STEP (s, PRISM_PRUNE_OPS, step_named (FALSE, N_("another kernel-level op")));
       return;
     }
   for (guint k = 0; k < search->opts.n_kernel_ops; k++)
@@ -1294,7 +1640,11 @@ kernel_ops (State *s)
             {
               if (!size_in (search->norm_sizes, search->n_norm_sizes,
                             prism_dim_get_const (ta->dims[ta->ndims - 1])))
-                prune (s, PRISM_PRUNE_SHAPE);
+                {
+                  PRUNE_STEP (s, PRISM_PRUNE_SHAPE,
+                              step_hint (step_of (FALSE, kind, &a, 1, NULL),
+                                         N_("the program normalizes over no dim of this size")));
+                }
               else
                 try_kernel_op (s, kind, &a, 1, &attrs, 1);
             }
@@ -1307,7 +1657,10 @@ kernel_ops (State *s)
                   if (!size_in (search->sum_sizes, search->n_sum_sizes,
                                 prism_dim_get_const (ta->dims[d])))
                     {
-                      prune (s, PRISM_PRUNE_SHAPE);
+                      attrs.dim = (int) d;
+                      PRUNE_STEP (s, PRISM_PRUNE_SHAPE,
+                                  step_hint (step_of (FALSE, kind, &a, 1, &attrs),
+                                             N_("the program sums over no dim of this size")));
                       continue;
                     }
                   attrs.dim = (int) d;
@@ -1360,7 +1713,9 @@ open_block (State *s, PrismGraph *bg, const guint *ins, guint n, int imaps[][PRI
       if (prism_block_graph_add_input (bg, i, src->ndims, src->dims, src->dtype, imaps[i], fmaps[i],
                                        NULL) < 0)
         {
-          prune (s, PRISM_PRUNE_SHAPE);
+          PRUNE_STEP (s, PRISM_PRUNE_SHAPE,
+                      step_hint (step_of (FALSE, PRISM_OP_KERNEL, ins, n, NULL),
+                                 N_("an input's tile does not fit the grid and loop")));
           block_free (b);
           return;
         }
@@ -1381,7 +1736,7 @@ open_block (State *s, PrismGraph *bg, const guint *ins, guint n, int imaps[][PRI
   if (b->n_open_sinks > search->opts.max_block_ops - MIN (b->n_ops, search->opts.max_block_ops) ||
       b->n_open_sinks > search->opts.max_total_ops - MIN (s->n_total, search->opts.max_total_ops))
     {
-      prune (s, PRISM_PRUNE_OPS);
+      PRUNE_STEP (s, PRISM_PRUNE_OPS, step_of (FALSE, PRISM_OP_KERNEL, ins, n, NULL));
       block_free (b);
       return;
     }
@@ -1390,7 +1745,8 @@ open_block (State *s, PrismGraph *bg, const guint *ins, guint n, int imaps[][PRI
       guint64 smem;
       if (!prism_block_graph_smem_bytes (bg, NULL, 0, &smem) || smem > search->opts.smem_limit)
         {
-          prune (s, PRISM_PRUNE_SMEM);
+          PRUNE_STEP (s, PRISM_PRUNE_SMEM,
+                      step_arg (step_of (FALSE, PRISM_OP_KERNEL, ins, n, NULL), (gint64) smem));
           block_free (b);
           return;
         }
@@ -1496,7 +1852,9 @@ enum_loop (Enum *e)
     blocks *= e->grid[p];
   if (blocks > search->opts.max_blocks)
     {
-      prune (e->s, PRISM_PRUNE_SHAPE);
+      PRUNE_STEP (e->s, PRISM_PRUNE_SHAPE,
+                  step_hint (step_of (FALSE, PRISM_OP_KERNEL, e->ins, e->n, NULL),
+                             N_("more thread blocks than a kernel may have")));
       return;
     }
   for (guint i = 0; i < e->n; i++)
@@ -1646,7 +2004,7 @@ kernel_open (State *s)
 
   if (s->n_kernels >= search->opts.max_kernels || s->n_kops >= search->opts.max_kernel_ops)
     {
-      prune (s, PRISM_PRUNE_OPS);
+      PRUNE_STEP (s, PRISM_PRUNE_OPS, step_named (FALSE, N_("open a custom kernel")));
       return;
     }
   /* Every subset of the tensors: larger ones first, then by bit mask. */
@@ -1669,7 +2027,7 @@ kernel_open (State *s)
       key.body = G_MAXUINT64;
       if (opkey_compare (&key, &s->klast) <= 0)
         {
-          prune (s, PRISM_PRUNE_ORDER);
+          PRUNE_STEP (s, PRISM_PRUNE_ORDER, step_of (FALSE, PRISM_OP_KERNEL, ins, n, NULL));
           continue;
         }
       if (search->opts.mode == PRISM_SEARCH_SYMBOLIC)
@@ -1914,20 +2272,21 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
   guint saved_sinks = b->n_sinks, saved_open = b->n_open_sinks;
   BInfo bi = { 0, };
   guint8 cached;
+  PrismPruneReason failure;
   guint64 h, sem = 0;
   int t;
 
   opkey_set (&key, kind, ins, n, attr, 0);
   if (opkey_compare (&key, &b->last) <= 0)
     {
-      prune (s, PRISM_PRUNE_ORDER);
+      PRUNE_STEP (s, PRISM_PRUNE_ORDER, step_of (TRUE, kind, ins, n, attrs));
       return;
     }
   if (accum)
     {
       if (b->n_accums >= search->opts.max_accums || binfo (b, ins[0])->accumulated)
         {
-          prune (s, PRISM_PRUNE_ACCUM);
+          PRUNE_STEP (s, PRISM_PRUNE_ACCUM, step_of (TRUE, kind, ins, n, attrs));
           return;
         }
       /* Summing raw program inputs over the loop is a copy when the loop
@@ -1937,7 +2296,9 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       if (kind == PRISM_OP_ACCUM && ins[0] < b->n_in &&
           b->in[ins[0]] < search->n_program_inputs)
         {
-          prune (s, PRISM_PRUNE_TRIVIAL);
+          PRUNE_STEP (s, PRISM_PRUNE_TRIVIAL,
+                      step_hint (step_of (TRUE, kind, ins, n, attrs),
+                                 N_("it accumulates a program input over the loop: a copy, or wrong")));
           return;
         }
     }
@@ -1953,14 +2314,14 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       bad = ta->after_accum != prism_graph_tensor (bg, ins[1])->after_accum;
     if (bad)
       {
-        prune (s, PRISM_PRUNE_LOOP);
+        PRUNE_STEP (s, PRISM_PRUNE_LOOP, step_of (TRUE, kind, ins, n, attrs));
         return;
       }
     /* A reduction of a dim that is already 1 adds nothing. */
     if ((kind == PRISM_OP_ACCUM_SUM || kind == PRISM_OP_ACCUM_MEAN || kind == PRISM_OP_ACCUM_RMS ||
          kind == PRISM_OP_RMS_NORM) && dim_is_one (ta->dims[ta->ndims - 1]))
       {
-        prune (s, PRISM_PRUNE_SHAPE);
+        PRUNE_STEP (s, PRISM_PRUNE_SHAPE, step_of (TRUE, kind, ins, n, attrs));
         return;
       }
   }
@@ -1976,7 +2337,7 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       }
     if (!op_roles (search, kind, in_roles, nds, n, attrs, out_roles))
       {
-        prune (s, PRISM_PRUNE_SHAPE);
+        PRUNE_STEP (s, PRISM_PRUNE_SHAPE, step_of (TRUE, kind, ins, n, attrs));
         return;
       }
     {
@@ -1991,7 +2352,8 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       for (guint t2 = 0; t2 < bg->tensors->len; t2++)
         if (binfo (b, t2)->sem == sem)
           {
-            prune (s, PRISM_PRUNE_DUPLICATE);
+            PRUNE_STEP (s, PRISM_PRUNE_DUPLICATE,
+                        step_arg (step_of (TRUE, kind, ins, n, attrs), t2));
             return;
           }
     }
@@ -2001,15 +2363,18 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
   for (guint i = 0; i < n; i++)
     h = hash_add (h, binfo (b, ins[i])->hash);
   cached = cache_get (search->cache, search->tag, h);
-  if (cached_failure (s, cached))
-    return;
+  if (cached_failure (cached, &failure))
+    {
+      PRUNE_STEP (s, failure, step_of (TRUE, kind, ins, n, attrs));
+      return;
+    }
 
   t = prism_graph_add (bg, kind, ins, n, attrs, NULL);
   if (t < 0)
     {
       prism_graph_truncate (bg, n_ops, n_tensors);
       cache_put (search->cache, search->tag, h, CACHE_SHAPE);
-      prune (s, PRISM_PRUNE_SHAPE);
+      PRUNE_STEP (s, PRISM_PRUNE_SHAPE, step_of (TRUE, kind, ins, n, attrs));
       return;
     }
   if (search->opts.mode == PRISM_SEARCH_ENUMERATIVE)
@@ -2017,8 +2382,10 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       guint64 smem;
       if (!prism_block_graph_smem_bytes (bg, NULL, 0, &smem) || smem > search->opts.smem_limit)
         {
+          PRUNE_STEP (s, PRISM_PRUNE_SMEM,
+                      step_arg (step_added (step_of (TRUE, kind, ins, n, attrs), (int) n_ops),
+                                (gint64) smem));
           prism_graph_truncate (bg, n_ops, n_tensors);
-          prune (s, PRISM_PRUNE_SMEM);
           return;
         }
     }
@@ -2026,9 +2393,10 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
     {
       if (!oracle_ok (s, bg, b->in, (guint) t))
         {
+          PRUNE_STEP (s, PRISM_PRUNE_EXPR,
+                      step_arg (step_added (step_of (TRUE, kind, ins, n, attrs), (int) n_ops), t));
           prism_graph_truncate (bg, n_ops, n_tensors);
           cache_put (search->cache, search->tag, h, CACHE_EXPR);
-          prune (s, PRISM_PRUNE_EXPR);
           return;
         }
       cache_put (search->cache, search->tag, h, CACHE_OK);
@@ -2066,7 +2434,11 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
   b->last = key;
 
   if (ops_needed (search, b) > ops_left (s))
-    prune (s, PRISM_PRUNE_OPS);
+    {
+      PRUNE_STEP (s, PRISM_PRUNE_OPS,
+                  step_hint (step_added (step_of (TRUE, kind, ins, n, attrs), (int) n_ops),
+                             N_("finishing the kernel needs more ops than are left")));
+    }
   else
     {
       s->depth++;
@@ -2147,14 +2519,18 @@ block_ops (State *s)
             {
               if (!size_in (search->norm_sizes, search->n_norm_sizes, full_size (s, a, last)))
                 {
-                  prune (s, PRISM_PRUNE_SHAPE);
+                  PRUNE_STEP (s, PRISM_PRUNE_SHAPE,
+                              step_hint (step_of (TRUE, kind, &a, 1, NULL),
+                                         N_("the program normalizes over no dim of this size")));
                   continue;
                 }
             }
           else if (kind == PRISM_OP_ACCUM_SUM &&
                    !size_in (search->sum_sizes, search->n_sum_sizes, full_size (s, a, last)))
             {
-              prune (s, PRISM_PRUNE_SHAPE);
+              PRUNE_STEP (s, PRISM_PRUNE_SHAPE,
+                          step_hint (step_of (TRUE, kind, &a, 1, NULL),
+                                     N_("the program sums over no dim of this size")));
               continue;
             }
           if (prism_op_kind_is_unary (kind) || prism_op_kind_is_accum (kind))
@@ -2169,7 +2545,10 @@ block_ops (State *s)
                     continue;
                   if (!size_in (search->sum_sizes, search->n_sum_sizes, full_size (s, a, d)))
                     {
-                      prune (s, PRISM_PRUNE_SHAPE);
+                      attrs.dim = (int) d;
+                      PRUNE_STEP (s, PRISM_PRUNE_SHAPE,
+                                  step_hint (step_of (TRUE, kind, &a, 1, &attrs),
+                                             N_("the program sums over no dim of this size")));
                       continue;
                     }
                   attrs.dim = (int) d;
@@ -2228,21 +2607,22 @@ close_kernel (State *s, const guint *sinks, guint n_sinks, guint64 body_hash)
   opkey_set (&key, PRISM_OP_KERNEL, b->in, b->n_in, 0, body_hash);
   if (opkey_compare (&key, &s->klast) <= 0)
     {
-      prune (s, PRISM_PRUNE_ORDER);
+      PRUNE_STEP (s, PRISM_PRUNE_ORDER, step_of (FALSE, PRISM_OP_KERNEL, b->in, b->n_in, NULL));
       return;
     }
   for (guint o = 0; o < n_sinks; o++)
     for (guint t = 0; t < n_tensors; t++)
       if (kinfo (s, t)->sem == (binfo (b, sinks[o])->sem & ~(guint64) 1))
         {
-          prune (s, PRISM_PRUNE_DUPLICATE);
+          PRUNE_STEP (s, PRISM_PRUNE_DUPLICATE,
+                      step_arg (step_of (FALSE, PRISM_OP_KERNEL, b->in, b->n_in, NULL), t));
           return;
         }
   r = prism_graph_add_kernel (s->kg, b->in, b->n_in, b->bg, NULL);
   if (r < 0)
     {
       prism_graph_truncate (s->kg, n_ops, n_tensors);
-      prune (s, PRISM_PRUNE_SHAPE);
+      PRUNE_STEP (s, PRISM_PRUNE_SHAPE, step_of (FALSE, PRISM_OP_KERNEL, b->in, b->n_in, NULL));
       return;
     }
   kop = prism_graph_op (s->kg, (guint) r);
@@ -2263,7 +2643,10 @@ close_kernel (State *s, const guint *sinks, guint n_sinks, guint64 body_hash)
       if (cached == CACHE_EXPR || !oracle_ok (s, NULL, NULL, kop->outputs[o]))
         {
           cache_put (search->cache, search->tag, kinfo (s, kop->outputs[o])->hash, CACHE_EXPR);
-          prune (s, PRISM_PRUNE_EXPR);
+          PRUNE_STEP (s, PRISM_PRUNE_EXPR,
+                      step_arg (step_added (step_of (FALSE, PRISM_OP_KERNEL, b->in, b->n_in, NULL),
+                                            r),
+                                kop->outputs[o]));
           g_array_set_size (s->kinfo, n_tensors);
           prism_graph_truncate (s->kg, n_ops, n_tensors);
           return;
@@ -2322,7 +2705,7 @@ close_enumerative (State *s, const guint *sinks, guint n_sinks, guint o, guint64
       if (prism_block_graph_add_output (bg, sinks[o], omap, NULL) < 0)
         {
           prism_graph_truncate (bg, n_ops, n_tensors);
-          prune (s, PRISM_PRUNE_SHAPE);
+          PRUNE_STEP (s, PRISM_PRUNE_SHAPE, close_step (&sinks[o]));
           continue;
         }
       close_enumerative (s, sinks, n_sinks, o + 1,
@@ -2363,7 +2746,8 @@ try_close (State *s)
     }
   if (!computes)
     {
-      prune (s, PRISM_PRUNE_TRIVIAL);
+      PRUNE_STEP (s, PRISM_PRUNE_TRIVIAL,
+                  step_hint (close_step (NULL), N_("the kernel only copies tiles")));
       return;
     }
   for (guint o = 0; o < n_sinks; o++)
@@ -2382,7 +2766,7 @@ try_close (State *s)
       if (prism_block_graph_add_output (bg, sinks[o], omap, NULL) < 0)
         {
           prism_graph_truncate (bg, n_ops, n_tensors);
-          prune (s, PRISM_PRUNE_SHAPE);
+          PRUNE_STEP (s, PRISM_PRUNE_SHAPE, close_step (&sinks[o]));
           return;
         }
     }
@@ -2407,7 +2791,7 @@ search_block (State *s)
   try_close (s);
   if (ops_left (s) == 0)
     {
-      prune (s, PRISM_PRUNE_OPS);
+      PRUNE_STEP (s, PRISM_PRUNE_OPS, step_named (TRUE, N_("another block op")));
       return;
     }
   block_ops (s);
@@ -2880,6 +3264,8 @@ prism_search_set_observer (PrismSearch *search, const PrismSearchObserver *obser
 {
   search->observer = *observer;
   search->observer_data = user_data;
+  g_atomic_int_set (&search->samples_left,
+                    observer->pruned_sample != NULL ? PRISM_SEARCH_MAX_SAMPLES : 0);
 }
 
 void

@@ -160,6 +160,49 @@ typedef struct _PrismSearch PrismSearch;
 gboolean     prism_search_check_program (const PrismGraph        *program,
                                         GError                  **error);
 
+/* How many pruned steps a search samples (see PrismPruneSample): the first
+ * few of each (depth, reason) bucket, and no more than the global cap. */
+#define PRISM_SEARCH_SAMPLES_PER_BUCKET 8
+#define PRISM_SEARCH_MAX_SAMPLES        2000
+
+/**
+ * PrismPruneSample:
+ * @depth: the depth of the state the step would have extended (as in
+ *   PrismSearchStats.pruned_by_depth)
+ * @reason: why the step was cut (never %PRISM_PRUNE_TIME: a stop names no step)
+ * @task: the task that tried it, or G_MAXUINT in the split phase
+ * @graph: (transfer full): the partial candidate, a kernel graph: with the
+ *   step appended when the builders accept it; a step inside a custom kernel
+ *   still being built shows that kernel as the last op, its body as far as
+ *   it got (it has no outputs yet: prism_graph_validate() refuses such a
+ *   graph, and so does the JSON reader)
+ * @marked_op: the op of @graph the step added or, for a block-level step,
+ *   the open kernel holding it; -1 when the step could not be built
+ * @marked_block_op: for a block-level step, the op of the open kernel's body
+ *   the step added, else -1
+ * @step: (transfer full): the step tried, e.g. "matmul(t0, t3)" or
+ *   "kernel 1: exp(b2)"
+ * @evidence: (transfer full): what was wrong, e.g. the abstract expression
+ *   that is not a subexpression of the target, or the operand shapes
+ *
+ * One concrete pruning decision.  Samples are taken only while their bucket
+ * has room, so sampling costs a pair of atomic reads per pruned branch.
+ */
+typedef struct
+{
+  guint depth;
+  PrismPruneReason reason;
+  guint task;
+  PrismGraph *graph;
+  int marked_op;
+  int marked_block_op;
+  char *step;
+  char *evidence;
+} PrismPruneSample;
+
+void prism_prune_sample_free (PrismPruneSample *sample);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismPruneSample, prism_prune_sample_free)
+
 /**
  * PrismSearchObserver:
  * @sgraph_found: a complete sGraph, from the worker thread running @task;
@@ -167,6 +210,8 @@ gboolean     prism_search_check_program (const PrismGraph        *program,
  * @task_done: every sGraph of @task was delivered (@completed) or the task
  *   was cut short by a stop or the time limit (!@completed)
  * @tick: about 30 times a second, on the thread in prism_search_run()
+ * @pruned_sample: (nullable): a sampled pruning decision (transfer full),
+ *   from the thread that pruned it; without it nothing is sampled
  */
 typedef struct
 {
@@ -180,6 +225,9 @@ typedef struct
                         gpointer           user_data);
   void (*tick)         (PrismSearch       *search,
                         gpointer           user_data);
+  void (*pruned_sample) (PrismSearch      *search,
+                         PrismPruneSample *sample,
+                         gpointer          user_data);
 } PrismSearchObserver;
 
 /**
