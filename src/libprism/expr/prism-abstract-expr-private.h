@@ -18,6 +18,7 @@ typedef struct
   PrismSymbol exp, square, sqrt, silu, gelu, relu, neg;
   PrismSymbol sum, rms, concat;
   PrismSymbol accum_max, accum_rescale, accum_sum_rescale;
+  PrismSymbol max, maximum, constant;
 } PrismAbstractSymbols;
 
 /* Returns: (transfer none): the operator symbols, interned once per process */
