@@ -254,6 +254,7 @@ elementwise_name (PrismOpKind kind)
     case PRISM_OP_MUL: return "mul";
     case PRISM_OP_DIV: return "div";
     case PRISM_OP_POW: return "pow";
+    case PRISM_OP_MAXIMUM: return "maximum";
     default: return NULL;
     }
 }
@@ -264,10 +265,21 @@ static gboolean
 translate_common (Translation *tr, const PrismGraph *g, const PrismOp *op, guint *t,
                   GError **error)
 {
-  const PrismTensor *a = prism_graph_tensor (g, op->inputs[0]);
-  guint x = t[op->inputs[0]];
+  const PrismTensor *a;
+  guint x;
   guint out;
 
+  if (op->kind == PRISM_OP_CONSTANT)
+    {
+      /* (const bits rank): the value's bits name it, equal values are one leaf. */
+      union { double d; gint64 i; } bits = { .d = op->attrs.value == 0.0 ? 0.0 : op->attrs.value };
+      guint ch[2] = { prism_term_add_int (tr->term, bits.i),
+                      prism_term_add_int (tr->term, prism_graph_tensor (g, op->outputs[0])->ndims) };
+      t[op->outputs[0]] = prism_term_add_op (tr->term, "const", 2, ch);
+      return TRUE;
+    }
+  a = prism_graph_tensor (g, op->inputs[0]);
+  x = t[op->inputs[0]];
   if (prism_op_kind_is_unary (op->kind))
     out = map1 (tr->term, elementwise_name (op->kind), x);
   else if (prism_op_kind_is_binary (op->kind))
@@ -276,6 +288,14 @@ translate_common (Translation *tr, const PrismGraph *g, const PrismOp *op, guint
     out = node2 (tr->term, "matmul", x, t[op->inputs[1]]);
   else if (op->kind == PRISM_OP_SUM)
     out = node2 (tr->term, "sum", x, dim_leaf (tr, a->ndims, op->attrs.dim));
+  else if (op->kind == PRISM_OP_MAX)
+    out = node2 (tr->term, "max", x, dim_leaf (tr, a->ndims, op->attrs.dim));
+  else if (op->kind == PRISM_OP_MEAN)
+    out = node2 (tr->term, "divn", node2 (tr->term, "sum", x, dim_leaf (tr, a->ndims, op->attrs.dim)),
+                 size_leaf (tr, a->dims[op->attrs.dim]));
+  else if (op->kind == PRISM_OP_TRANSPOSE)
+    out = node2 (tr->term, "transpose", x,
+                 prism_term_add_int (tr->term, prism_par_perm_code (a->ndims, op->attrs.perm)));
   else if (op->kind == PRISM_OP_CONCAT)
     out = node3 (tr->term, "concat", x, t[op->inputs[1]], dim_leaf (tr, a->ndims, op->attrs.dim));
   else if (op->kind == PRISM_OP_RMS_NORM && op->attrs.norm_dims == 1)
@@ -305,6 +325,16 @@ translate_common (Translation *tr, const PrismGraph *g, const PrismOp *op, guint
     }
   t[op->outputs[0]] = out;
   return TRUE;
+}
+
+gint64
+prism_par_perm_code (guint ndims, const int *perm)
+{
+  gint64 code = (gint64) ndims << 8;
+
+  for (guint i = 0; i < ndims; i++)
+    code |= (gint64) (perm[i] & 3) << (2 * i);
+  return code;
 }
 
 static const char axis_letters[] = "xyz";
