@@ -463,19 +463,45 @@ test_maximum_constant (void)
         assert_close (at2 (out_at (outs, 1), i, j), 0.25 * at2 (x, i, j), 0.0);
       }
 
-  /* Not finite, or in a block graph: refused, naming the op. */
+  /* Not finite: refused, naming the op. */
   g_assert_cmpint (prism_graph_add_constant (g, NAN, 2, PRISM_DTYPE_F32, &error), ==, -1);
   g_assert_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH);
   g_assert_nonnull (strstr (error->message, "(constant): value must be a finite number"));
   g_clear_error (&error);
   g_assert_cmpint (prism_graph_add_constant (g, INFINITY, 2, PRISM_DTYPE_F32, &error), ==, -1);
   g_clear_error (&error);
-  {
-    g_autoptr(PrismGraph) b = prism_block_graph_new_const (1, (gint64[]) { 1 }, 128, 1);
-    g_assert_cmpint (prism_graph_add_constant (b, 1.0, 2, PRISM_DTYPE_F32, &error), ==, -1);
-    g_assert_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH);
-    g_clear_error (&error);
-  }
+}
+
+/* In a kernel a constant mixes with tiles of the loop and of the epilogue
+ * alike: (Σ_iterations x) · 0.5 + 0.5. */
+static void
+test_kernel_constant (void)
+{
+  g_autoptr(PrismBuffer) x = random_buffer (2, 4, 8, 0, 3);
+  g_autoptr(PrismGraph) g = prism_graph_new ();
+  PrismGraph *b = prism_block_graph_new_const (1, (gint64[]) { 2 }, 128, 4);
+  g_autoptr(GPtrArray) outs = NULL;
+  g_autoptr(GError) error = NULL;
+  int t = add_input (g, 2, 4, 8, 0);
+  int x_t = add_tile (b, g, 0, t, 0, -1, -1, 1);
+  int c = prism_graph_add_constant (b, 0.5, 2, PRISM_DTYPE_F32, &error);
+  int acc, m;
+
+  g_assert_no_error (error);
+  acc = add_op (b, PRISM_OP_ACCUM, add_op (b, PRISM_OP_MUL, x_t, c, NULL), -1, NULL);
+  m = add_op (b, PRISM_OP_ADD, acc, c, NULL);
+  g_assert_true (prism_graph_tensor (b, (guint) m)->after_accum);
+  add_block_output (b, m, 0, -1, -1);
+  add_kernel (g, b, &t, 1);
+  outs = run (g, &x, 1, PRISM_PRECISION_F64, 1);
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 2; j++)
+      {
+        double want = 0.0;
+        for (int f = 0; f < 4; f++)
+          want += 0.5 * at2 (x, i, f * 2 + j);
+        assert_close (at2 (out_at (outs, 0), i, j), want + 0.5, 1e-14);
+      }
 }
 
 /* transpose: output dim d is input dim perm[d]; a bad perm is refused. */
@@ -1212,6 +1238,7 @@ main (int argc, char **argv)
   g_test_add_func ("/interp/op/max-mean", test_max_mean);
   g_test_add_func ("/interp/op/maximum-constant", test_maximum_constant);
   g_test_add_func ("/interp/op/transpose", test_transpose);
+  g_test_add_func ("/interp/kernel/constant", test_kernel_constant);
   g_test_add_func ("/interp/kernel/accum-epilogue", test_kernel_accum_epilogue);
   g_test_add_func ("/interp/kernel/reducing-accums", test_kernel_reducing_accums);
   g_test_add_func ("/interp/kernel/rescale", test_kernel_rescale);

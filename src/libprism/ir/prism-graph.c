@@ -278,6 +278,12 @@ check_inputs (PrismGraph *g, PrismOpKind kind, const guint *inputs, guint n_inpu
   return TRUE;
 }
 
+static gboolean
+is_constant (const PrismGraph *g, const PrismTensor *t)
+{
+  return t->producer >= 0 && prism_graph_op (g, (guint) t->producer)->kind == PRISM_OP_CONSTANT;
+}
+
 /* Shape rule of elementwise binary ops: equal rank, each dim equal or 1. */
 static gboolean
 broadcast_shape (PrismGraph *g, PrismOpKind kind, const PrismTensor *a, const PrismTensor *b,
@@ -469,13 +475,14 @@ prism_graph_add_op (PrismGraph *g, PrismOpKind kind, const guint *inputs, guint 
     b = prism_graph_tensor (g, inputs[1]);
   ndims = a->ndims;
 
+  /* A constant is the same before and after the loop: it mixes with both. */
   if (g->level == PRISM_LEVEL_BLOCK && !prism_op_kind_is_accum (kind) && b != NULL &&
-      a->after_accum != b->after_accum)
+      a->after_accum != b->after_accum && !is_constant (g, a) && !is_constant (g, b))
     {
       op_error (error, g, kind, "mixes a tensor from inside the loop with one after an accumulator");
       return -1;
     }
-  after = a->after_accum;
+  after = a->after_accum || (b != NULL && !prism_op_kind_is_accum (kind) && b->after_accum);
 
   if (prism_op_kind_is_unary (kind))
     memcpy (out, a->dims, sizeof (PrismDim *) * ndims);
@@ -636,11 +643,6 @@ prism_graph_add_constant (PrismGraph *g, double value, guint ndims, PrismDtype d
   PrismOp *op;
   int index;
 
-  if (!prism_op_kind_at_level (PRISM_OP_CONSTANT, g->level))
-    {
-      op_error (error, g, PRISM_OP_CONSTANT, "not allowed in a block graph");
-      return -1;
-    }
   if (ndims < 1 || ndims > PRISM_MAX_DIMS)
     {
       op_error (error, g, PRISM_OP_CONSTANT, "rank %u is not between 1 and %d", ndims,
@@ -972,6 +974,13 @@ prism_graph_add_kernel (PrismGraph *g, const guint *inputs, guint n_inputs, Pris
       op_error (error, g, PRISM_OP_KERNEL, "the block graph has no output");
       return -1;
     }
+  /* A kernel that reads nothing (it writes a constant) has the constant's dtype. */
+  for (guint i = 0; i < body->ops->len && n_inputs == 0; i++)
+    if (prism_graph_op (body, i)->kind == PRISM_OP_CONSTANT)
+      {
+        dtype = prism_graph_tensor (body, prism_graph_op (body, i)->outputs[0])->dtype;
+        break;
+      }
   op = op_new (PRISM_OP_KERNEL, inputs, n_inputs, NULL);
   op->body = prism_graph_ref (body);
   return commit_op (g, op, n_out, nd, dims, dtype, FALSE);

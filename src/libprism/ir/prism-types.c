@@ -124,9 +124,6 @@ prism_op_kind_at_level (PrismOpKind kind, PrismLevel level)
     return level == PRISM_LEVEL_KERNEL;
   if (kind == PRISM_OP_CONCAT || prism_op_kind_is_accum (kind))
     return level == PRISM_LEVEL_BLOCK;
-  /* A kernel reads constants and transposed operands as inputs. */
-  if (kind == PRISM_OP_CONSTANT || kind == PRISM_OP_TRANSPOSE)
-    return level == PRISM_LEVEL_KERNEL;
   return kind < PRISM_N_OPS;
 }
 

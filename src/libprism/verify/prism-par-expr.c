@@ -346,6 +346,9 @@ translate_kernel (Translation *tr, guint kernel_index, const PrismGraph *body, c
                   guint n_kin, guint *kout, GError **error)
 {
   g_autofree guint *t = g_new0 (guint, body->tensors->len);
+  /* Constants: their term without the loop axis, for the epilogue. */
+  g_autofree guint *post = g_new0 (guint, body->tensors->len);
+  g_autofree gboolean *has_post = g_new0 (gboolean, body->tensors->len);
   guint axis_sym[PRISM_MAX_GRID_DIMS];
   gboolean has_axis[PRISM_MAX_GRID_DIMS] = { FALSE, };
   guint f_sym = 0;
@@ -486,6 +489,25 @@ translate_kernel (Translation *tr, guint kernel_index, const PrismGraph *body, c
           }
           break;
 
+        case PRISM_OP_CONSTANT:
+          {
+            /* The same value in every block and iteration: a copy along
+             * every axis, as a replicated input would be. */
+            guint v;
+            if (!translate_common (tr, body, op, t, error))
+              return FALSE;
+            v = t[op->outputs[0]];
+            for (guint p = 0; p < body->grid_ndims; p++)
+              if (has_axis[p])
+                v = node2 (tr->term, "replicate", v, axis_sym[p]);
+            post[op->outputs[0]] = v;
+            has_post[op->outputs[0]] = TRUE;
+            if (has_f)
+              v = node2 (tr->term, "replicate", v, f_sym);
+            t[op->outputs[0]] = v;
+          }
+          break;
+
         case PRISM_OP_ACCUM_RESCALE:
         case PRISM_OP_ACCUM_SUM_RESCALE:
           g_set_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
@@ -494,11 +516,29 @@ translate_kernel (Translation *tr, guint kernel_index, const PrismGraph *body, c
           return FALSE;
 
         default:
-          if (!translate_common (tr, body, op, t, error))
-            {
-              g_prefix_error (error, "kernel %u, block op %u: ", kernel_index, i);
-              return FALSE;
-            }
+          {
+            /* After the loop, a constant has no loop axis. */
+            gboolean epilogue = op->n_outputs > 0 &&
+                                prism_graph_tensor (body, op->outputs[0])->after_accum;
+            guint saved[PRISM_MAX_OP_INPUTS];
+            gboolean ok;
+
+            for (guint k = 0; k < op->n_inputs; k++)
+              {
+                saved[k] = t[op->inputs[k]];
+                if (epilogue && has_post[op->inputs[k]])
+                  t[op->inputs[k]] = post[op->inputs[k]];
+              }
+            ok = translate_common (tr, body, op, t, error);
+            for (guint k = 0; k < op->n_inputs; k++)
+              if (op->outputs[0] != op->inputs[k])
+                t[op->inputs[k]] = saved[k];
+            if (!ok)
+              {
+                g_prefix_error (error, "kernel %u, block op %u: ", kernel_index, i);
+                return FALSE;
+              }
+          }
           break;
         }
     }
