@@ -64,7 +64,6 @@ init_symbols (gpointer data)
   s->sum = prism_symbol_intern ("sum");
   s->rms = prism_symbol_intern ("rms");
   s->concat = prism_symbol_intern ("concat");
-  s->accum_max = prism_symbol_intern ("accum_max");
   s->accum_rescale = prism_symbol_intern ("accum_rescale");
   s->accum_sum_rescale = prism_symbol_intern ("accum_sum_rescale");
   s->max = prism_symbol_intern ("max");
@@ -456,7 +455,8 @@ eval_accum (PrismAbstractWalk *w, const Scope *s, const PrismOp *op, guint ndims
       /* Untiled, the last dim may be no wider than dimx: nothing is summed. */
       return reduce (w, sym->sum, n <= (gint64) op->attrs.dimx ? 1 : n / op->attrs.dimx, a);
     case PRISM_OP_ACCUM_MAX:
-      return node2 (w, sym->accum_max, leaf_int (w, f), a);
+      /* A maximum over the iterations, as the max op over a dim. */
+      return reduce (w, sym->max, f, a);
     case PRISM_OP_ACCUM_RESCALE:
       x = eval (w, s, op->inputs[1]);
       return node3 (w, sym->accum_rescale, leaf_int (w, f), a, x);
