@@ -729,6 +729,11 @@ op_fields (PrismOpKind kind, gboolean block, const char **out)
       out[n++] = "inputs";
       out[n++] = block ? "omap" : "name";
     }
+  else if (kind == PRISM_OP_CONSTANT)
+    {
+      out[n++] = "value";
+      out[n++] = "outputs";
+    }
   else
     {
       out[n++] = "inputs";
@@ -739,8 +744,6 @@ op_fields (PrismOpKind kind, gboolean block, const char **out)
         out[n++] = "dim";
       if (kind == PRISM_OP_TRANSPOSE)
         out[n++] = "perm";
-      if (kind == PRISM_OP_CONSTANT)
-        out[n++] = "value";
       if (kind == PRISM_OP_RMS_NORM)
         out[n++] = "norm_dims";
       if (kind == PRISM_OP_ACCUM_SUM_TODIMX)
@@ -1621,7 +1624,7 @@ ops_to_json (const PrismGraph *g, const char * const *names)
       json_object_set_string_member (obj, "op", prism_op_kind_to_string (op->kind));
       if (!block && op->name != NULL && (op->kind == PRISM_OP_INPUT || op->kind == PRISM_OP_OUTPUT))
         set_text_member (obj, "name", op->name);
-      if (op->kind != PRISM_OP_INPUT)
+      if (op->kind != PRISM_OP_INPUT && op->kind != PRISM_OP_CONSTANT)
         {
           JsonArray *inputs = json_array_new ();
           for (guint k = 0; k < op->n_inputs; k++)
