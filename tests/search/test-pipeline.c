@@ -269,6 +269,64 @@ test_safe_workloads (void)
     }
 }
 
+/* A linear layer whose weight is stored row-major (transposed before the
+ * matmul): the search keeps the transpose as a predefined op and fuses the
+ * rest; every candidate is verified. */
+static void
+test_transpose_program (void)
+{
+  g_autoptr(PrismGraph) prog = prism_graph_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismPipeline) p = NULL;
+  g_autoptr(GPtrArray) cands = NULL;
+  PrismPipelineOptions o;
+  PrismOpAttrs attrs;
+  Run run = { 0, };
+  gint64 xd[2] = { 8, 64 }, wd[2] = { 128, 64 };
+  guint x, w, in[2];
+  int t;
+
+  prism_graph_set_name (prog, "linear_row_major_w", NULL);
+  x = (guint) prism_graph_add_input (prog, "X", 2, xd, PRISM_DTYPE_F16, &error);
+  w = (guint) prism_graph_add_input (prog, "Wt", 2, wd, PRISM_DTYPE_F16, &error);
+  g_assert_no_error (error);
+  prism_op_attrs_init (&attrs);
+  attrs.perm[0] = 1;
+  attrs.perm[1] = 0;
+  in[0] = x;
+  in[1] = (guint) prism_graph_add (prog, PRISM_OP_TRANSPOSE, &w, 1, &attrs, &error);
+  t = prism_graph_add (prog, PRISM_OP_MATMUL, in, 2, NULL, &error);
+  in[0] = (guint) t;
+  t = prism_graph_add (prog, PRISM_OP_EXP, in, 1, NULL, &error);
+  g_assert_cmpint (prism_graph_add_output (prog, (guint) t, "O", &error), >=, 0);
+  g_assert_no_error (error);
+
+  small_options (&o, 2);
+  o.source = "linear_row_major_w";
+  p = prism_pipeline_new (prog, &o, &error);
+  g_assert_no_error (error);
+  run.pipeline = p;
+  prism_pipeline_set_handlers (p, on_event, NULL, &run);
+  g_assert_true (prism_pipeline_run (p, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (run.errors, ==, 0);
+  cands = prism_pipeline_get_candidates (p);
+  g_assert_cmpuint (cands->len, >, 0);
+  for (guint c = 0; c < cands->len; c++)
+    {
+      const PrismGraph *g = ((const PrismCandidate *) g_ptr_array_index (cands, c))->graph;
+      guint n_transpose = 0;
+      for (guint i = 0; i < g->ops->len; i++)
+        if (prism_graph_op (g, i)->kind == PRISM_OP_TRANSPOSE)
+          {
+            n_transpose++;
+            g_assert_cmpint (prism_graph_op (g, i)->attrs.perm[0], ==, 1);
+          }
+      g_assert_cmpuint (n_transpose, ==, 1);
+      g_assert_cmpuint (prism_graph_count_kernels (g), >, 0);
+    }
+}
+
 static void
 test_results_load_errors (void)
 {
@@ -747,6 +805,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline/results-file", test_results_file);
   g_test_add_func ("/pipeline/results-load-errors", test_results_load_errors);
   g_test_add_func ("/pipeline/safe-workloads", test_safe_workloads);
+  g_test_add_func ("/pipeline/transpose-program", test_transpose_program);
   g_test_add_func ("/pipeline/determinism", test_determinism);
   g_test_add_func ("/pipeline/renumbered-ids", test_renumbered_ids);
   g_test_add_func ("/pipeline/stats-pruned-by-depth", test_stats_pruned_by_depth);
