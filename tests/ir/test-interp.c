@@ -463,6 +463,20 @@ test_maximum_constant (void)
         assert_close (at2 (out_at (outs, 1), i, j), 0.25 * at2 (x, i, j), 0.0);
       }
 
+  /* The value is rounded to the constant's dtype, as an input would be:
+   * 0.1 in f16 is 0.0999755859375. */
+  {
+    g_autoptr(PrismGraph) h = prism_graph_new ();
+    g_autoptr(GPtrArray) hout = NULL;
+    int hx = add_input (h, 2, 3, 5, 0);
+    int hc = prism_graph_add_constant (h, 0.1, 2, PRISM_DTYPE_F16, &error);
+
+    g_assert_no_error (error);
+    prism_graph_add_output (h, (guint) add_op (h, PRISM_OP_MUL, hx, hc, NULL), NULL, NULL);
+    hout = run (h, &x, 1, PRISM_PRECISION_F64, 1);
+    assert_close (at2 (out_at (hout, 0), 1, 2), at2 (x, 1, 2) * 0.0999755859375, 1e-15);
+  }
+
   /* Not finite: refused, naming the op. */
   g_assert_cmpint (prism_graph_add_constant (g, NAN, 2, PRISM_DTYPE_F32, &error), ==, -1);
   g_assert_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH);

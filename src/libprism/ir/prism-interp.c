@@ -443,7 +443,8 @@ matmul_op (const Ctx *ctx, const PrismBuffer *a, const PrismBuffer *b, PrismBuff
 
 /* Computes a non-accumulator op from @bufs (indexed by tensor id). */
 static void
-compute_op (const Ctx *ctx, const PrismOp *op, PrismBuffer **bufs, gboolean parallel)
+compute_op (const Ctx *ctx, const PrismGraph *g, const PrismOp *op, PrismBuffer **bufs,
+            gboolean parallel)
 {
   PrismBuffer *y = bufs[op->outputs[0]];
   const PrismBuffer *a = op->n_inputs > 0 ? bufs[op->inputs[0]] : NULL;
@@ -451,8 +452,9 @@ compute_op (const Ctx *ctx, const PrismOp *op, PrismBuffer **bufs, gboolean para
 
   if (op->kind == PRISM_OP_CONSTANT)
     {
-      /* Rounded like an input of its dtype would be. */
-      y->data[0] = rnd (ctx, op->attrs.value);
+      /* Rounded to its dtype, as an input of that dtype is. */
+      y->data[0] = rnd (ctx, prism_dtype_round_value (op->attrs.value,
+                                                      prism_graph_tensor (g, op->outputs[0])->dtype));
       return;
     }
   if (prism_op_kind_is_unary (op->kind))
@@ -712,7 +714,7 @@ run_block (const KernelRun *run, Workspace *ws, const gint64 *bidx)
         else if (op->kind == PRISM_OP_INPUT)
           load_tile (run, op, bidx, iter, tiles[out]);
         else
-          compute_op (run->ctx, op, tiles, FALSE);
+          compute_op (run->ctx, run->body, op, tiles, FALSE);
       }
 
   /* The epilogue, once, in op order (accumulators first finish). */
@@ -730,7 +732,7 @@ run_block (const KernelRun *run, Workspace *ws, const gint64 *bidx)
         store_tile (run, i, op, bidx, tiles[op->inputs[0]]);
       else if (!prism_op_kind_is_accum (op->kind) && op->kind != PRISM_OP_INPUT &&
                prism_graph_tensor (body, op->outputs[0])->after_accum)
-        compute_op (run->ctx, op, tiles, FALSE);
+        compute_op (run->ctx, run->body, op, tiles, FALSE);
     }
 }
 
@@ -1587,7 +1589,7 @@ prism_interp_run (const PrismGraph *graph, PrismBuffer * const *inputs, guint n_
           if (op->kind == PRISM_OP_KERNEL)
             ok = run_kernel (&ctx, i, op, bufs, error);
           else if (prism_op_kind_at_level (op->kind, PRISM_LEVEL_KERNEL))
-            compute_op (&ctx, op, bufs, TRUE);
+            compute_op (&ctx, graph, op, bufs, TRUE);
           else
             {
               g_set_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH,

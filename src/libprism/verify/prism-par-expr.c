@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "prism-buffer.h"
 #include "prism-error.h"
 #include "prism-par-expr.h"
 
@@ -271,8 +272,11 @@ translate_common (Translation *tr, const PrismGraph *g, const PrismOp *op, guint
 
   if (op->kind == PRISM_OP_CONSTANT)
     {
-      /* (const bits rank): the value's bits name it, equal values are one leaf. */
-      union { double d; gint64 i; } bits = { .d = op->attrs.value == 0.0 ? 0.0 : op->attrs.value };
+      /* (const bits rank): the bits of the value as its dtype stores it name
+       * it (the interpreter rounds it so): equal values are one leaf, 0.1 in
+       * f16 and in f32 are two. */
+      double v = prism_dtype_round_value (op->attrs.value, prism_graph_tensor (g, op->outputs[0])->dtype);
+      union { double d; gint64 i; } bits = { .d = v == 0.0 ? 0.0 : v };
       guint ch[2] = { prism_term_add_int (tr->term, bits.i),
                       prism_term_add_int (tr->term, prism_graph_tensor (g, op->outputs[0])->ndims) };
       t[op->outputs[0]] = prism_term_add_op (tr->term, "const", 2, ch);
