@@ -16,6 +16,7 @@
 
 #include <string.h>
 
+#include "prism-buffer.h"
 #include "prism-kernel-emit.h"
 #include "prism-kernel-plan-private.h"
 
@@ -247,7 +248,12 @@ emit_op (GString *s, const char *indent, const PrismKernelPlan *kp, guint i)
       case PRISM_OP_CONSTANT:
         {
           char buf[G_ASCII_DTOSTR_BUF_SIZE];
-          g_ascii_formatd (buf, sizeof buf, "%.9e", op->attrs.value);
+          /* Rounded to its dtype here, so that a build that stores every
+           * tile as f32 (the CPU build) holds what the GPU and the
+           * interpreter hold. */
+          g_ascii_formatd (buf, sizeof buf, "%.9e",
+                           prism_dtype_round_value (op->attrs.value,
+                                                    prism_graph_tensor (kp->body, o)->dtype));
           g_string_append_printf (s, "%sprism::constant<NT, S%u> (t%u, %sf);\n", indent, o, o, buf);
         }
         break;
