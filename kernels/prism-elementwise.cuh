@@ -31,6 +31,8 @@ struct OpSub { static PRISM_DEVICE float apply (float a, float b) { return a - b
 struct OpMul { static PRISM_DEVICE float apply (float a, float b) { return a * b; } };
 struct OpDiv { static PRISM_DEVICE float apply (float a, float b) { return a / b; } };
 struct OpPow { static PRISM_DEVICE float apply (float a, float b) { return powf (a, b); } };
+/* fmaxf: a NaN operand gives the other one, as the interpreter's fmax. */
+struct OpMaximum { static PRISM_DEVICE float apply (float a, float b) { return fmaxf (a, b); } };
 
 /* out[S] = Op (in[S]); out may be in (in place). */
 template <int NT, typename Op, typename S, typename TO, typename TI>
@@ -59,6 +61,35 @@ binary (TO *out, const TA *a, const TB *b)
       float y = to_float (b[bcast_index<SB> (i0, i1, i2, i3)]);
       out[i] = from_float<TO> (Op::apply (x, y));
     }
+}
+
+/* out[SO] = in[SI] transposed: output dim d is input dim P<d> (padded
+ * dims, 0..3); the input may be pitched. */
+template <int NT, typename SO, typename SI, int P0, int P1, int P2, int P3,
+          typename TO, typename TI>
+PRISM_DEVICE void
+transpose (TO *__restrict__ out, const TI *__restrict__ in)
+{
+  PRISM_DENSE (SO);
+  for (int i = thread_id (); i < SO::size; i += Team<NT>::size)
+    {
+      int c[4], s[4];
+      unflatten<SO> (i, c[0], c[1], c[2], c[3]);
+      s[P0] = c[0];
+      s[P1] = c[1];
+      s[P2] = c[2];
+      s[P3] = c[3];
+      out[i] = from_float<TO> (to_float (in[((s[0] * SI::d1 + s[1]) * SI::d2 + s[2]) * SI::pitch + s[3]]));
+    }
+}
+
+/* out = value in every element (a constant; its tile is all ones). */
+template <int NT, typename S, typename TO>
+PRISM_DEVICE void
+constant (TO *out, float value)
+{
+  for (int i = thread_id (); i < S::size; i += Team<NT>::size)
+    out[i] = from_float<TO> (value);
 }
 
 /* out = concat (a, b) along dim DIM (0..3 of the padded shapes). */

@@ -120,6 +120,43 @@ reduce_sum (TO *__restrict__ out, const TI *__restrict__ in)
     }
 }
 
+/* out = max or mean (MAX false) of in along dim DIM, the dim kept with size
+ * 1; one thread per output element (the input may be pitched). */
+template <int NT, typename SI, int DIM, bool MAX, typename TO, typename TI>
+PRISM_DEVICE void
+reduce_each (TO *__restrict__ out, const TI *__restrict__ in)
+{
+  typedef typename WithDim<SI, DIM, 1>::type SO;
+  constexpr int n = DIM == 0 ? SI::d0 : DIM == 1 ? SI::d1 : DIM == 2 ? SI::d2 : SI::d3;
+  for (int i = thread_id (); i < SO::size; i += Team<NT>::size)
+    {
+      int c[4];
+      unflatten<SO> (i, c[0], c[1], c[2], c[3]);
+      float acc = MAX ? neg_inf () : 0.0f;
+      for (int k = 0; k < n; k++)
+        {
+          c[DIM] = k;
+          float v = to_float (in[((c[0] * SI::d1 + c[1]) * SI::d2 + c[2]) * SI::pitch + c[3]]);
+          acc = MAX ? fmaxf (acc, v) : acc + v;
+        }
+      out[i] = from_float<TO> (MAX ? acc : acc / (float) n);
+    }
+}
+
+template <int NT, typename SI, int DIM, typename TO, typename TI>
+PRISM_DEVICE void
+reduce_max (TO *__restrict__ out, const TI *__restrict__ in)
+{
+  reduce_each<NT, SI, DIM, true> (out, in);
+}
+
+template <int NT, typename SI, int DIM, typename TO, typename TI>
+PRISM_DEVICE void
+reduce_mean (TO *__restrict__ out, const TI *__restrict__ in)
+{
+  reduce_each<NT, SI, DIM, false> (out, in);
+}
+
 /* out = x / sqrt (mean (x²)) over rows of length L (the trailing norm dims);
  * rows are split over warps as in for_each_row_sum(). */
 template <int NT, typename S, int L, typename TO, typename TI>

@@ -94,6 +94,7 @@ codegen_test_params (const char *workload)
     { "rmsnorm_mlp", "d=1024" },
     { "gated_mlp", "d=1024" },
     { "gqa", "q=64,kv=1024" },
+    { "layer_norm_linear", "d=1024,o=1024" },
   };
 
   if (g_getenv ("PRISM_CODEGEN_FULL") != NULL)

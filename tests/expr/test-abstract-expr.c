@@ -250,10 +250,11 @@ test_block_ops_concrete (void)
                 "(sum 8 v0)");
   assert_bexpr (f.g, f.b, f.ins, add_attr (f.b, PRISM_OP_ACCUM_SUM_TODIMX, f.xt, 0, 1, 16), C,
                 "(sum 4 v0)");
+  /* accum_max is a maximum over the loop, like the max op over a dim. */
   assert_bexpr (f.g, f.b, f.ins, add_op (f.b, PRISM_OP_ACCUM_MAX, f.xt, -1, NULL), C,
-                "(accum_max 4 v0)");
-  assert_bexpr (f.g, f.b, f.ins, add_op (f.b, PRISM_OP_ACCUM_MAX, f.xt, -1, NULL), U,
-                "(accum_max 1 v0)");
+                "(max 4 v0)");
+  assert_bexpr (f.g, f.b, f.ins, add_op (f.b, PRISM_OP_ACCUM_MAX, f.xt, -1, NULL), U, "v0");
+  assert_bexpr (f.g, f.b, f.ins, add_attr (f.b, PRISM_OP_MAX, f.xt, 1, 1, 0), C, "(max 16 v0)");
   assert_bexpr (f.g, f.b, f.ins, add_op (f.b, PRISM_OP_ACCUM_RESCALE, f.xt, f.yt, NULL), C,
                 "(accum_rescale 4 v0 v2)");
   assert_bexpr (f.g, f.b, f.ins, add_op (f.b, PRISM_OP_ACCUM_SUM_RESCALE, f.xt, f.st, NULL), C,

@@ -86,6 +86,13 @@ test_bad_files (void)
     { "imap-not-dividing.json", "op 1 (kernel): block op 0 (input): imap[0] = 0 splits dim 0: 8 is not divisible by 3" },
     { "malformed-json.json", "malformed JSON" },
     { "deep-nesting.json", "nested deeper than 64 levels" },
+    { "transpose-perm-repeated.json", "op 1 (transpose): perm is not a permutation" },
+    { "transpose-perm-length.json", "op 1 (transpose): field “perm”: has 3 entries" },
+    { "constant-value-string.json", "op 1 (constant): field “value”: expected a number" },
+    { "constant-shape-not-one.json", "op 1 (constant): field “outputs[0].shape[1]”" },
+    { "constant-not-finite.json", "the number 1e999 is out of range" },
+    { "max-dim-out-of-range.json", "op 1 (max): dim 2 out of range" },
+    { "mean-dim-out-of-range.json", "op 1 (mean): dim 3 out of range" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -401,6 +401,163 @@ test_sum (void)
     }
 }
 
+/* max and mean over each dim, against loops written here. */
+static void
+test_max_mean (void)
+{
+  g_autoptr(PrismBuffer) x = random_buffer (3, 2, 3, 4, 9);
+
+  for (int dim = 0; dim < 3; dim++)
+    {
+      g_autoptr(PrismGraph) g = prism_graph_new ();
+      g_autoptr(GPtrArray) outs = NULL;
+      int t = add_input (g, 3, 2, 3, 4);
+
+      prism_graph_add_output (g, (guint) add_op_dim (g, PRISM_OP_MAX, t, dim, 1, 0), NULL, NULL);
+      prism_graph_add_output (g, (guint) add_op_dim (g, PRISM_OP_MEAN, t, dim, 1, 0), NULL, NULL);
+      outs = run (g, &x, 1, PRISM_PRECISION_F64, 1);
+      for (guint k = 0; k < 2; k++)
+        {
+          PrismBuffer *o = out_at (outs, k);
+          assert_shape (o, 3, dim == 0 ? 1 : 2, dim == 1 ? 1 : 3, dim == 2 ? 1 : 4);
+          for (int i = 0; i < o->dims[0]; i++)
+            for (int j = 0; j < o->dims[1]; j++)
+              for (int c = 0; c < o->dims[2]; c++)
+                {
+                  double sum = 0.0, max = -INFINITY;
+                  for (int r = 0; r < x->dims[dim]; r++)
+                    {
+                      double v = at3 (x, dim == 0 ? r : i, dim == 1 ? r : j, dim == 2 ? r : c);
+                      sum += v;
+                      max = MAX (max, v);
+                    }
+                  assert_close (at3 (o, i, j, c), k == 0 ? max : sum / x->dims[dim], 1e-14);
+                }
+        }
+    }
+}
+
+/* maximum broadcasts like add; a constant is one value of any rank. */
+static void
+test_maximum_constant (void)
+{
+  g_autoptr(PrismBuffer) x = random_buffer (2, 3, 5, 0, 4);
+  g_autoptr(PrismGraph) g = prism_graph_new ();
+  g_autoptr(GPtrArray) outs = NULL;
+  g_autoptr(GError) error = NULL;
+  int t = add_input (g, 2, 3, 5, 0);
+  int c = prism_graph_add_constant (g, 0.25, 2, PRISM_DTYPE_F32, &error);
+  PrismBuffer *o;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (c, >=, 0);
+  prism_graph_add_output (g, (guint) add_op (g, PRISM_OP_MAXIMUM, t, c, NULL), NULL, NULL);
+  prism_graph_add_output (g, (guint) add_op (g, PRISM_OP_MUL, c, t, NULL), NULL, NULL);
+  outs = run (g, &x, 1, PRISM_PRECISION_F64, 1);
+  o = out_at (outs, 0);
+  assert_shape (o, 2, 3, 5, 0);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 5; j++)
+      {
+        assert_close (at2 (o, i, j), MAX (at2 (x, i, j), 0.25), 0.0);
+        assert_close (at2 (out_at (outs, 1), i, j), 0.25 * at2 (x, i, j), 0.0);
+      }
+
+  /* The value is rounded to the constant's dtype, as an input would be:
+   * 0.1 in f16 is 0.0999755859375. */
+  {
+    g_autoptr(PrismGraph) h = prism_graph_new ();
+    g_autoptr(GPtrArray) hout = NULL;
+    int hx = add_input (h, 2, 3, 5, 0);
+    int hc = prism_graph_add_constant (h, 0.1, 2, PRISM_DTYPE_F16, &error);
+
+    g_assert_no_error (error);
+    prism_graph_add_output (h, (guint) add_op (h, PRISM_OP_MUL, hx, hc, NULL), NULL, NULL);
+    hout = run (h, &x, 1, PRISM_PRECISION_F64, 1);
+    assert_close (at2 (out_at (hout, 0), 1, 2), at2 (x, 1, 2) * 0.0999755859375, 1e-15);
+  }
+
+  /* Not finite: refused, naming the op. */
+  g_assert_cmpint (prism_graph_add_constant (g, NAN, 2, PRISM_DTYPE_F32, &error), ==, -1);
+  g_assert_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH);
+  g_assert_nonnull (strstr (error->message, "(constant): value must be a finite number"));
+  g_clear_error (&error);
+  g_assert_cmpint (prism_graph_add_constant (g, INFINITY, 2, PRISM_DTYPE_F32, &error), ==, -1);
+  g_clear_error (&error);
+}
+
+/* In a kernel a constant mixes with tiles of the loop and of the epilogue
+ * alike: (Σ_iterations x) · 0.5 + 0.5. */
+static void
+test_kernel_constant (void)
+{
+  g_autoptr(PrismBuffer) x = random_buffer (2, 4, 8, 0, 3);
+  g_autoptr(PrismGraph) g = prism_graph_new ();
+  PrismGraph *b = prism_block_graph_new_const (1, (gint64[]) { 2 }, 128, 4);
+  g_autoptr(GPtrArray) outs = NULL;
+  g_autoptr(GError) error = NULL;
+  int t = add_input (g, 2, 4, 8, 0);
+  int x_t = add_tile (b, g, 0, t, 0, -1, -1, 1);
+  int c = prism_graph_add_constant (b, 0.5, 2, PRISM_DTYPE_F32, &error);
+  int acc, m;
+
+  g_assert_no_error (error);
+  acc = add_op (b, PRISM_OP_ACCUM, add_op (b, PRISM_OP_MUL, x_t, c, NULL), -1, NULL);
+  m = add_op (b, PRISM_OP_ADD, acc, c, NULL);
+  g_assert_true (prism_graph_tensor (b, (guint) m)->after_accum);
+  add_block_output (b, m, 0, -1, -1);
+  add_kernel (g, b, &t, 1);
+  outs = run (g, &x, 1, PRISM_PRECISION_F64, 1);
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 2; j++)
+      {
+        double want = 0.0;
+        for (int f = 0; f < 4; f++)
+          want += 0.5 * at2 (x, i, f * 2 + j);
+        assert_close (at2 (out_at (outs, 0), i, j), want + 0.5, 1e-14);
+      }
+}
+
+/* transpose: output dim d is input dim perm[d]; a bad perm is refused. */
+static void
+test_transpose (void)
+{
+  g_autoptr(PrismBuffer) x = random_buffer (3, 2, 3, 4, 5);
+  g_autoptr(PrismGraph) g = prism_graph_new ();
+  g_autoptr(GPtrArray) outs = NULL;
+  g_autoptr(GError) error = NULL;
+  PrismOpAttrs attrs;
+  int t = add_input (g, 3, 2, 3, 4);
+  PrismBuffer *o;
+  guint in[1] = { (guint) t };
+
+  prism_op_attrs_init (&attrs);
+  attrs.perm[0] = 2;
+  attrs.perm[1] = 0;
+  attrs.perm[2] = 1;
+  prism_graph_add_output (g, (guint) add_op (g, PRISM_OP_TRANSPOSE, t, -1, &attrs), NULL, NULL);
+  outs = run (g, &x, 1, PRISM_PRECISION_F64, 1);
+  o = out_at (outs, 0);
+  assert_shape (o, 3, 4, 2, 3);
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 2; j++)
+      for (int k = 0; k < 3; k++)
+        assert_close (at3 (o, i, j, k), at3 (x, j, k, i), 0.0);
+
+  attrs.perm[2] = 0;
+  g_assert_cmpint (prism_graph_add (g, PRISM_OP_TRANSPOSE, in, 1, &attrs, &error), ==, -1);
+  g_assert_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH);
+  g_assert_nonnull (strstr (error->message, "(transpose): perm is not a permutation"));
+  g_clear_error (&error);
+  attrs.perm[2] = 3;
+  g_assert_cmpint (prism_graph_add (g, PRISM_OP_TRANSPOSE, in, 1, &attrs, &error), ==, -1);
+  g_assert_nonnull (strstr (error->message, "(transpose): perm[2] = 3 is not a dim"));
+  g_clear_error (&error);
+  attrs.dim = 3;
+  g_assert_cmpint (prism_graph_add (g, PRISM_OP_MAX, in, 1, &attrs, &error), ==, -1);
+  g_assert_nonnull (strstr (error->message, "(max): dim 3 out of range"));
+}
+
 static void
 test_rms_norm (void)
 {
@@ -1092,6 +1249,10 @@ main (int argc, char **argv)
   g_test_add_func ("/interp/op/matmul", test_matmul);
   g_test_add_func ("/interp/op/sum", test_sum);
   g_test_add_func ("/interp/op/rms-norm", test_rms_norm);
+  g_test_add_func ("/interp/op/max-mean", test_max_mean);
+  g_test_add_func ("/interp/op/maximum-constant", test_maximum_constant);
+  g_test_add_func ("/interp/op/transpose", test_transpose);
+  g_test_add_func ("/interp/kernel/constant", test_kernel_constant);
   g_test_add_func ("/interp/kernel/accum-epilogue", test_kernel_accum_epilogue);
   g_test_add_func ("/interp/kernel/reducing-accums", test_kernel_reducing_accums);
   g_test_add_func ("/interp/kernel/rescale", test_kernel_rescale);

@@ -818,6 +818,34 @@ assert_round_trip (const PrismGraph *g)
   g_assert_cmpstr (text, ==, text2);
 }
 
+/* Each new operator (max, mean, maximum, transpose, constant) with its
+ * attributes survives a round trip. */
+static void
+test_round_trip_new_operators (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "ir", "good", "new-operators.json", NULL);
+  g_autoptr(PrismGraph) g = NULL;
+  g_autofree char *text = NULL;
+  GError *error = NULL;
+  static const PrismOpKind kinds[] = { PRISM_OP_CONSTANT, PRISM_OP_MAX, PRISM_OP_MEAN,
+                                       PRISM_OP_MAXIMUM, PRISM_OP_TRANSPOSE };
+
+  g = prism_graph_load (path, NULL, &error);
+  g_assert_no_error (error);
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    g_assert_cmpint (prism_graph_op (g, k + 1)->kind, ==, kinds[k]);
+  g_assert_cmpfloat (prism_graph_op (g, 1)->attrs.value, ==, 0.125);
+  g_assert_cmpint (prism_graph_op (g, 2)->attrs.dim, ==, 1);
+  g_assert_cmpint (prism_graph_op (g, 5)->attrs.perm[0], ==, 1);
+  g_assert_cmpint (prism_graph_op (g, 5)->attrs.perm[1], ==, 0);
+  assert_round_trip (g);
+  text = prism_graph_to_data (g, NULL);
+  g_assert_nonnull (strstr (text, "\"value\": 0.125"));
+  g_assert_nonnull (strstr (text, "\"perm\": [1, 0]"));
+  g_assert_nonnull (strstr (text, "\"op\": \"maximum\""));
+  g_assert_nonnull (strstr (text, "\"op\": \"mean\", \"inputs\": [0], \"dim\": 0"));
+}
+
 static void
 test_workloads (void)
 {
@@ -949,6 +977,7 @@ main (int argc, char *argv[])
 
   g_test_add_func ("/json/round-trip", test_round_trip);
   g_test_add_func ("/json/round-trip-node", test_round_trip_json_node);
+  g_test_add_func ("/json/round-trip-new-operators", test_round_trip_new_operators);
   g_test_add_func ("/json/any-order", test_any_order);
   g_test_add_func ("/json/defaults", test_defaults);
   g_test_add_func ("/json/load-from-data-length", test_load_from_data_length);

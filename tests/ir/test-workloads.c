@@ -12,7 +12,8 @@
 
 static const char * const expected_names[] = {
   "rms_norm", "rmsnorm_mlp", "swiglu", "attention", "qk_norm_attention",
-  "gated_mlp", "lora", "gqa", "norm_transformer",
+  "gated_mlp", "lora", "gqa", "norm_transformer", "softmax_safe", "attention_safe",
+  "layer_norm_linear",
 };
 
 /* Small shapes for the numeric checks (and some that make the tile chooser
@@ -35,6 +36,12 @@ static const struct
   { "gqa", "b=2,q=64,kv=1024,dh=32" },
   { "gqa", "b=1,q=20,kv=300,dh=8" },
   { "norm_transformer", "n=4,d=512" },
+  { "softmax_safe", "n=4,d=128,v=256" },
+  { "softmax_safe", "n=3,d=90,v=150" },
+  { "attention_safe", "b=2,h=2,q=2,kv=128,dh=32" },
+  { "attention_safe", "b=1,h=3,q=1,kv=50,dh=12" },
+  { "layer_norm_linear", "n=4,d=256,o=128" },
+  { "layer_norm_linear", "n=3,d=96,o=50" },
 };
 
 static void
@@ -144,6 +151,9 @@ test_build_shapes (void)
   g_autoptr(PrismGraph) gqa8 = build_ok ("gqa", "b=16");
   g_autoptr(PrismGraph) nt = build_ok ("norm_transformer", NULL);
   g_autoptr(PrismGraph) nt64 = build_ok ("norm_transformer", "n=64");
+  g_autoptr(PrismGraph) sm = build_ok ("softmax_safe", NULL);
+  g_autoptr(PrismGraph) as = build_ok ("attention_safe", "dh=64");
+  g_autoptr(PrismGraph) ln = build_ok ("layer_norm_linear", "o=1024");
 
   assert_input (rms, 0, 2, 8, 4096, 0);
   assert_input (rms, 1, 2, 4096, 4096, 0);
@@ -171,6 +181,15 @@ test_build_shapes (void)
   assert_input (gqa8, 0, 3, 16, 256, 64);
   assert_input (nt, 2, 2, 8, 4096, 0);
   assert_input (nt64, 0, 2, 64, 4096, 0);
+  assert_input (sm, 0, 2, 8, 1024, 0);
+  assert_input (sm, 1, 2, 1024, 4096, 0);
+  assert_input (as, 0, 3, 2, 8, 64);
+  assert_input (as, 2, 3, 2, 8192, 64);
+  assert_input (ln, 1, 2, 4096, 1024, 0);
+  /* The scale of attention_safe is 1/√dh, its constant. */
+  for (guint i = 0; i < as->ops->len; i++)
+    if (prism_graph_op (as, i)->kind == PRISM_OP_CONSTANT)
+      g_assert_cmpfloat_with_epsilon (prism_graph_op (as, i)->attrs.value, 0.125, 1e-15);
 }
 
 /* Mirage's shared-memory estimate for f16 tiles: the outputs of every op
@@ -311,6 +330,7 @@ test_reference_defaults (void)
   check_reference_numerics ("rms_norm", NULL);
   check_reference_numerics ("swiglu", NULL);
   check_reference_numerics ("attention", NULL);
+  check_reference_numerics ("attention_safe", NULL);
 }
 
 /* A wrong reference must be caught by the same comparison: perturb one

@@ -207,6 +207,130 @@ test_results_file (void)
   g_assert_null (g_dir_read_name (listing));
 }
 
+/* Whether a custom kernel of @g has a block op of @kind. */
+static gboolean
+has_block_op (const PrismGraph *g, PrismOpKind kind)
+{
+  for (guint i = 0; i < g->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (g, i);
+      if (op->body != NULL)
+        for (guint j = 0; j < op->body->ops->len; j++)
+          if (prism_graph_op (op->body, j)->kind == kind)
+            return TRUE;
+    }
+  return FALSE;
+}
+
+/* The workloads in the safe form (max, mean, constants): the search finds
+ * verified candidates, some with the max or mean fused into a kernel. */
+static void
+test_safe_workloads (void)
+{
+  static const struct
+  {
+    const char *name, *params;
+    PrismOpKind fused;
+    guint stop_after;
+  } cases[] = {
+    { "softmax_safe", "n=4,d=64,v=128", PRISM_OP_MAX, 8 },
+    { "attention_safe", "b=1,h=2,q=1,kv=64,dh=32", PRISM_OP_MAX, 0 },
+    { "layer_norm_linear", "n=4,d=64,o=64", PRISM_OP_MEAN, 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(PrismGraph) prog = program (cases[i].name, cases[i].params);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PrismPipeline) p = NULL;
+      g_autoptr(GPtrArray) cands = NULL;
+      PrismPipelineOptions o;
+      gboolean fused = FALSE;
+      Run run = { 0, };
+
+      small_options (&o, 2);
+      o.source = cases[i].name;
+      p = prism_pipeline_new (prog, &o, &error);
+      g_assert_no_error (error);
+      run.pipeline = p;
+      run.stop_after = cases[i].stop_after;
+      prism_pipeline_set_handlers (p, on_event, NULL, &run);
+      g_assert_true (prism_pipeline_run (p, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (run.errors, ==, 0);
+      cands = prism_pipeline_get_candidates (p);
+      g_test_message ("%s: %u candidates", cases[i].name, cands->len);
+      g_assert_cmpuint (cands->len, >, 0);
+      for (guint c = 0; c < cands->len; c++)
+        {
+          const PrismCandidate *cand = g_ptr_array_index (cands, c);
+          g_assert_cmpuint (prism_graph_count_kernels (cand->graph), >, 0);
+          fused = fused || has_block_op (cand->graph, cases[i].fused);
+        }
+      if (!fused)
+        g_error ("%s: no candidate has %s inside a kernel", cases[i].name,
+                 prism_op_kind_to_string (cases[i].fused));
+    }
+}
+
+/* A linear layer whose weight is stored row-major (transposed before the
+ * matmul): the search keeps the transpose as a predefined op and fuses the
+ * rest; every candidate is verified. */
+static void
+test_transpose_program (void)
+{
+  g_autoptr(PrismGraph) prog = prism_graph_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismPipeline) p = NULL;
+  g_autoptr(GPtrArray) cands = NULL;
+  PrismPipelineOptions o;
+  PrismOpAttrs attrs;
+  Run run = { 0, };
+  gint64 xd[2] = { 8, 64 }, wd[2] = { 128, 64 };
+  guint x, w, in[2];
+  int t;
+
+  prism_graph_set_name (prog, "linear_row_major_w", NULL);
+  x = (guint) prism_graph_add_input (prog, "X", 2, xd, PRISM_DTYPE_F16, &error);
+  w = (guint) prism_graph_add_input (prog, "Wt", 2, wd, PRISM_DTYPE_F16, &error);
+  g_assert_no_error (error);
+  prism_op_attrs_init (&attrs);
+  attrs.perm[0] = 1;
+  attrs.perm[1] = 0;
+  in[0] = x;
+  in[1] = (guint) prism_graph_add (prog, PRISM_OP_TRANSPOSE, &w, 1, &attrs, &error);
+  t = prism_graph_add (prog, PRISM_OP_MATMUL, in, 2, NULL, &error);
+  in[0] = (guint) t;
+  t = prism_graph_add (prog, PRISM_OP_EXP, in, 1, NULL, &error);
+  g_assert_cmpint (prism_graph_add_output (prog, (guint) t, "O", &error), >=, 0);
+  g_assert_no_error (error);
+
+  small_options (&o, 2);
+  o.source = "linear_row_major_w";
+  p = prism_pipeline_new (prog, &o, &error);
+  g_assert_no_error (error);
+  run.pipeline = p;
+  prism_pipeline_set_handlers (p, on_event, NULL, &run);
+  g_assert_true (prism_pipeline_run (p, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (run.errors, ==, 0);
+  cands = prism_pipeline_get_candidates (p);
+  g_assert_cmpuint (cands->len, >, 0);
+  for (guint c = 0; c < cands->len; c++)
+    {
+      const PrismGraph *g = ((const PrismCandidate *) g_ptr_array_index (cands, c))->graph;
+      guint n_transpose = 0;
+      for (guint i = 0; i < g->ops->len; i++)
+        if (prism_graph_op (g, i)->kind == PRISM_OP_TRANSPOSE)
+          {
+            n_transpose++;
+            g_assert_cmpint (prism_graph_op (g, i)->attrs.perm[0], ==, 1);
+          }
+      g_assert_cmpuint (n_transpose, ==, 1);
+      g_assert_cmpuint (prism_graph_count_kernels (g), >, 0);
+    }
+}
+
 static void
 test_results_load_errors (void)
 {
@@ -751,6 +875,8 @@ main (int argc, char **argv)
   tmpdir = g_dir_make_tmp ("test-pipeline-XXXXXX", NULL);
   g_test_add_func ("/pipeline/results-file", test_results_file);
   g_test_add_func ("/pipeline/results-load-errors", test_results_load_errors);
+  g_test_add_func ("/pipeline/safe-workloads", test_safe_workloads);
+  g_test_add_func ("/pipeline/transpose-program", test_transpose_program);
   g_test_add_func ("/pipeline/determinism", test_determinism);
   g_test_add_func ("/pipeline/stable-ids", test_stable_ids);
   g_test_add_func ("/pipeline/equivalent-forms", test_equivalent_forms);

@@ -110,6 +110,8 @@ enumerate_kernel (GArray *out, const PrismGraph *g, const PrismOp *kop, int k)
           push (out, MUT_DROP, k, (int) i, 1, 0);
           break;
         case PRISM_OP_SUM:
+        case PRISM_OP_MAX:
+        case PRISM_OP_MEAN:
           for (int v = 0; v < rank; v++)
             if (v != op->attrs.dim)
               push (out, MUT_REDUCTION_DIM, k, (int) i, 0, v);
@@ -282,7 +284,7 @@ replay_body (const Mutation *m, int k, const PrismGraph *b, const PrismGraph *ds
         kind = (PrismOpKind) m->b;
       if (here && m->kind == MUT_REDUCTION_DIM)
         {
-          if (op->kind == PRISM_OP_SUM)
+          if (prism_op_kind_is_reduction (op->kind))
             attrs.dim = m->b;
           else if (op->kind == PRISM_OP_RMS_NORM)
             attrs.norm_dims = (guint) m->b;
@@ -299,7 +301,13 @@ replay_body (const Mutation *m, int k, const PrismGraph *b, const PrismGraph *ds
           in[0] = in[1];
           in[1] = t;
         }
-      r = prism_graph_add (out, kind, in, op->n_inputs, &attrs, NULL);
+      if (kind == PRISM_OP_CONSTANT)
+        {
+          const PrismTensor *ct = prism_graph_tensor (b, op->outputs[0]);
+          r = prism_graph_add_constant (out, attrs.value, ct->ndims, ct->dtype, NULL);
+        }
+      else
+        r = prism_graph_add (out, kind, in, op->n_inputs, &attrs, NULL);
       if (r < 0)
         return NULL;
       if (here && m->kind == MUT_DUPLICATE)
@@ -368,6 +376,15 @@ mut_apply (const PrismGraph *graph, const Mutation *m)
               return NULL;
             for (guint o = 0; o < op->n_outputs; o++)
               map[op->outputs[o]] = prism_graph_op (dst, (guint) r)->outputs[o];
+          }
+          break;
+        case PRISM_OP_CONSTANT:
+          {
+            const PrismTensor *ct = prism_graph_tensor (graph, op->outputs[0]);
+            r = prism_graph_add_constant (dst, op->attrs.value, ct->ndims, ct->dtype, NULL);
+            if (r < 0)
+              return NULL;
+            map[op->outputs[0]] = (guint) r;
           }
           break;
         default:

@@ -487,6 +487,50 @@ test_not_proved (void)
   prism_formal_result_clear (&r);
 }
 
+/* The axioms of group 12 (max, maximum, transpose, constants): right
+ * rewrites proved, each next to a wrong one that saturates unproved. */
+static void
+test_new_operators (void)
+{
+  static const struct
+  {
+    const char *program, *right, *wrong;
+  } cases[] = {
+    { "ops-max-add.json", "ops-max-then-add.json", "ops-max-then-mul-wrong.json" },
+    { "ops-exp.json", "ops-transpose-exp-back.json", NULL },
+    { "ops-square-exp.json", NULL, "ops-square-transpose-exp-wrong.json" },
+    { "ops-row-max.json", "ops-row-max-kernel.json", "ops-row-max-kernel-summed-wrong.json" },
+    /* A constant is its value as its dtype stores it: 0.1 in f16 is not 0.1 in f32. */
+    { "ops-scale-f16.json", NULL, "ops-scale-f32-wrong.json" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(PrismGraph) prog = load_test_graph (cases[i].program);
+
+      if (cases[i].right != NULL)
+        {
+          g_autoptr(PrismGraph) right = load_test_graph (cases[i].right);
+          check_proved (prog, right, cases[i].right);
+        }
+      if (cases[i].wrong != NULL)
+        {
+          g_autoptr(PrismGraph) wrong = load_test_graph (cases[i].wrong);
+          g_autoptr(PrismFormalVerifier) fv = prism_formal_verifier_new (prog, NULL);
+          PrismFormalOptions options;
+          PrismFormalResult r;
+
+          prism_formal_options_init (&options);
+          options.audit = TRUE;
+          g_assert_true (prism_formal_verifier_check (fv, wrong, &options, &r, NULL));
+          if (r.proved)
+            g_error ("%s: proved equivalent to %s", cases[i].wrong, cases[i].program);
+          g_assert_cmpstr (r.stop_reason, ==, "saturated");
+          prism_formal_result_clear (&r);
+        }
+    }
+}
+
 static void
 test_variants (void)
 {
@@ -577,6 +621,7 @@ main (int argc, char **argv)
   g_test_add ("/formal/rules/rename-nested", RuleFixture, NULL, rule_fixture_setup, test_rule_rename_nested,
               rule_fixture_teardown);
   g_test_add_func ("/formal/variants", test_variants);
+  g_test_add_func ("/formal/new-operators", test_new_operators);
   g_test_add_func ("/formal/references/default-shapes", test_references_default);
   g_test_add_func ("/formal/references/small-shapes", test_references_small);
   g_test_add_func ("/formal/references/other-shapes", test_references_other_shapes);

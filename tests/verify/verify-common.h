@@ -25,6 +25,9 @@ static const struct
   { "attention", "b=2,h=2,q=64,kv=576,dh=4" },
   { "qk_norm_attention", "b=2,h=2,q=64,kv=576,dh=4" },
   { "gqa", "b=2,q=128,kv=1152,dh=4" },
+  { "softmax_safe", "n=4,d=32,v=48" },
+  { "attention_safe", "b=2,h=2,q=4,kv=96,dh=4" },
+  { "layer_norm_linear", "n=4,d=32,o=16" },
 };
 
 /* Graphs of tests/verify/graphs/: right variants of the fused references

@@ -16,6 +16,7 @@
 
 #include <string.h>
 
+#include "prism-buffer.h"
 #include "prism-kernel-emit.h"
 #include "prism-kernel-plan-private.h"
 
@@ -65,6 +66,7 @@ binary_op_name (PrismOpKind kind)
     case PRISM_OP_MUL: return "prism::OpMul";
     case PRISM_OP_DIV: return "prism::OpDiv";
     case PRISM_OP_POW: return "prism::OpPow";
+    case PRISM_OP_MAXIMUM: return "prism::OpMaximum";
     default: return NULL;
     }
 }
@@ -226,6 +228,35 @@ emit_op (GString *s, const char *indent, const PrismKernelPlan *kp, guint i)
                                 op->attrs.dim + (PRISM_MAX_DIMS - (int) prism_graph_tensor (kp->body, a)->ndims),
                                 o, a);
         break;
+      case PRISM_OP_MAX:
+      case PRISM_OP_MEAN:
+        g_string_append_printf (s, "%sprism::%s<NT, S%u, %d> (t%u, t%u);\n", indent,
+                                op->kind == PRISM_OP_MAX ? "reduce_max" : "reduce_mean", a,
+                                op->attrs.dim + (PRISM_MAX_DIMS - (int) prism_graph_tensor (kp->body, a)->ndims),
+                                o, a);
+        break;
+      case PRISM_OP_TRANSPOSE:
+        {
+          int off = PRISM_MAX_DIMS - (int) prism_graph_tensor (kp->body, a)->ndims;
+          int pp[PRISM_MAX_DIMS];
+          for (int d = 0; d < PRISM_MAX_DIMS; d++)
+            pp[d] = d < off ? d : op->attrs.perm[d - off] + off;
+          g_string_append_printf (s, "%sprism::transpose<NT, S%u, S%u, %d, %d, %d, %d> (t%u, t%u);\n",
+                                  indent, o, a, pp[0], pp[1], pp[2], pp[3], o, a);
+        }
+        break;
+      case PRISM_OP_CONSTANT:
+        {
+          char buf[G_ASCII_DTOSTR_BUF_SIZE];
+          /* Rounded to its dtype here, so that a build that stores every
+           * tile as f32 (the CPU build) holds what the GPU and the
+           * interpreter hold. */
+          g_ascii_formatd (buf, sizeof buf, "%.9e",
+                           prism_dtype_round_value (op->attrs.value,
+                                                    prism_graph_tensor (kp->body, o)->dtype));
+          g_string_append_printf (s, "%sprism::constant<NT, S%u> (t%u, %sf);\n", indent, o, o, buf);
+        }
+        break;
       case PRISM_OP_RMS_NORM:
         {
           gint64 len = 1;
@@ -342,7 +373,8 @@ emit_signature (GString *s, const PrismKernelPlan *kp, const PrismKernelEmitInfo
     {
       if (prism_graph_op (kp->body, i)->kind != PRISM_OP_OUTPUT)
         continue;
-      g_string_append_printf (s, ", %s *__restrict__ out%u", prism_cuda_ctype (info->out_dtypes[m]), m);
+      g_string_append_printf (s, "%s%s *__restrict__ out%u", info->n_in > 0 || m > 0 ? ", " : "",
+                              prism_cuda_ctype (info->out_dtypes[m]), m);
       if (kp->ops[i].summed)
         g_string_append_printf (s, ", float *__restrict__ part%u, unsigned int *__restrict__ cnt%u", m, m);
       m++;

@@ -343,6 +343,10 @@ reads_pitched (const PrismKernelPlan *kp, guint i, guint k)
       return k == 0;
     case PRISM_OP_SUM:
       return k == 0 && op->attrs.dim == last;
+    case PRISM_OP_MAX:
+    case PRISM_OP_MEAN:
+    case PRISM_OP_TRANSPOSE:
+      return k == 0;
     default:
       return FALSE;
     }

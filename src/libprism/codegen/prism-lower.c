@@ -125,9 +125,11 @@ partition_tile (PrismGraph *body, const PrismGraph *g, guint index, guint tensor
   return prism_block_graph_add_input (body, index, t->ndims, t->dims, t->dtype, imap, fmap, error);
 }
 
-/* Accumulates @t over the loop and writes it out as the partition says. */
+/* Accumulates @t over the loop with @accum and writes it out as the
+ * partition says. */
 static gboolean
-partition_output_op (PrismGraph *body, int t, const Partition *pt, GError **error)
+partition_output_accum (PrismGraph *body, PrismOpKind accum, int t, const Partition *pt,
+                        GError **error)
 {
   int omap[PRISM_MAX_GRID_DIMS] = { PRISM_MAP_REPLICATE, PRISM_MAP_REPLICATE, PRISM_MAP_REPLICATE };
   guint in[1];
@@ -136,12 +138,18 @@ partition_output_op (PrismGraph *body, int t, const Partition *pt, GError **erro
   if (t < 0)
     return FALSE;
   in[0] = (guint) t;
-  acc = prism_graph_add (body, PRISM_OP_ACCUM, in, 1, NULL, error);
+  acc = prism_graph_add (body, accum, in, 1, NULL, error);
   if (acc < 0)
     return FALSE;
   for (guint p = 0; p < pt->n_axes; p++)
     omap[p] = pt->axis_dim[p];
   return prism_block_graph_add_output (body, (guint) acc, omap, error) >= 0;
+}
+
+static gboolean
+partition_output_op (PrismGraph *body, int t, const Partition *pt, GError **error)
+{
+  return partition_output_accum (body, PRISM_OP_ACCUM, t, pt, error);
 }
 
 /* Adds @body as a kernel reading @inputs of @g; returns its first output or -1. */
@@ -159,7 +167,7 @@ add_kernel (PrismGraph *g, const guint *inputs, guint n_inputs, PrismGraph *body
   return (int) prism_graph_op (g, (guint) op)->outputs[0];
 }
 
-/* Elementwise ops, sum, rms_norm and (@op NULL) a copy of @in[0]. */
+/* Elementwise ops, sum, max, mean, rms_norm and (@op NULL) a copy of @in[0]. */
 static int
 lower_simple (PrismGraph *g, const PrismOp *op, const gint64 *out_dims, guint ndims,
               const guint *in, GError **error)
@@ -183,7 +191,14 @@ lower_simple (PrismGraph *g, const PrismOp *op, const gint64 *out_dims, guint nd
         whole[d] = TRUE;
         budget = MAX (1, budget / out_dims[d]);
       }
-  else if (kind == PRISM_OP_SUM)
+  else if (kind == PRISM_OP_MEAN)
+    {
+      /* The whole dim in one block: a mean of chunk means would need the
+       * chunk count to divide by. */
+      whole[op->attrs.dim] = TRUE;
+      budget = MAX (1, budget / prism_dim_get_const (prism_graph_tensor (g, in[0])->dims[op->attrs.dim]));
+    }
+  else if (kind == PRISM_OP_SUM || kind == PRISM_OP_MAX)
     {
       gint64 n = prism_dim_get_const (prism_graph_tensor (g, in[0])->dims[op->attrs.dim]);
       gint64 chunk = largest_divisor_at_most (n, TARGET_CHUNK);
@@ -206,7 +221,55 @@ lower_simple (PrismGraph *g, const PrismOp *op, const gint64 *out_dims, guint nd
       guint tin[2] = { (guint) tiles[0], (guint) tiles[1] };
       t = prism_graph_add (body, kind, tin, n_in, &op->attrs, error);
     }
-  return add_kernel (g, in, n_in, body, partition_output_op (body, t, &pt, error), error);
+  return add_kernel (g, in, n_in, body,
+                     partition_output_accum (body, kind == PRISM_OP_MAX ? PRISM_OP_ACCUM_MAX
+                                                   : PRISM_OP_ACCUM, t, &pt, error), error);
+}
+
+/* A transpose: the grid partitions the output; each block reads the tile of
+ * the input its output tile comes from (output dim d is input dim perm[d])
+ * and transposes it in shared memory. */
+static int
+lower_transpose (PrismGraph *g, const PrismOp *op, const gint64 *out_dims, guint ndims,
+                 const guint *in, GError **error)
+{
+  gboolean whole[PRISM_MAX_DIMS] = { FALSE, };
+  g_autoptr(PrismGraph) body = NULL;
+  gint64 numel = 1;
+  const PrismTensor *x = prism_graph_tensor (g, in[0]);
+  int imap[PRISM_MAX_GRID_DIMS] = { PRISM_MAP_REPLICATE, PRISM_MAP_REPLICATE, PRISM_MAP_REPLICATE };
+  Partition pt;
+  int tile, t;
+  guint tin[1];
+
+  for (guint d = 0; d < ndims; d++)
+    numel *= out_dims[d];
+  partition_output (&pt, ndims, out_dims, whole,
+                    CLAMP (numel / MIN_BLOCKS, MIN_TILE_ELEMENTS, TARGET_ELEMENTS));
+  body = partition_body (&pt, 1);
+  for (guint p = 0; p < pt.n_axes; p++)
+    imap[p] = op->attrs.perm[pt.axis_dim[p]];
+  if ((tile = prism_block_graph_add_input (body, 0, x->ndims, x->dims, x->dtype, imap,
+                                           PRISM_MAP_REPLICATE, error)) < 0)
+    return -1;
+  tin[0] = (guint) tile;
+  t = prism_graph_add (body, PRISM_OP_TRANSPOSE, tin, 1, &op->attrs, error);
+  return add_kernel (g, in, 1, body, partition_output_op (body, t, &pt, error), error);
+}
+
+/* A constant: one block writes the value (custom kernels read it as an input). */
+static int
+lower_constant (PrismGraph *g, const PrismOp *op, guint ndims, PrismDtype dtype, GError **error)
+{
+  g_autoptr(PrismGraph) body = prism_block_graph_new_const (1, (gint64[]) { 1 }, BLOCK_THREADS, 1);
+  gboolean whole[PRISM_MAX_DIMS] = { FALSE, };
+  gint64 ones[PRISM_MAX_DIMS] = { 1, 1, 1, 1 };
+  Partition pt;
+  int t;
+
+  partition_output (&pt, ndims, ones, whole, 1);
+  t = prism_graph_add_constant (body, op->attrs.value, ndims, dtype, error);
+  return add_kernel (g, NULL, 0, body, partition_output_op (body, t, &pt, error), error);
 }
 
 static gint64
@@ -368,8 +431,11 @@ lower_one (PrismGraph *g, const PrismGraph *graph, guint i, const PrismOp *op, c
 
   if (op->kind == PRISM_OP_MATMUL)
     return lower_matmul (g, in, options->sm_count, error);
+  if (op->kind == PRISM_OP_CONSTANT)
+    return lower_constant (g, op, out->ndims, out->dtype, error);
   if (!prism_op_kind_is_unary (op->kind) && !prism_op_kind_is_binary (op->kind) &&
-      op->kind != PRISM_OP_SUM && op->kind != PRISM_OP_RMS_NORM)
+      !prism_op_kind_is_reduction (op->kind) && op->kind != PRISM_OP_RMS_NORM &&
+      op->kind != PRISM_OP_TRANSPOSE)
     {
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
                    "op %u (%s) cannot appear in a kernel graph", i, prism_op_kind_to_string (op->kind));
@@ -381,6 +447,8 @@ lower_one (PrismGraph *g, const PrismGraph *graph, guint i, const PrismOp *op, c
                    "op %u (%s): its output has symbolic dims", i, prism_op_kind_to_string (op->kind));
       return -1;
     }
+  if (op->kind == PRISM_OP_TRANSPOSE)
+    return lower_transpose (g, op, shape, out->ndims, in, error);
   return lower_simple (g, op, shape, out->ndims, in, error);
 }
 

@@ -17,7 +17,8 @@ typedef struct
   PrismSymbol add, mul, div, pow;
   PrismSymbol exp, square, sqrt, silu, gelu, relu, neg;
   PrismSymbol sum, rms, concat;
-  PrismSymbol accum_max, accum_rescale, accum_sum_rescale;
+  PrismSymbol accum_rescale, accum_sum_rescale;
+  PrismSymbol max, maximum, constant;
 } PrismAbstractSymbols;
 
 /* Returns: (transfer none): the operator symbols, interned once per process */

@@ -64,9 +64,11 @@ init_symbols (gpointer data)
   s->sum = prism_symbol_intern ("sum");
   s->rms = prism_symbol_intern ("rms");
   s->concat = prism_symbol_intern ("concat");
-  s->accum_max = prism_symbol_intern ("accum_max");
   s->accum_rescale = prism_symbol_intern ("accum_rescale");
   s->accum_sum_rescale = prism_symbol_intern ("accum_sum_rescale");
+  s->max = prism_symbol_intern ("max");
+  s->maximum = prism_symbol_intern ("maximum");
+  s->constant = prism_symbol_intern ("const");
   return s;
 }
 
@@ -402,6 +404,7 @@ binary_symbol (const PrismAbstractSymbols *sym, PrismOpKind kind)
     case PRISM_OP_MUL: return sym->mul;
     case PRISM_OP_DIV: return sym->div;
     case PRISM_OP_POW: return sym->pow;
+    case PRISM_OP_MAXIMUM: return sym->maximum;
     default: return PRISM_SYMBOL_NONE;
     }
 }
@@ -452,7 +455,8 @@ eval_accum (PrismAbstractWalk *w, const Scope *s, const PrismOp *op, guint ndims
       /* Untiled, the last dim may be no wider than dimx: nothing is summed. */
       return reduce (w, sym->sum, n <= (gint64) op->attrs.dimx ? 1 : n / op->attrs.dimx, a);
     case PRISM_OP_ACCUM_MAX:
-      return node2 (w, sym->accum_max, leaf_int (w, f), a);
+      /* A maximum over the iterations, as the max op over a dim. */
+      return reduce (w, sym->max, f, a);
     case PRISM_OP_ACCUM_RESCALE:
       x = eval (w, s, op->inputs[1]);
       return node3 (w, sym->accum_rescale, leaf_int (w, f), a, x);
@@ -525,6 +529,14 @@ eval_op (PrismAbstractWalk *w, const Scope *s, guint op_index, const PrismTensor
                    tensor->producer_slot);
     }
 
+  if (op->kind == PRISM_OP_CONSTANT)
+    {
+      /* The value's bits name it: equal constants are one leaf. */
+      union { double d; gint64 i; } bits = { .d = op->attrs.value == 0.0 ? 0.0 : op->attrs.value };
+      graph_shape (tensor, shape);
+      return node1 (w, sym->constant, leaf_int (w, bits.i));
+    }
+
   if (op->n_inputs < 1)
     return fail (w, PRISM_ERROR_INVALID_GRAPH, "op %u (%s) of the %s graph has no input",
                  op_index, prism_op_kind_to_string (op->kind), s->what);
@@ -579,13 +591,24 @@ eval_op (PrismAbstractWalk *w, const Scope *s, guint op_index, const PrismTensor
         return reduce (w, sym->sum, k, node2 (w, sym->mul, a, b));
       }
     case PRISM_OP_SUM:
+    case PRISM_OP_MAX:
+    case PRISM_OP_MEAN:
       if (op->attrs.dim < 0 || (guint) op->attrs.dim >= nd)
-        return fail (w, PRISM_ERROR_INVALID_GRAPH, "sum op %u of the %s graph: dim %d",
-                     op_index, s->what, op->attrs.dim);
+        return fail (w, PRISM_ERROR_INVALID_GRAPH, "%s op %u of the %s graph: dim %d",
+                     prism_op_kind_to_string (op->kind), op_index, s->what, op->attrs.dim);
       if (!need_size (w, s, op, shape->dims[op->attrs.dim], &n))
         return PRISM_ABSTRACT_ABSENT;
       shape->dims[op->attrs.dim] = 1;
+      if (op->kind == PRISM_OP_MAX)
+        return reduce (w, sym->max, n, a);
+      if (op->kind == PRISM_OP_MEAN && n > 1)
+        return node2 (w, sym->div, reduce (w, sym->sum, n, a), leaf_int (w, n));
       return reduce (w, sym->sum, n, a);
+    case PRISM_OP_TRANSPOSE:
+      /* Layout is invisible: the value, with the dims reordered. */
+      for (guint d = 0; d < nd; d++)
+        shape->dims[d] = slot_shape (w, s, op->inputs[0])->dims[op->attrs.perm[d]];
+      return a;
     case PRISM_OP_RMS_NORM:
       {
         guint k = op->attrs.norm_dims;

@@ -21,10 +21,15 @@ G_BEGIN_DECLS
  *     (exp a) (square a) (sqrt a) (silu a) (gelu a) (relu a) (neg a)
  *     (sum n a)              a sum of n terms of a (n an integer)
  *     (rms n a)              sqrt (mean of a² over n terms)
+ *     (max n a)              the maximum of n terms of a
+ *     (maximum a b)          the elementwise maximum
+ *     (const bits)           a constant, named by the bits of its double
  *
  * sub(a, b) is `(+ a (neg b))`, so that the rules of + apply to it.
  * matmul(A, B) is `(sum K (* A B))`; sum over a dim is `(sum D a)`;
- * rms_norm(a) is `(/ a (rms n a))` with n the product of the normalised dims.
+ * rms_norm(a) is `(/ a (rms n a))` with n the product of the normalised dims;
+ * max over a dim is `(max D a)`, mean over a dim `(/ (sum D a) D)`;
+ * transpose(a) is a itself (layout is invisible).
  * Block INPUT and OUTPUT ops pass expressions through (partitioning is
  * invisible).  Accumulators over a loop of range F:
  *
@@ -33,11 +38,12 @@ G_BEGIN_DECLS
  *     accum_mean         (/ (sum F·L a) F·L)  the count is an integer leaf
  *     accum_rms          (rms F·L a)
  *     accum_sum_todimx   (sum F·L/dimx a)
- *     accum_max          (accum_max F a)                  uninterpreted,
- *     accum_rescale      (accum_rescale F a s)            never dropped
+ *     accum_max          (max F a)
+ *     accum_rescale      (accum_rescale F a s)            uninterpreted,
+ *                                                         never dropped
  *     accum_sum_rescale  (accum_sum_rescale F·L a s)
  *
- * A sum, rms or mean of degree 1 is dropped: `(sum 1 x)` is x.  concat(a, b)
+ * A sum, max, rms or mean of degree 1 is dropped: `(sum 1 x)` is x.  concat(a, b)
  * is the uninterpreted `(concat a b)`, except that a matmul whose operands
  * are both concats along its contraction dim, concat(a, b) @ concat(c, d),
  * is `(+ (sum Ka (* a c)) (sum Kb (* b d)))` (Mirage's concat-then-matmul).

@@ -91,14 +91,14 @@ add_size (GArray *sizes, gint64 d)
 }
 
 static void
-append_factor_rule (GString *text, gint64 n, gint64 d, gboolean named_by_divisor)
+append_factor_rule (GString *text, const char *op, gint64 n, gint64 d, gboolean named_by_divisor)
 {
   if (named_by_divisor)
-    g_string_append_printf (text, "factor-sum-%" G_GINT64_FORMAT "-%" G_GINT64_FORMAT ": ", n, d);
+    g_string_append_printf (text, "factor-%s-%" G_GINT64_FORMAT "-%" G_GINT64_FORMAT ": ", op, n, d);
   else
-    g_string_append_printf (text, "factor-sum-%" G_GINT64_FORMAT ": ", n);
-  g_string_append_printf (text, "(sum %" G_GINT64_FORMAT " ?a) <=> (sum %" G_GINT64_FORMAT
-                          " (sum %" G_GINT64_FORMAT " ?a))\n", n, d, n / d);
+    g_string_append_printf (text, "factor-%s-%" G_GINT64_FORMAT ": ", op, n);
+  g_string_append_printf (text, "(%s %" G_GINT64_FORMAT " ?a) <=> (%s %" G_GINT64_FORMAT
+                          " (%s %" G_GINT64_FORMAT " ?a))\n", op, n, op, d, op, n / d);
 }
 
 /* The factor rules of a target whose reductions have the sizes found in it.
@@ -116,16 +116,18 @@ append_factor_rule (GString *text, gint64 n, gint64 d, gboolean named_by_divisor
  * Every divisor gets a rule (not only Mirage's chain n, n/p, n/(pq) …)
  * because sizes that are not prime powers need them: (sum 3 (sum 8 x)) for
  * n = 24 needs a rule for 8.  The direct splits of n cost a few more rules
- * but let the reference saturate in fewer iterations. */
-static char *
-factor_rules (const PrismTerm *target, guint *n_rules)
+ * but let the reference saturate in fewer iterations.
+ *
+ * Maxima, (max n x), get the same rules for their own sizes (a maximum of
+ * maxima of the parts is the maximum): a tiled max is a block max and a
+ * loop accum_max. */
+static void
+factor_rules_of (const PrismTerm *target, PrismSymbol sum, const char *op, GString *text,
+                 guint *n_rules)
 {
-  PrismSymbol sum = prism_abstract_symbols ()->sum;
   g_autoptr(GArray) degrees = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr(GArray) divisors = g_array_new (FALSE, FALSE, sizeof (gint64));
-  GString *text = g_string_new (NULL);
 
-  *n_rules = 0;
   for (guint i = 0; i < prism_term_get_n_nodes (target); i++)
     {
       guint child;
@@ -161,21 +163,31 @@ factor_rules (const PrismTerm *target, guint *n_rules)
           for (gint64 d = 2; d * d <= m; d++)
             if (m % d == 0)
               {
-                append_factor_rule (text, m, d, TRUE);
+                append_factor_rule (text, op, m, d, TRUE);
                 (*n_rules)++;
                 if (d * d != m)
                   {
-                    append_factor_rule (text, m, m / d, TRUE);
+                    append_factor_rule (text, op, m, m / d, TRUE);
                     (*n_rules)++;
                   }
               }
         }
       else
         {
-          append_factor_rule (text, m, smallest_prime_factor (m), FALSE);
+          append_factor_rule (text, op, m, smallest_prime_factor (m), FALSE);
           (*n_rules)++;
         }
     }
+}
+
+static char *
+factor_rules (const PrismTerm *target, guint *n_rules)
+{
+  GString *text = g_string_new (NULL);
+
+  *n_rules = 0;
+  factor_rules_of (target, prism_abstract_symbols ()->sum, "sum", text, n_rules);
+  factor_rules_of (target, prism_abstract_symbols ()->max, "max", text, n_rules);
   return g_string_free (text, FALSE);
 }
 

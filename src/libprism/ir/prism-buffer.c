@@ -192,6 +192,13 @@ prism_buffer_round_to_dtype (PrismBuffer *buffer, PrismDtype dtype)
   round_range (buffer->data, buffer->numel, dtype);
 }
 
+double
+prism_dtype_round_value (double value, PrismDtype dtype)
+{
+  round_range (&value, 1, dtype);
+  return value;
+}
+
 /* Elements per step of prism_buffer_fill_random_rounded(): a few ms. */
 #define FILL_CHUNK (G_GINT64_CONSTANT (1) << 18)
 

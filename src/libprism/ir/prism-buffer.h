@@ -59,6 +59,9 @@ gboolean     prism_buffer_fill_random_rounded (PrismBuffer  *buffer,
  * subnormals kept, f16 overflow gives ±inf), as a GPU would store it. */
 void         prism_buffer_round_to_dtype (PrismBuffer       *buffer,
                                           PrismDtype         dtype);
+/* The same for one value (a constant's value as its dtype stores it). */
+double       prism_dtype_round_value     (double             value,
+                                          PrismDtype         dtype);
 /* max |a - b| / max(max |b|, 1e-30): the normwise error used by every check.
  * Different shapes, or a NaN where the other has none, give +inf. */
 double       prism_buffer_max_rel_error  (const PrismBuffer *a,

@@ -422,6 +422,7 @@ typedef struct
   gboolean has_dtype[PRISM_MAX_OP_OUTPUTS];
   PrismDtype decl_dtype[PRISM_MAX_OP_OUTPUTS];
   PrismOpAttrs attrs;
+  guint n_perm;                /* TRANSPOSE: entries of "perm" */
 } ParsedOp;
 
 static void
@@ -546,7 +547,8 @@ read_output_entry (Level *lv, ParsedOp *op, guint slot, JsonNode *node, GError *
   static const char * const fields[] = { "id", "shape", "dtype", NULL };
   g_autofree char *field = g_strdup_printf ("outputs[%u]", slot);
   g_autofree char *prefix = g_strconcat (field, ".", NULL);
-  gboolean needs_decl = op->kind == PRISM_OP_INPUT && !level_is_block (lv);
+  gboolean needs_decl = (op->kind == PRISM_OP_INPUT && !level_is_block (lv)) ||
+                        op->kind == PRISM_OP_CONSTANT;
   JsonObject *obj = NULL;
   JsonNode *member;
 
@@ -554,7 +556,8 @@ read_output_entry (Level *lv, ParsedOp *op, guint slot, JsonNode *node, GError *
     {
       if (needs_decl)
         return fail (error, PRISM_ERROR_PARSE, op->where, field,
-                     "a graph input needs {\"id\", \"shape\", \"dtype\"}, got %s", node_kind (node));
+                     "a graph input or constant needs {\"id\", \"shape\", \"dtype\"}, got %s",
+                     node_kind (node));
       op->outputs[slot] = read_id (node, op->where, field, error);
       return op->outputs[slot] != NULL;
     }
@@ -653,6 +656,55 @@ read_fmap (const Level *lv, const ParsedOp *op, int *fmap, GError **error)
   return TRUE;
 }
 
+/* A finite number (integer or not): a constant's value. */
+static gboolean
+read_number (JsonNode *node, const char *where, const char *field, double *out, GError **error)
+{
+  double v;
+
+  if (node_is_int (node))
+    v = (double) json_node_get_int (node);
+  else if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_DOUBLE)
+    v = json_node_get_double (node);
+  else
+    return fail (error, PRISM_ERROR_PARSE, where, field, "expected a number, got %s",
+                 node_kind (node));
+  /* JSON has no infinities, but 1e999 reads as one. */
+  if (!isfinite (v))
+    return fail (error, PRISM_ERROR_INVALID_GRAPH, where, field, "must be a finite number");
+  *out = v;
+  return TRUE;
+}
+
+/* "perm": a permutation of the operand's dims; that it is one, for the
+ * operand's rank, is checked when the op is built. */
+static gboolean
+read_perm (ParsedOp *op, GError **error)
+{
+  JsonNode *node = require_member (op->obj, "perm", op->where, NULL, error);
+  JsonArray *array = NULL;
+  guint n;
+
+  if (node == NULL || !read_array (node, op->where, "perm", &array, error))
+    return FALSE;
+  n = json_array_get_length (array);
+  if (n < 1 || n > PRISM_MAX_DIMS)
+    return fail (error, PRISM_ERROR_INVALID_GRAPH, op->where, "perm",
+                 "has %u entries; a permutation of 1 to %d dims is needed", n, PRISM_MAX_DIMS);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *f = g_strdup_printf ("perm[%u]", i);
+      gint64 v;
+
+      if (!read_int (json_array_get_element (array, i), op->where, f, 0, PRISM_MAX_DIMS - 1, &v,
+                     error))
+        return FALSE;
+      op->attrs.perm[i] = (int) v;
+    }
+  op->n_perm = n;
+  return TRUE;
+}
+
 /* The fields an op of @kind may have at a level; "op" is always allowed. */
 static void
 op_fields (PrismOpKind kind, gboolean block, const char **out)
@@ -677,14 +729,21 @@ op_fields (PrismOpKind kind, gboolean block, const char **out)
       out[n++] = "inputs";
       out[n++] = block ? "omap" : "name";
     }
+  else if (kind == PRISM_OP_CONSTANT)
+    {
+      out[n++] = "value";
+      out[n++] = "outputs";
+    }
   else
     {
       out[n++] = "inputs";
       out[n++] = "outputs";
       if (kind == PRISM_OP_KERNEL)
         out[n++] = "block";
-      if (kind == PRISM_OP_SUM || kind == PRISM_OP_CONCAT)
+      if (prism_op_kind_is_reduction (kind) || kind == PRISM_OP_CONCAT)
         out[n++] = "dim";
+      if (kind == PRISM_OP_TRANSPOSE)
+        out[n++] = "perm";
       if (kind == PRISM_OP_RMS_NORM)
         out[n++] = "norm_dims";
       if (kind == PRISM_OP_ACCUM_SUM_TODIMX)
@@ -695,7 +754,7 @@ op_fields (PrismOpKind kind, gboolean block, const char **out)
 
 static const char * const all_op_fields[] = {
   "op", "name", "inputs", "outputs", "block", "dim", "norm_dims", "dimx", "input", "imap",
-  "fmap", "omap", NULL
+  "fmap", "omap", "perm", "value", NULL
 };
 
 /* Reads everything of one op except a kernel's body. */
@@ -810,7 +869,15 @@ read_op (Level *lv, guint index, JsonNode *node, GError **error)
   if ((member = json_object_get_member (op->obj, "name")) != NULL &&
       !read_label (member, op->where, "name", MAX_NAME_LENGTH, FALSE, &op->name, error))
     return NULL;
-  if (op->kind == PRISM_OP_SUM || op->kind == PRISM_OP_CONCAT)
+  if (op->kind == PRISM_OP_TRANSPOSE && !read_perm (op, error))
+    return NULL;
+  if (op->kind == PRISM_OP_CONSTANT)
+    {
+      if ((member = require_member (op->obj, "value", op->where, NULL, error)) == NULL ||
+          !read_number (member, op->where, "value", &op->attrs.value, error))
+        return NULL;
+    }
+  if (prism_op_kind_is_reduction (op->kind) || op->kind == PRISM_OP_CONCAT)
     {
       if ((member = require_member (op->obj, "dim", op->where, NULL, error)) == NULL ||
           !read_int (member, op->where, "dim", 0, PRISM_MAX_DIMS - 1, &v, error))
@@ -1142,6 +1209,28 @@ build_op (Level *lv, ParsedOp *op, GError **error)
                                      op->decl_dtype[0], &local) >= 0)
             r = (int) lv->g->ops->len - 1;
         }
+      break;
+    case PRISM_OP_CONSTANT:
+      for (guint d = 0; d < op->decl_ndims[0]; d++)
+        if (!prism_dim_is_const (op->decl_dims[0][d]) || op->decl_dims[0][d]->value != 1)
+          {
+            g_autofree char *f = g_strdup_printf ("outputs[0].shape[%u]", d);
+            return fail (error, PRISM_ERROR_INVALID_GRAPH, op->where, f,
+                         "every dim of a constant is 1 (it broadcasts)");
+          }
+      if (prism_graph_add_constant (lv->g, op->attrs.value, op->decl_ndims[0], op->decl_dtype[0],
+                                    &local) >= 0)
+        r = (int) lv->g->ops->len - 1;
+      break;
+    case PRISM_OP_TRANSPOSE:
+      {
+        guint rank = prism_graph_tensor (lv->g, in[0])->ndims;
+        if (op->n_perm != rank)
+          return fail (error, PRISM_ERROR_INVALID_GRAPH, op->where, "perm",
+                       "has %u entr%s but the operand has rank %u", op->n_perm,
+                       op->n_perm == 1 ? "y" : "ies", rank);
+        r = prism_graph_add_op (lv->g, op->kind, in, op->n_inputs, &op->attrs, &local);
+      }
       break;
     case PRISM_OP_OUTPUT:
       if (level_is_block (lv))
@@ -1535,7 +1624,7 @@ ops_to_json (const PrismGraph *g, const char * const *names)
       json_object_set_string_member (obj, "op", prism_op_kind_to_string (op->kind));
       if (!block && op->name != NULL && (op->kind == PRISM_OP_INPUT || op->kind == PRISM_OP_OUTPUT))
         set_text_member (obj, "name", op->name);
-      if (op->kind != PRISM_OP_INPUT)
+      if (op->kind != PRISM_OP_INPUT && op->kind != PRISM_OP_CONSTANT)
         {
           JsonArray *inputs = json_array_new ();
           for (guint k = 0; k < op->n_inputs; k++)
@@ -1550,8 +1639,18 @@ ops_to_json (const PrismGraph *g, const char * const *names)
         }
       if (block && op->kind == PRISM_OP_OUTPUT)
         json_object_set_member (obj, "omap", map_node (op->attrs.omap, g->grid_ndims));
-      if (op->kind == PRISM_OP_SUM || op->kind == PRISM_OP_CONCAT)
+      if (prism_op_kind_is_reduction (op->kind) || op->kind == PRISM_OP_CONCAT)
         json_object_set_int_member (obj, "dim", op->attrs.dim);
+      if (op->kind == PRISM_OP_CONSTANT)
+        json_object_set_double_member (obj, "value", op->attrs.value);
+      if (op->kind == PRISM_OP_TRANSPOSE)
+        {
+          JsonArray *perm = json_array_new ();
+          guint nd = prism_graph_tensor (g, op->inputs[0])->ndims;
+          for (guint k = 0; k < nd; k++)
+            json_array_add_int_element (perm, op->attrs.perm[k]);
+          json_object_set_array_member (obj, "perm", perm);
+        }
       if (op->kind == PRISM_OP_RMS_NORM)
         json_object_set_int_member (obj, "norm_dims", op->attrs.norm_dims);
       if (op->kind == PRISM_OP_ACCUM_SUM_TODIMX)

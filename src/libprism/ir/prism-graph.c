@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "prism-error.h"
@@ -17,6 +18,8 @@ prism_op_attrs_init (PrismOpAttrs *attrs)
   attrs->fmap = PRISM_MAP_REPLICATE;
   for (guint i = 0; i < PRISM_MAX_GRID_DIMS; i++)
     attrs->imap[i] = attrs->omap[i] = PRISM_MAP_REPLICATE;
+  for (guint i = 0; i < PRISM_MAX_DIMS; i++)
+    attrs->perm[i] = (int) i;
 }
 
 static void
@@ -275,6 +278,12 @@ check_inputs (PrismGraph *g, PrismOpKind kind, const guint *inputs, guint n_inpu
   return TRUE;
 }
 
+static gboolean
+is_constant (const PrismGraph *g, const PrismTensor *t)
+{
+  return t->producer >= 0 && prism_graph_op (g, (guint) t->producer)->kind == PRISM_OP_CONSTANT;
+}
+
 /* Shape rule of elementwise binary ops: equal rank, each dim equal or 1. */
 static gboolean
 broadcast_shape (PrismGraph *g, PrismOpKind kind, const PrismTensor *a, const PrismTensor *b,
@@ -342,6 +351,31 @@ check_dim_attr (PrismGraph *g, PrismOpKind kind, int dim, guint ndims, GError **
     {
       op_error (error, g, kind, "dim %d out of range for a rank-%u tensor", dim, ndims);
       return FALSE;
+    }
+  return TRUE;
+}
+
+/* TRUE if perm[0..ndims) holds every dim below @ndims once. */
+static gboolean
+check_perm (PrismGraph *g, const int *perm, guint ndims, GError **error)
+{
+  guint seen = 0;
+
+  for (guint i = 0; i < ndims; i++)
+    {
+      if (perm[i] < 0 || (guint) perm[i] >= ndims)
+        {
+          op_error (error, g, PRISM_OP_TRANSPOSE,
+                    "perm[%u] = %d is not a dim of a rank-%u tensor", i, perm[i], ndims);
+          return FALSE;
+        }
+      if (seen & (1u << perm[i]))
+        {
+          op_error (error, g, PRISM_OP_TRANSPOSE,
+                    "perm is not a permutation: dim %d appears twice", perm[i]);
+          return FALSE;
+        }
+      seen |= 1u << perm[i];
     }
   return TRUE;
 }
@@ -417,7 +451,7 @@ prism_graph_add_op (PrismGraph *g, PrismOpKind kind, const guint *inputs, guint 
   else
     prism_op_attrs_init (&attrs);
 
-  if (kind == PRISM_OP_INPUT || kind == PRISM_OP_KERNEL)
+  if (kind == PRISM_OP_INPUT || kind == PRISM_OP_KERNEL || kind == PRISM_OP_CONSTANT)
     {
       op_error (error, g, kind, "use the dedicated builder");
       return -1;
@@ -441,13 +475,14 @@ prism_graph_add_op (PrismGraph *g, PrismOpKind kind, const guint *inputs, guint 
     b = prism_graph_tensor (g, inputs[1]);
   ndims = a->ndims;
 
+  /* A constant is the same before and after the loop: it mixes with both. */
   if (g->level == PRISM_LEVEL_BLOCK && !prism_op_kind_is_accum (kind) && b != NULL &&
-      a->after_accum != b->after_accum)
+      a->after_accum != b->after_accum && !is_constant (g, a) && !is_constant (g, b))
     {
       op_error (error, g, kind, "mixes a tensor from inside the loop with one after an accumulator");
       return -1;
     }
-  after = a->after_accum;
+  after = a->after_accum || (b != NULL && !prism_op_kind_is_accum (kind) && b->after_accum);
 
   if (prism_op_kind_is_unary (kind))
     memcpy (out, a->dims, sizeof (PrismDim *) * ndims);
@@ -461,12 +496,21 @@ prism_graph_add_op (PrismGraph *g, PrismOpKind kind, const guint *inputs, guint 
       if (!matmul_shape (g, a, b, out, error))
         return -1;
     }
-  else if (kind == PRISM_OP_SUM)
+  else if (prism_op_kind_is_reduction (kind))
     {
       if (!check_dim_attr (g, kind, attrs.dim, ndims, error))
         return -1;
       memcpy (out, a->dims, sizeof (PrismDim *) * ndims);
       out[attrs.dim] = tmp = prism_dim_const (1);
+    }
+  else if (kind == PRISM_OP_TRANSPOSE)
+    {
+      if (!check_perm (g, attrs.perm, ndims, error))
+        return -1;
+      for (guint i = 0; i < ndims; i++)
+        out[i] = a->dims[attrs.perm[i]];
+      for (guint i = ndims; i < PRISM_MAX_DIMS; i++)
+        attrs.perm[i] = (int) i;
     }
   else if (kind == PRISM_OP_RMS_NORM)
     {
@@ -586,6 +630,40 @@ prism_graph_add_input (PrismGraph *g, const char *name, guint ndims, const gint6
   index = commit_op (g, op, 1, nd, d, dtype, FALSE);
   for (guint i = 0; i < ndims; i++)
     prism_dim_unref (d[0][i]);
+  return (int) prism_graph_op (g, index)->outputs[0];
+}
+
+int
+prism_graph_add_constant (PrismGraph *g, double value, guint ndims, PrismDtype dtype,
+                          GError **error)
+{
+  g_autoptr(PrismDim) one = prism_dim_const (1);
+  PrismDim *d[1][PRISM_MAX_DIMS];
+  guint nd[1] = { ndims };
+  PrismOp *op;
+  int index;
+
+  if (ndims < 1 || ndims > PRISM_MAX_DIMS)
+    {
+      op_error (error, g, PRISM_OP_CONSTANT, "rank %u is not between 1 and %d", ndims,
+                PRISM_MAX_DIMS);
+      return -1;
+    }
+  if (dtype >= PRISM_N_DTYPES)
+    {
+      op_error (error, g, PRISM_OP_CONSTANT, "unknown dtype");
+      return -1;
+    }
+  if (!isfinite (value))
+    {
+      op_error (error, g, PRISM_OP_CONSTANT, "value must be a finite number");
+      return -1;
+    }
+  for (guint i = 0; i < ndims; i++)
+    d[0][i] = one;
+  op = op_new (PRISM_OP_CONSTANT, NULL, 0, NULL);
+  op->attrs.value = value;
+  index = commit_op (g, op, 1, nd, d, dtype, FALSE);
   return (int) prism_graph_op (g, index)->outputs[0];
 }
 
@@ -896,6 +974,13 @@ add_kernel (PrismGraph *g, const guint *inputs, guint n_inputs, PrismGraph *body
       op_error (error, g, PRISM_OP_KERNEL, "the block graph has no output");
       return -1;
     }
+  /* A kernel that reads nothing (it writes a constant) has the constant's dtype. */
+  for (guint i = 0; i < body->ops->len && n_inputs == 0; i++)
+    if (prism_graph_op (body, i)->kind == PRISM_OP_CONSTANT)
+      {
+        dtype = prism_graph_tensor (body, prism_graph_op (body, i)->outputs[0])->dtype;
+        break;
+      }
   op = op_new (PRISM_OP_KERNEL, inputs, n_inputs, NULL);
   op->body = prism_graph_ref (body);
   return commit_op (g, op, n_out, nd, dims, dtype, FALSE);
@@ -1058,6 +1143,14 @@ replay_op (PrismGraph *dst, const PrismGraph *src, const PrismOp *op, const guin
         return FALSE;
       new_map[op->outputs[0]] = (guint) r;
       return TRUE;
+    case PRISM_OP_CONSTANT:
+      r = prism_graph_add_constant (dst, op->attrs.value,
+                                    prism_graph_tensor (src, op->outputs[0])->ndims,
+                                    prism_graph_tensor (src, op->outputs[0])->dtype, error);
+      if (r < 0)
+        return FALSE;
+      new_map[op->outputs[0]] = (guint) r;
+      return TRUE;
     case PRISM_OP_OUTPUT:
       if (src->level == PRISM_LEVEL_KERNEL)
         return prism_graph_add_output (dst, in[0], op->name, error) >= 0;
@@ -1174,8 +1267,18 @@ graph_print (GString *s, const PrismGraph *g, const PrismGraph *top, const char 
             g_string_append_printf (s, "%st%u", k ? ", " : "", op->inputs[k]);
           g_string_append_c (s, ')');
         }
-      if (op->kind == PRISM_OP_SUM || op->kind == PRISM_OP_CONCAT)
+      if (prism_op_kind_is_reduction (op->kind) || op->kind == PRISM_OP_CONCAT)
         g_string_append_printf (s, " dim=%d", op->attrs.dim);
+      if (op->kind == PRISM_OP_CONSTANT)
+        g_string_append_printf (s, " value=%.17g", op->attrs.value);
+      if (op->kind == PRISM_OP_TRANSPOSE)
+        {
+          guint nd = prism_graph_tensor (g, op->inputs[0])->ndims;
+          g_string_append (s, " perm=(");
+          for (guint k = 0; k < nd; k++)
+            g_string_append_printf (s, "%s%d", k ? "," : "", op->attrs.perm[k]);
+          g_string_append_c (s, ')');
+        }
       if (op->kind == PRISM_OP_RMS_NORM)
         g_string_append_printf (s, " norm_dims=%u", op->attrs.norm_dims);
       if (op->kind == PRISM_OP_ACCUM_SUM_TODIMX)

@@ -43,7 +43,9 @@ typedef struct
  */
 typedef struct
 {
-  int dim;              /* SUM, CONCAT: the data dim */
+  double value;         /* CONSTANT: the value (finite) */
+  int dim;              /* SUM, MAX, MEAN, CONCAT: the data dim */
+  int perm[PRISM_MAX_DIMS]; /* TRANSPOSE: output dim d is input dim perm[d] */
   guint norm_dims;      /* RMS_NORM: trailing dims normalised (≥ 1) */
   guint dimx;           /* ACCUM_SUM_TODIMX: the size the last dim is reduced to */
   guint input_index;    /* block INPUT: index into the custom kernel's inputs */
@@ -52,7 +54,7 @@ typedef struct
   int omap[PRISM_MAX_GRID_DIMS]; /* block OUTPUT: grid axis → data dim, or -1 = summed */
 } PrismOpAttrs;
 
-/* Fills @attrs with neutral values: every map entry -1, norm_dims 1. */
+/* Fills @attrs with neutral values: every map entry -1, norm_dims 1, perm the identity. */
 void prism_op_attrs_init (PrismOpAttrs *attrs);
 
 typedef struct
@@ -178,6 +180,21 @@ int         prism_graph_add_open_kernel (PrismGraph      *graph,
                                         guint             n_inputs,
                                         PrismGraph       *body,
                                         GError          **error);
+
+/**
+ * prism_graph_add_constant:
+ * @graph: a kernel graph
+ * @value: a finite number
+ * @ndims: 1 to 4; every dim is 1 (the constant broadcasts like any operand)
+ *
+ * Returns: the new tensor id, or -1 with @error set
+ */
+int         prism_graph_add_constant   (PrismGraph       *graph,
+                                        double            value,
+                                        guint             ndims,
+                                        PrismDtype        dtype,
+                                        GError          **error);
+
 /* Marks @tensor as a graph output (a kernel-level OUTPUT op); returns the op index or -1. */
 int         prism_graph_add_output     (PrismGraph       *graph,
                                         guint             tensor,

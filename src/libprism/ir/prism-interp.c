@@ -204,6 +204,9 @@ binary_apply (PrismOpKind kind, double a, double b)
       return a / b;
     case PRISM_OP_POW:
       return pow (a, b);
+    case PRISM_OP_MAXIMUM:
+      /* fmax, as CUDA's fmaxf: a NaN operand yields the other one. */
+      return fmax (a, b);
     default:
       g_assert_not_reached ();
     }
@@ -268,6 +271,65 @@ sum_op (const Ctx *ctx, const PrismBuffer *x, int dim, PrismBuffer *y)
           dst[k] += src[k];
       }
   round_all (ctx, y->data, y->numel);
+}
+
+/* max or mean over @dim, the dim kept as size 1. */
+static void
+reduce_op (const Ctx *ctx, PrismOpKind kind, const PrismBuffer *x, int dim, PrismBuffer *y)
+{
+  gint64 outer = 1, inner = 1, n = x->dims[dim];
+
+  if (kind == PRISM_OP_SUM)
+    {
+      sum_op (ctx, x, dim, y);
+      return;
+    }
+  for (int i = 0; i < dim; i++)
+    outer *= x->dims[i];
+  for (guint i = (guint) dim + 1; i < x->ndims; i++)
+    inner *= x->dims[i];
+  for (gint64 o = 0; o < outer; o++)
+    for (gint64 k = 0; k < inner; k++)
+      {
+        const double *src = x->data + o * n * inner + k;
+        double acc = kind == PRISM_OP_MAX ? -INFINITY : 0.0;
+
+        for (gint64 j = 0; j < n; j++)
+          acc = kind == PRISM_OP_MAX ? fmax (acc, src[j * inner]) : acc + src[j * inner];
+        if (kind == PRISM_OP_MEAN)
+          acc /= (double) n;
+        y->data[o * inner + k] = acc;
+      }
+  round_all (ctx, y->data, y->numel);
+}
+
+/* y[i0, i1, …] = x at the index whose dim perm[d] is i_d. */
+static void
+transpose_op (const PrismBuffer *x, const int *perm, PrismBuffer *y)
+{
+  gint64 xs[PRISM_MAX_DIMS], ys[PRISM_MAX_DIMS], idx[PRISM_MAX_DIMS] = { 0, };
+  guint nd = x->ndims;
+
+  xs[nd - 1] = 1;
+  for (int i = (int) nd - 2; i >= 0; i--)
+    xs[i] = xs[i + 1] * x->dims[i + 1];
+  /* The stride in x of each output dim. */
+  for (guint d = 0; d < nd; d++)
+    ys[d] = xs[perm[d]];
+  for (gint64 e = 0; e < y->numel; e++)
+    {
+      gint64 off = 0;
+
+      for (guint d = 0; d < nd; d++)
+        off += idx[d] * ys[d];
+      y->data[e] = x->data[off];
+      for (int d = (int) nd - 1; d >= 0; d--)
+        {
+          if (++idx[d] < y->dims[d])
+            break;
+          idx[d] = 0;
+        }
+    }
 }
 
 static void
@@ -381,20 +443,30 @@ matmul_op (const Ctx *ctx, const PrismBuffer *a, const PrismBuffer *b, PrismBuff
 
 /* Computes a non-accumulator op from @bufs (indexed by tensor id). */
 static void
-compute_op (const Ctx *ctx, const PrismOp *op, PrismBuffer **bufs, gboolean parallel)
+compute_op (const Ctx *ctx, const PrismGraph *g, const PrismOp *op, PrismBuffer **bufs,
+            gboolean parallel)
 {
   PrismBuffer *y = bufs[op->outputs[0]];
-  const PrismBuffer *a = bufs[op->inputs[0]];
+  const PrismBuffer *a = op->n_inputs > 0 ? bufs[op->inputs[0]] : NULL;
   const PrismBuffer *b = op->n_inputs > 1 ? bufs[op->inputs[1]] : NULL;
 
+  if (op->kind == PRISM_OP_CONSTANT)
+    {
+      /* Rounded to its dtype, as an input of that dtype is. */
+      y->data[0] = rnd (ctx, prism_dtype_round_value (op->attrs.value,
+                                                      prism_graph_tensor (g, op->outputs[0])->dtype));
+      return;
+    }
   if (prism_op_kind_is_unary (op->kind))
     unary_op (ctx, op->kind, a, y);
   else if (prism_op_kind_is_binary (op->kind))
     binary_op (ctx, op->kind, a, b, y);
   else if (op->kind == PRISM_OP_MATMUL)
     matmul_op (ctx, a, b, y, parallel);
-  else if (op->kind == PRISM_OP_SUM)
-    sum_op (ctx, a, op->attrs.dim, y);
+  else if (prism_op_kind_is_reduction (op->kind))
+    reduce_op (ctx, op->kind, a, op->attrs.dim, y);
+  else if (op->kind == PRISM_OP_TRANSPOSE)
+    transpose_op (a, op->attrs.perm, y);
   else if (op->kind == PRISM_OP_RMS_NORM)
     rms_norm_op (ctx, a, op->attrs.norm_dims, y);
   else if (op->kind == PRISM_OP_CONCAT)
@@ -642,7 +714,7 @@ run_block (const KernelRun *run, Workspace *ws, const gint64 *bidx)
         else if (op->kind == PRISM_OP_INPUT)
           load_tile (run, op, bidx, iter, tiles[out]);
         else
-          compute_op (run->ctx, op, tiles, FALSE);
+          compute_op (run->ctx, run->body, op, tiles, FALSE);
       }
 
   /* The epilogue, once, in op order (accumulators first finish). */
@@ -660,7 +732,7 @@ run_block (const KernelRun *run, Workspace *ws, const gint64 *bidx)
         store_tile (run, i, op, bidx, tiles[op->inputs[0]]);
       else if (!prism_op_kind_is_accum (op->kind) && op->kind != PRISM_OP_INPUT &&
                prism_graph_tensor (body, op->outputs[0])->after_accum)
-        compute_op (run->ctx, op, tiles, FALSE);
+        compute_op (run->ctx, run->body, op, tiles, FALSE);
     }
 }
 
@@ -1033,7 +1105,7 @@ op_work (const PrismGraph *g, const PrismOp *op)
   else if (op->kind == PRISM_OP_MATMUL && in != NULL && out != NULL)
     w = sat_mul (tensor_elems (out),
                  (guint64) MAX (prism_dim_get_const (in->dims[in->ndims - 1]), 1));
-  else if (op->kind == PRISM_OP_SUM || prism_op_kind_is_accum (op->kind))
+  else if (prism_op_kind_is_reduction (op->kind) || prism_op_kind_is_accum (op->kind))
     w = in != NULL ? tensor_elems (in) : 0;
   else if (op->kind == PRISM_OP_RMS_NORM)
     w = in != NULL ? sat_mul (tensor_elems (in), 2) : 0;
@@ -1517,7 +1589,7 @@ prism_interp_run (const PrismGraph *graph, PrismBuffer * const *inputs, guint n_
           if (op->kind == PRISM_OP_KERNEL)
             ok = run_kernel (&ctx, i, op, bufs, error);
           else if (prism_op_kind_at_level (op->kind, PRISM_LEVEL_KERNEL))
-            compute_op (&ctx, op, bufs, TRUE);
+            compute_op (&ctx, graph, op, bufs, TRUE);
           else
             {
               g_set_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH,

@@ -36,6 +36,11 @@ static const char * const op_names[PRISM_N_OPS] = {
   [PRISM_OP_ACCUM_MAX] = "accum_max",
   [PRISM_OP_ACCUM_RESCALE] = "accum_rescale",
   [PRISM_OP_ACCUM_SUM_RESCALE] = "accum_sum_rescale",
+  [PRISM_OP_MAX] = "max",
+  [PRISM_OP_MEAN] = "mean",
+  [PRISM_OP_MAXIMUM] = "maximum",
+  [PRISM_OP_TRANSPOSE] = "transpose",
+  [PRISM_OP_CONSTANT] = "constant",
 };
 
 const char *
@@ -91,7 +96,13 @@ prism_op_kind_is_unary (PrismOpKind kind)
 gboolean
 prism_op_kind_is_binary (PrismOpKind kind)
 {
-  return kind >= PRISM_OP_ADD && kind <= PRISM_OP_POW;
+  return (kind >= PRISM_OP_ADD && kind <= PRISM_OP_POW) || kind == PRISM_OP_MAXIMUM;
+}
+
+gboolean
+prism_op_kind_is_reduction (PrismOpKind kind)
+{
+  return kind == PRISM_OP_SUM || kind == PRISM_OP_MAX || kind == PRISM_OP_MEAN;
 }
 
 gboolean
@@ -103,7 +114,7 @@ prism_op_kind_is_accum (PrismOpKind kind)
 gboolean
 prism_op_kind_is_commutative (PrismOpKind kind)
 {
-  return kind == PRISM_OP_ADD || kind == PRISM_OP_MUL;
+  return kind == PRISM_OP_ADD || kind == PRISM_OP_MUL || kind == PRISM_OP_MAXIMUM;
 }
 
 gboolean
@@ -119,7 +130,7 @@ prism_op_kind_at_level (PrismOpKind kind, PrismLevel level)
 int
 prism_op_kind_arity (PrismOpKind kind)
 {
-  if (kind == PRISM_OP_INPUT)
+  if (kind == PRISM_OP_INPUT || kind == PRISM_OP_CONSTANT)
     return 0;
   if (kind == PRISM_OP_KERNEL)
     return -1;

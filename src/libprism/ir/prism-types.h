@@ -60,6 +60,13 @@ typedef enum
   PRISM_OP_ACCUM_MAX,        /* running max over iterations */
   PRISM_OP_ACCUM_RESCALE,    /* acc = acc · s + x, s the second input (online softmax) */
   PRISM_OP_ACCUM_SUM_RESCALE,/* acc = acc · s + Σ_lastdim x */
+  /* Added after the block-level kinds so that the numbers above (and the
+   * search's hashes of them) stay as they were. */
+  PRISM_OP_MAX,          /* maximum over attrs.dim, kept as size 1 */
+  PRISM_OP_MEAN,         /* mean over attrs.dim, kept as size 1 */
+  PRISM_OP_MAXIMUM,      /* elementwise binary maximum, with broadcasting */
+  PRISM_OP_TRANSPOSE,    /* output dim d is input dim attrs.perm[d] */
+  PRISM_OP_CONSTANT,     /* no inputs: attrs.value in a tensor whose dims are all 1 */
   PRISM_N_OPS
 } PrismOpKind;
 
@@ -76,6 +83,8 @@ gboolean    prism_op_kind_from_string (const char  *name,
 gboolean    prism_op_kind_is_unary    (PrismOpKind  kind);
 gboolean    prism_op_kind_is_binary   (PrismOpKind  kind);
 gboolean    prism_op_kind_is_accum    (PrismOpKind  kind);
+/* SUM, MAX, MEAN: reduce attrs.dim to size 1. */
+gboolean    prism_op_kind_is_reduction (PrismOpKind kind);
 /* TRUE if the op may appear at @level. */
 gboolean    prism_op_kind_at_level    (PrismOpKind  kind,
                                        PrismLevel   level);

@@ -2,14 +2,16 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The five workloads of the Prism paper and four of Mirage's benchmarks, all
- * with f16 inputs.  Each has a hand-written fused graph built for the same
+ * The five workloads of the Prism paper, four of Mirage's benchmarks and
+ * three in the numerically safe form real programs use (row max subtracted
+ * before exp, 1/√d and ε as constants), all with f16 inputs.  Each has a hand-written fused graph built for the same
  * shape parameters: tile sizes are chosen as divisors of the parameters, so
  * every shape gives a valid graph (the known-good targets the verifier and
  * the code generator are tested against).
  */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
 
@@ -114,6 +116,12 @@ static int
 rms_norm (PrismGraph *g, int x, GError **error)
 {
   return op_attr (g, PRISM_OP_RMS_NORM, x, 0, 1, 0, error);
+}
+
+static int
+constant (PrismGraph *g, double value, guint ndims, GError **error)
+{
+  return prism_graph_add_constant (g, value, ndims, PRISM_DTYPE_F16, error);
 }
 
 static gboolean
@@ -559,6 +567,178 @@ ref_norm_transformer (const Params *p, GError **error)
 }
 
 /* ------------------------------------------------------------------------ */
+/* softmax_safe: L = X @ W, O = exp(L - max(L)) / Σ exp(L - max(L)), rows */
+
+static int
+safe_softmax (PrismGraph *g, int l, int dim, GError **error)
+{
+  int m = op_attr (g, PRISM_OP_MAX, l, dim, 1, 0, error);
+  int e = op1 (g, PRISM_OP_EXP, op2 (g, PRISM_OP_SUB, l, m, error), error);
+
+  return op2 (g, PRISM_OP_DIV, e, op_attr (g, PRISM_OP_SUM, e, dim, 1, 0, error), error);
+}
+
+static PrismGraph *
+build_softmax_safe (const Params *p, GError **error)
+{
+  gint64 n = param (p, "n"), d = param (p, "d"), v = param (p, "v");
+  PrismGraph *g = new_graph (p, FALSE);
+  int x = input (g, "X", 2, n, d, 0, error);
+  int w = x < 0 ? -1 : input (g, "W", 2, d, v, 0, error);
+
+  return finish (g, output (g, safe_softmax (g, op2 (g, PRISM_OP_MATMUL, x, w, error), 1, error),
+                            "O", error));
+}
+
+/* Two kernels: the logits (grid over W's columns, loop over d), then one
+ * block per row does the max, exp, sum and divide on the whole row. */
+static PrismGraph *
+ref_softmax_safe (const Params *p, GError **error)
+{
+  gint64 n = param (p, "n"), d = param (p, "d"), v = param (p, "v");
+  gint64 tn = pick_divisor (v, 64), tk = pick_divisor (d, 64);
+  PrismGraph *g = new_graph (p, TRUE);
+  PrismGraph *k1 = block_1d (v / tn, d / tk);
+  PrismGraph *k2 = block_1d (n, 1);
+  int ins[2], lt, kop1, kop2, logits;
+  gboolean ok;
+
+  ins[0] = input (g, "X", 2, n, d, 0, error);
+  ins[1] = ins[0] < 0 ? -1 : input (g, "W", 2, d, v, 0, error);
+  ok = block_output (k1, op1 (k1, PRISM_OP_ACCUM,
+                              op2 (k1, PRISM_OP_MATMUL, tile (k1, g, 0, ins[0], -1, -1, -1, 1, error),
+                                   tile (k1, g, 1, ins[1], 1, -1, -1, 0, error), error), error),
+                     1, -1, -1, error);
+  kop1 = kernel (g, k1, ok, ins, 2, error);
+  logits = kernel_out (g, kop1, 0);
+  lt = tile (k2, g, 0, logits, 0, -1, -1, -1, error);
+  ok = block_output (k2, op1 (k2, PRISM_OP_ACCUM, safe_softmax (k2, lt, 1, error), error),
+                     0, -1, -1, error);
+  kop2 = kernel (g, k2, ok, &logits, 1, error);
+  return finish (g, output (g, kernel_out (g, kop2, 0), "O", error));
+}
+
+/* ------------------------------------------------------------------------ */
+/* attention_safe: S = (Q @ K) · 1/√dh, O = softmax_rows(S) @ V, the row
+ * max subtracted. */
+
+static PrismGraph *
+build_attention_safe (const Params *p, GError **error)
+{
+  gint64 b = param (p, "b"), rows = param (p, "h") * param (p, "q");
+  gint64 keys = param (p, "h") * param (p, "kv"), dh = param (p, "dh");
+  PrismGraph *g = new_graph (p, FALSE);
+  int q = input (g, "Q", 3, b, rows, dh, error);
+  int k = q < 0 ? -1 : input (g, "K", 3, b, dh, keys, error);
+  int v = k < 0 ? -1 : input (g, "V", 3, b, keys, dh, error);
+  int c = v < 0 ? -1 : constant (g, 1.0 / sqrt ((double) dh), 3, error);
+  int sc = op2 (g, PRISM_OP_MUL, op2 (g, PRISM_OP_MATMUL, q, k, error), c, error);
+
+  return finish (g, output (g, op2 (g, PRISM_OP_MATMUL, safe_softmax (g, sc, 2, error), v, error),
+                            "O", error));
+}
+
+/* Two kernels over (batch, row blocks), both looping over the keys: the
+ * first takes the row max of the scaled scores (block max, accum_max), the
+ * second subtracts it and accumulates Σ exp · V and Σ exp, dividing in its
+ * epilogue.  (One kernel needs the online softmax: a running max and
+ * sums rescaled by exp(old max − new max).) */
+static PrismGraph *
+ref_attention_safe (const Params *p, GError **error)
+{
+  gint64 b = param (p, "b"), rows = param (p, "h") * param (p, "q");
+  gint64 keys = param (p, "h") * param (p, "kv"), dh = param (p, "dh");
+  gint64 rb = pick_divisor (rows, 64), kt = pick_divisor (keys, 64);
+  gint64 grid[2] = { b, rows / rb };
+  double scale = 1.0 / sqrt ((double) dh);
+  PrismGraph *g = new_graph (p, TRUE);
+  PrismGraph *k1 = prism_block_graph_new_const (2, grid, 128, keys / kt);
+  PrismGraph *k2 = prism_block_graph_new_const (2, grid, 128, keys / kt);
+  int ins[4], s1, s2, e, num, den, kop1, kop2;
+  gboolean ok;
+
+  ins[0] = input (g, "Q", 3, b, rows, dh, error);
+  ins[1] = ins[0] < 0 ? -1 : input (g, "K", 3, b, dh, keys, error);
+  ins[2] = ins[1] < 0 ? -1 : input (g, "V", 3, b, keys, dh, error);
+
+  s1 = op2 (k1, PRISM_OP_MUL, op2 (k1, PRISM_OP_MATMUL, tile (k1, g, 0, ins[0], 0, 1, -1, -1, error),
+                                   tile (k1, g, 1, ins[1], 0, -1, -1, 2, error), error),
+            constant (k1, scale, 3, error), error);
+  ok = block_output (k1, op1 (k1, PRISM_OP_ACCUM_MAX, op_attr (k1, PRISM_OP_MAX, s1, 2, 1, 0, error),
+                              error), 0, 1, -1, error);
+  kop1 = kernel (g, k1, ok, ins, 2, error);
+  ins[3] = kernel_out (g, kop1, 0);
+
+  s2 = op2 (k2, PRISM_OP_MUL, op2 (k2, PRISM_OP_MATMUL, tile (k2, g, 0, ins[0], 0, 1, -1, -1, error),
+                                   tile (k2, g, 1, ins[1], 0, -1, -1, 2, error), error),
+            constant (k2, scale, 3, error), error);
+  e = op1 (k2, PRISM_OP_EXP, op2 (k2, PRISM_OP_SUB, s2, tile (k2, g, 3, ins[3], 0, 1, -1, -1, error),
+                                  error), error);
+  num = op1 (k2, PRISM_OP_ACCUM, op2 (k2, PRISM_OP_MATMUL, e, tile (k2, g, 2, ins[2], 0, -1, -1, 1, error),
+                                      error), error);
+  den = op1 (k2, PRISM_OP_ACCUM_SUM, e, error);
+  ok = block_output (k2, op2 (k2, PRISM_OP_DIV, num, den, error), 0, 1, -1, error);
+  kop2 = kernel (g, k2, ok, ins, 4, error);
+  return finish (g, output (g, kernel_out (g, kop2, 0), "O", error));
+}
+
+/* ------------------------------------------------------------------------ */
+/* layer_norm_linear: O = ((X - mean(X)) / sqrt(var(X) + ε)) @ W, rows */
+
+static int
+layer_norm (PrismGraph *g, int x, double eps, GError **error)
+{
+  int xc = op2 (g, PRISM_OP_SUB, x, op_attr (g, PRISM_OP_MEAN, x, 1, 1, 0, error), error);
+  int var = op_attr (g, PRISM_OP_MEAN, op1 (g, PRISM_OP_SQUARE, xc, error), 1, 1, 0, error);
+  int r = op1 (g, PRISM_OP_SQRT, op2 (g, PRISM_OP_ADD, var, constant (g, eps, 2, error), error), error);
+
+  return op2 (g, PRISM_OP_DIV, xc, r, error);
+}
+
+#define LAYER_NORM_EPS 1e-5
+
+static PrismGraph *
+build_layer_norm_linear (const Params *p, GError **error)
+{
+  gint64 n = param (p, "n"), d = param (p, "d"), o = param (p, "o");
+  PrismGraph *g = new_graph (p, FALSE);
+  int x = input (g, "X", 2, n, d, 0, error);
+  int w = x < 0 ? -1 : input (g, "W", 2, d, o, 0, error);
+
+  return finish (g, output (g, op2 (g, PRISM_OP_MATMUL, layer_norm (g, x, LAYER_NORM_EPS, error), w,
+                                    error), "O", error));
+}
+
+/* Two kernels: one block per row normalises it (the mean is needed before
+ * the variance), then the matmul (grid over W's columns, loop over d). */
+static PrismGraph *
+ref_layer_norm_linear (const Params *p, GError **error)
+{
+  gint64 n = param (p, "n"), d = param (p, "d"), o = param (p, "o");
+  gint64 tn = pick_divisor (o, 64), tk = pick_divisor (d, 64);
+  PrismGraph *g = new_graph (p, TRUE);
+  PrismGraph *k1 = block_1d (n, 1);
+  PrismGraph *k2 = block_1d (o / tn, d / tk);
+  int ins[2], y[2], kop1, kop2;
+  gboolean ok;
+
+  ins[0] = input (g, "X", 2, n, d, 0, error);
+  ins[1] = ins[0] < 0 ? -1 : input (g, "W", 2, d, o, 0, error);
+  ok = block_output (k1, op1 (k1, PRISM_OP_ACCUM,
+                              layer_norm (k1, tile (k1, g, 0, ins[0], 0, -1, -1, -1, error),
+                                          LAYER_NORM_EPS, error), error), 0, -1, -1, error);
+  kop1 = kernel (g, k1, ok, ins, 1, error);
+  y[0] = kernel_out (g, kop1, 0);
+  y[1] = ins[1];
+  ok = block_output (k2, op1 (k2, PRISM_OP_ACCUM,
+                              op2 (k2, PRISM_OP_MATMUL, tile (k2, g, 0, y[0], -1, -1, -1, 1, error),
+                                   tile (k2, g, 1, y[1], 1, -1, -1, 0, error), error), error),
+                     1, -1, -1, error);
+  kop2 = kernel (g, k2, ok, y, 2, error);
+  return finish (g, output (g, kernel_out (g, kop2, 0), "O", error));
+}
+
+/* ------------------------------------------------------------------------ */
 
 static const PrismWorkloadInfo workloads[] = {
   { "rms_norm",
@@ -588,6 +768,15 @@ static const PrismWorkloadInfo workloads[] = {
   { "norm_transformer",
     N_("Mirage's normalized-transformer block: C = X + α ⊙ (rms_norm(H) + X), O = rms_norm(C)."),
     "n=8,d=4096", TRUE },
+  { "softmax_safe",
+    N_("A softmax over a linear layer with the row max subtracted: L = X @ W, O = exp(L − max(L)) / Σ exp(L − max(L))."),
+    "n=8,d=1024,v=4096", TRUE },
+  { "attention_safe",
+    N_("Decoding attention in the safe form: S = (Q @ K) / √dh, O = (exp(S − max(S)) / Σ exp(S − max(S))) @ V."),
+    "b=2,h=8,q=1,kv=1024,dh=128", TRUE },
+  { "layer_norm_linear",
+    N_("Layer normalization with ε followed by a linear layer: O = ((X − mean(X)) / √(var(X) + ε)) @ W."),
+    "n=8,d=4096,o=4096", TRUE },
 };
 
 typedef struct
@@ -607,6 +796,9 @@ static const WorkloadImpl impls[] = {
   { build_lora, ref_lora },
   { build_gqa, ref_gqa },
   { build_norm_transformer, ref_norm_transformer },
+  { build_softmax_safe, ref_softmax_safe },
+  { build_attention_safe, ref_attention_safe },
+  { build_layer_norm_linear, ref_layer_norm_linear },
 };
 
 G_STATIC_ASSERT (G_N_ELEMENTS (workloads) == G_N_ELEMENTS (impls));

@@ -132,12 +132,16 @@ static const PrismOpKind default_kernel_ops[] = {
   PRISM_OP_MATMUL, PRISM_OP_EXP, PRISM_OP_SQUARE, PRISM_OP_SQRT, PRISM_OP_SILU, PRISM_OP_GELU,
   PRISM_OP_RELU, PRISM_OP_ADD, PRISM_OP_SUB, PRISM_OP_MUL, PRISM_OP_DIV, PRISM_OP_SUM,
   PRISM_OP_RMS_NORM,
+  /* Last, so that the order of the others (and the search of programs
+   * without these, which restrict_vocabulary() drops) is unchanged. */
+  PRISM_OP_MAX, PRISM_OP_MEAN, PRISM_OP_MAXIMUM, PRISM_OP_TRANSPOSE,
 };
 
 static const PrismOpKind default_block_ops[] = {
   PRISM_OP_MATMUL, PRISM_OP_EXP, PRISM_OP_SQUARE, PRISM_OP_SQRT, PRISM_OP_SILU, PRISM_OP_GELU,
   PRISM_OP_RELU, PRISM_OP_ADD, PRISM_OP_SUB, PRISM_OP_MUL, PRISM_OP_DIV, PRISM_OP_SUM,
   PRISM_OP_RMS_NORM, PRISM_OP_ACCUM, PRISM_OP_ACCUM_SUM, PRISM_OP_ACCUM_MEAN, PRISM_OP_ACCUM_RMS,
+  PRISM_OP_MAX, PRISM_OP_MEAN, PRISM_OP_MAXIMUM,
 };
 
 void
@@ -534,6 +538,10 @@ struct _PrismSearch
   guint n_sum_sizes;
   gint64 norm_sizes[16];
   guint n_norm_sizes;
+  /* The transposes the program makes (the only ones the search tries). */
+  int perms[8][PRISM_MAX_DIMS];
+  guint perm_ndims[8];
+  guint n_perms;
   /* Dimension roles of the program (see compute_roles()). */
   gboolean roles_on;
   guint8 input_roles[PRISM_MAX_OP_INPUTS * 4][PRISM_MAX_DIMS];
@@ -1298,6 +1306,15 @@ report_permutations (State *s, guint *sinks, guint n, guint k)
     }
 }
 
+/* The program's constants need not be read (an equivalent program may fold them). */
+static gboolean
+is_leaf_constant (State *s, guint t)
+{
+  const PrismTensor *tt = prism_graph_tensor (s->kg, t);
+
+  return prism_graph_op (s->kg, (guint) tt->producer)->kind == PRISM_OP_CONSTANT;
+}
+
 /* A kernel-level state is complete when every input is read, at least one
  * custom kernel exists and the unread tensors are as many as the outputs. */
 static void
@@ -1311,7 +1328,7 @@ check_complete (State *s)
     return;
   for (guint t = 0; t < s->kg->tensors->len; t++)
     {
-      if (kinfo (s, t)->uses > 0)
+      if (kinfo (s, t)->uses > 0 || is_leaf_constant (s, t))
         continue;
       if (t < search->n_program_inputs || n == search->n_outputs)
         return;
@@ -1380,9 +1397,15 @@ op_roles (PrismSearch *search, PrismOpKind kind, guint8 roles[][PRISM_MAX_DIMS],
   switch ((int) kind)
     {
     case PRISM_OP_SUM:
+    case PRISM_OP_MAX:
+    case PRISM_OP_MEAN:
       if (!role_in (search->sum_roles, roles[0][attrs->dim]))
         return FALSE;
       out[attrs->dim] = ROLE_ONE;
+      return TRUE;
+    case PRISM_OP_TRANSPOSE:
+      for (guint d = 0; d < nd; d++)
+        out[d] = roles[0][attrs->perm[d]];
       return TRUE;
     case PRISM_OP_ACCUM_SUM:
     case PRISM_OP_ACCUM_SUM_TODIMX:
@@ -1432,8 +1455,8 @@ sem_of (PrismOpKind kind, const guint64 *operands, guint n, int attr, guint8 red
   if (kind == PRISM_OP_ACCUM)
     return operands[0];
   h = hash_add (0x53454d, (guint64) kind * 977 + (guint64) (attr + 3));
-  if (kind == PRISM_OP_SUM || kind == PRISM_OP_ACCUM_SUM || kind == PRISM_OP_ACCUM_MEAN ||
-      kind == PRISM_OP_ACCUM_RMS)
+  if (prism_op_kind_is_reduction (kind) || kind == PRISM_OP_ACCUM_SUM ||
+      kind == PRISM_OP_ACCUM_MEAN || kind == PRISM_OP_ACCUM_RMS)
     {
       /* A sum is a sum, whether the loop or the block does it. */
       if (kind == PRISM_OP_ACCUM_SUM)
@@ -1517,10 +1540,11 @@ try_kernel_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Pris
   }
   {
     guint64 operands[2];
-    guint8 reduced = kind == PRISM_OP_SUM ? kinfo (s, ins[0])->role[attr] : 0;
+    gboolean reduction = prism_op_kind_is_reduction (kind);
+    guint8 reduced = reduction ? kinfo (s, ins[0])->role[attr] : 0;
     for (guint i = 0; i < n; i++)
       operands[i] = kinfo (s, ins[i])->sem;
-    sem = sem_of (kind, operands, n, kind == PRISM_OP_SUM ? 0 : attr, reduced);
+    sem = sem_of (kind, operands, n, reduction ? 0 : attr, reduced);
     for (guint t2 = 0; t2 < s->kg->tensors->len; t2++)
       if (kinfo (s, t2)->sem == sem)
         {
@@ -1648,7 +1672,7 @@ kernel_ops (State *s)
               else
                 try_kernel_op (s, kind, &a, 1, &attrs, 1);
             }
-          else if (kind == PRISM_OP_SUM)
+          else if (prism_op_kind_is_reduction (kind))
             {
               for (guint d = 0; d < ta->ndims; d++)
                 {
@@ -1667,6 +1691,18 @@ kernel_ops (State *s)
                   try_kernel_op (s, kind, &a, 1, &attrs, (int) d);
                 }
               attrs.dim = 0;
+            }
+          else if (kind == PRISM_OP_TRANSPOSE)
+            {
+              /* Only the program's own permutations. */
+              for (guint k2 = 0; k2 < search->n_perms; k2++)
+                {
+                  if (search->perm_ndims[k2] != ta->ndims)
+                    continue;
+                  memcpy (attrs.perm, search->perms[k2], sizeof attrs.perm);
+                  try_kernel_op (s, kind, &a, 1, &attrs, (int) (k2 + 1) * 64);
+                }
+              prism_op_attrs_init (&attrs);
             }
         }
     }
@@ -2130,6 +2166,14 @@ track_dims (Block *b, PrismOpKind kind, const guint *ins, guint n, const PrismOp
     }
   else if (kind == PRISM_OP_SUM)
     out->src[attrs->dim].input = PRISM_DIM_REF_NONE;
+  else if (kind == PRISM_OP_MAX || kind == PRISM_OP_MEAN)
+    {
+      /* Maxima and means of parts of the dim do not combine into the
+       * whole one (the output map sums blocks, the plain accumulator sums
+       * iterations): the block sees the whole dim. */
+      forbid_split (b, ia->src[attrs->dim], PRISM_SPLIT_NO_GRID | PRISM_SPLIT_NO_LOOP);
+      out->src[attrs->dim].input = PRISM_DIM_REF_NONE;
+    }
   else if (kind == PRISM_OP_RMS_NORM)
     {
       /* A norm over a partitioned dim would see only part of the row. */
@@ -2343,11 +2387,12 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
     {
       guint64 operands[2];
       gboolean after = accum || prism_graph_tensor (bg, ins[0])->after_accum;
-      guint8 reduced = kind == PRISM_OP_SUM ? in_roles[0][attr]
+      gboolean reduction = prism_op_kind_is_reduction (kind);
+      guint8 reduced = reduction ? in_roles[0][attr]
                        : prism_op_kind_is_accum (kind) ? in_roles[0][nds[0] - 1] : 0;
       for (guint i = 0; i < n; i++)
         operands[i] = binfo (b, ins[i])->sem & ~(guint64) 1;
-      sem = sem_of (kind, operands, n, kind == PRISM_OP_SUM ? 0 : attr, reduced);
+      sem = sem_of (kind, operands, n, reduction ? 0 : attr, reduced);
       sem = (sem & ~(guint64) 1) | (after ? 1 : 0);
       for (guint t2 = 0; t2 < bg->tensors->len; t2++)
         if (binfo (b, t2)->sem == sem)
@@ -2537,7 +2582,7 @@ block_ops (State *s)
             try_block_op (s, kind, &a, 1, &attrs, 0);
           else if (kind == PRISM_OP_RMS_NORM)
             try_block_op (s, kind, &a, 1, &attrs, 1);
-          else if (kind == PRISM_OP_SUM)
+          else if (prism_op_kind_is_reduction (kind))
             {
               for (guint d = 0; d < ta->ndims; d++)
                 {
@@ -2861,12 +2906,24 @@ restrict_vocabulary (PrismSearch *search, const PrismGraph *program)
       if (op->n_inputs == 0)
         continue;
       in = prism_graph_tensor (program, op->inputs[0]);
-      if (op->kind == PRISM_OP_SUM)
+      if (prism_op_kind_is_reduction (op->kind))
         add_size (search->sum_sizes, &search->n_sum_sizes,
                   prism_dim_get_const (in->dims[op->attrs.dim]));
       else if (op->kind == PRISM_OP_RMS_NORM)
         for (guint d = in->ndims - MIN (op->attrs.norm_dims, in->ndims); d < in->ndims; d++)
           add_size (search->norm_sizes, &search->n_norm_sizes, prism_dim_get_const (in->dims[d]));
+      else if (op->kind == PRISM_OP_TRANSPOSE && search->n_perms < G_N_ELEMENTS (search->perms))
+        {
+          gboolean seen = FALSE;
+          for (guint k = 0; k < search->n_perms && !seen; k++)
+            seen = search->perm_ndims[k] == in->ndims &&
+                   memcmp (search->perms[k], op->attrs.perm, sizeof op->attrs.perm) == 0;
+          if (!seen)
+            {
+              memcpy (search->perms[search->n_perms], op->attrs.perm, sizeof op->attrs.perm);
+              search->perm_ndims[search->n_perms++] = in->ndims;
+            }
+        }
     }
 }
 
@@ -2913,7 +2970,7 @@ compute_roles (PrismSearch *search, const PrismGraph *program)
 
       if (op->kind == PRISM_OP_KERNEL || op->n_outputs > 1)
         return;
-      if (op->kind == PRISM_OP_INPUT || op->kind == PRISM_OP_OUTPUT)
+      if (op->kind == PRISM_OP_INPUT || op->kind == PRISM_OP_OUTPUT || op->n_inputs == 0)
         continue;
       a = op->inputs[0];
       o = op->outputs[0];
@@ -2942,10 +2999,16 @@ compute_roles (PrismSearch *search, const PrismGraph *program)
                 uf_union (parent, NODE (o, d), NODE (b, d));
             }
         }
+      else if (op->kind == PRISM_OP_TRANSPOSE)
+        {
+          for (guint d = 0; d < nd; d++)
+            if (!IS_ONE (o, d))
+              uf_union (parent, NODE (o, d), NODE (a, op->attrs.perm[d]));
+        }
       else
         {
           for (guint d = 0; d < nd; d++)
-            if (!(op->kind == PRISM_OP_SUM && (int) d == op->attrs.dim) && !IS_ONE (o, d))
+            if (!(prism_op_kind_is_reduction (op->kind) && (int) d == op->attrs.dim) && !IS_ONE (o, d))
               uf_union (parent, NODE (o, d), NODE (a, d));
         }
     }
@@ -3001,10 +3064,11 @@ compute_roles (PrismSearch *search, const PrismGraph *program)
             }
           n_out++;
         }
-      else if (op->kind == PRISM_OP_SUM || op->kind == PRISM_OP_MATMUL || op->kind == PRISM_OP_RMS_NORM)
+      else if (prism_op_kind_is_reduction (op->kind) || op->kind == PRISM_OP_MATMUL ||
+               op->kind == PRISM_OP_RMS_NORM)
         {
           guint nd = t->ndims;
-          guint first = op->kind == PRISM_OP_SUM ? (guint) op->attrs.dim
+          guint first = prism_op_kind_is_reduction (op->kind) ? (guint) op->attrs.dim
                         : op->kind == PRISM_OP_MATMUL ? nd - 1
                         : nd - MIN (op->attrs.norm_dims, nd);
           guint end = op->kind == PRISM_OP_RMS_NORM ? nd : first + 1;
@@ -3015,7 +3079,7 @@ compute_roles (PrismSearch *search, const PrismGraph *program)
               if (r < 0)
                 return;
               bit = (guint64) 1 << r;
-              if (op->kind == PRISM_OP_SUM)
+              if (prism_op_kind_is_reduction (op->kind))
                 search->sum_roles |= bit;
               else if (op->kind == PRISM_OP_MATMUL)
                 search->contract_roles |= bit;
@@ -3195,6 +3259,27 @@ prism_search_new (const PrismGraph *program, const PrismSearchOptions *options, 
       prism_graph_add_input (search->program, op->name, t->ndims, shape, t->dtype, NULL);
       search->n_program_inputs++;
     }
+  /* The program's constants are leaves like its inputs (after them, so
+   * that input k is still tensor k); equal ones once. */
+  for (guint i = 0; i < program->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (program, i);
+      const PrismTensor *t;
+      gboolean seen = FALSE;
+
+      if (op->kind != PRISM_OP_CONSTANT)
+        continue;
+      t = prism_graph_tensor (program, op->outputs[0]);
+      for (guint j = 0; j < search->program->ops->len && !seen; j++)
+        {
+          const PrismOp *c = prism_graph_op (search->program, j);
+          const PrismTensor *ct = prism_graph_tensor (search->program, c->outputs[0]);
+          seen = c->kind == PRISM_OP_CONSTANT && c->attrs.value == op->attrs.value &&
+                 ct->ndims == t->ndims && ct->dtype == t->dtype;
+        }
+      if (!seen)
+        prism_graph_add_constant (search->program, op->attrs.value, t->ndims, t->dtype, NULL);
+    }
   search->var_base = 0;
   for (guint k = 0; k < search->opts.max_kernels; k++)
     {
@@ -3299,7 +3384,7 @@ root_state (PrismSearch *search)
       for (guint d = 0; d < tt->ndims; d++)
         ki.hash = hash_dim (ki.hash, tt->dims[d]);
       for (guint d = 0; d < PRISM_MAX_DIMS; d++)
-        ki.role[d] = d >= tt->ndims ? ROLE_ONE
+        ki.role[d] = d >= tt->ndims || t >= search->n_program_inputs ? ROLE_ONE  /* constants */
                      : !search->roles_on ? ROLE_ANY
                      : search->input_roles[MIN (t, G_N_ELEMENTS (search->input_roles) - 1)][d];
       g_array_append_val (s->kinfo, ki);

@@ -67,6 +67,21 @@ prism_sgraph_free (PrismSGraph *sgraph)
 /* ------------------------------------------------------------------------ */
 /* Rebuilding */
 
+/* Adds to @dst an op like @op of @src on the tensors @in; returns its index. */
+static int
+add_op_like (PrismGraph *dst, const PrismGraph *src, const PrismOp *op, const guint *in,
+             GError **error)
+{
+  if (op->kind == PRISM_OP_CONSTANT)
+    {
+      const PrismTensor *t = prism_graph_tensor (src, op->outputs[0]);
+      if (prism_graph_add_constant (dst, op->attrs.value, t->ndims, t->dtype, error) < 0)
+        return -1;
+      return (int) dst->ops->len - 1;
+    }
+  return prism_graph_add_op (dst, op->kind, in, op->n_inputs, &op->attrs, error);
+}
+
 static PrismGraph *
 rebuild_body (const PrismGraph *dst, const PrismGraph *src, const guint *kinputs,
               const PrismKernelMaps *km, GError **error)
@@ -114,7 +129,7 @@ rebuild_body (const PrismGraph *dst, const PrismGraph *src, const guint *kinputs
             return NULL;
           continue;
         }
-      r = prism_graph_add_op (b, op->kind, in, op->n_inputs, &op->attrs, error);
+      r = add_op_like (b, src, op, in, error);
       if (r < 0)
         return NULL;
       for (guint o = 0; o < op->n_outputs; o++)
@@ -188,7 +203,7 @@ prism_graph_rebuild (const PrismGraph *graph, const char * const *var_names,
           }
           break;
         default:
-          r = prism_graph_add_op (dst, op->kind, in, op->n_inputs, &op->attrs, error);
+          r = add_op_like (dst, graph, op, in, error);
           break;
         }
       if (r < 0)
@@ -220,8 +235,17 @@ append_attrs (GString *s, const PrismOp *op)
   switch ((int) op->kind)
     {
     case PRISM_OP_SUM:
+    case PRISM_OP_MAX:
+    case PRISM_OP_MEAN:
     case PRISM_OP_CONCAT:
       g_string_append_printf (s, "{%d}", op->attrs.dim);
+      break;
+    case PRISM_OP_TRANSPOSE:
+      g_string_append_printf (s, "{%d,%d,%d,%d}", op->attrs.perm[0], op->attrs.perm[1],
+                              op->attrs.perm[2], op->attrs.perm[3]);
+      break;
+    case PRISM_OP_CONSTANT:
+      g_string_append_printf (s, "{%a}", op->attrs.value);
       break;
     case PRISM_OP_RMS_NORM:
       g_string_append_printf (s, "{%u}", op->attrs.norm_dims);

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "prism-buffer.h"
 #include "prism-error.h"
 #include "prism-par-expr.h"
 
@@ -254,6 +255,7 @@ elementwise_name (PrismOpKind kind)
     case PRISM_OP_MUL: return "mul";
     case PRISM_OP_DIV: return "div";
     case PRISM_OP_POW: return "pow";
+    case PRISM_OP_MAXIMUM: return "maximum";
     default: return NULL;
     }
 }
@@ -264,10 +266,24 @@ static gboolean
 translate_common (Translation *tr, const PrismGraph *g, const PrismOp *op, guint *t,
                   GError **error)
 {
-  const PrismTensor *a = prism_graph_tensor (g, op->inputs[0]);
-  guint x = t[op->inputs[0]];
+  const PrismTensor *a;
+  guint x;
   guint out;
 
+  if (op->kind == PRISM_OP_CONSTANT)
+    {
+      /* (const bits rank): the bits of the value as its dtype stores it name
+       * it (the interpreter rounds it so): equal values are one leaf, 0.1 in
+       * f16 and in f32 are two. */
+      double v = prism_dtype_round_value (op->attrs.value, prism_graph_tensor (g, op->outputs[0])->dtype);
+      union { double d; gint64 i; } bits = { .d = v == 0.0 ? 0.0 : v };
+      guint ch[2] = { prism_term_add_int (tr->term, bits.i),
+                      prism_term_add_int (tr->term, prism_graph_tensor (g, op->outputs[0])->ndims) };
+      t[op->outputs[0]] = prism_term_add_op (tr->term, "const", 2, ch);
+      return TRUE;
+    }
+  a = prism_graph_tensor (g, op->inputs[0]);
+  x = t[op->inputs[0]];
   if (prism_op_kind_is_unary (op->kind))
     out = map1 (tr->term, elementwise_name (op->kind), x);
   else if (prism_op_kind_is_binary (op->kind))
@@ -276,6 +292,14 @@ translate_common (Translation *tr, const PrismGraph *g, const PrismOp *op, guint
     out = node2 (tr->term, "matmul", x, t[op->inputs[1]]);
   else if (op->kind == PRISM_OP_SUM)
     out = node2 (tr->term, "sum", x, dim_leaf (tr, a->ndims, op->attrs.dim));
+  else if (op->kind == PRISM_OP_MAX)
+    out = node2 (tr->term, "max", x, dim_leaf (tr, a->ndims, op->attrs.dim));
+  else if (op->kind == PRISM_OP_MEAN)
+    out = node2 (tr->term, "divn", node2 (tr->term, "sum", x, dim_leaf (tr, a->ndims, op->attrs.dim)),
+                 size_leaf (tr, a->dims[op->attrs.dim]));
+  else if (op->kind == PRISM_OP_TRANSPOSE)
+    out = node2 (tr->term, "transpose", x,
+                 prism_term_add_int (tr->term, prism_par_perm_code (a->ndims, op->attrs.perm)));
   else if (op->kind == PRISM_OP_CONCAT)
     out = node3 (tr->term, "concat", x, t[op->inputs[1]], dim_leaf (tr, a->ndims, op->attrs.dim));
   else if (op->kind == PRISM_OP_RMS_NORM && op->attrs.norm_dims == 1)
@@ -307,6 +331,16 @@ translate_common (Translation *tr, const PrismGraph *g, const PrismOp *op, guint
   return TRUE;
 }
 
+gint64
+prism_par_perm_code (guint ndims, const int *perm)
+{
+  gint64 code = (gint64) ndims << 8;
+
+  for (guint i = 0; i < ndims; i++)
+    code |= (gint64) (perm[i] & 3) << (2 * i);
+  return code;
+}
+
 static const char axis_letters[] = "xyz";
 
 /* A custom kernel: @kin are the terms of its inputs, @kout receives the
@@ -316,6 +350,9 @@ translate_kernel (Translation *tr, guint kernel_index, const PrismGraph *body, c
                   guint n_kin, guint *kout, GError **error)
 {
   g_autofree guint *t = g_new0 (guint, body->tensors->len);
+  /* Constants: their term without the loop axis, for the epilogue. */
+  g_autofree guint *post = g_new0 (guint, body->tensors->len);
+  g_autofree gboolean *has_post = g_new0 (gboolean, body->tensors->len);
   guint axis_sym[PRISM_MAX_GRID_DIMS];
   gboolean has_axis[PRISM_MAX_GRID_DIMS] = { FALSE, };
   guint f_sym = 0;
@@ -456,6 +493,25 @@ translate_kernel (Translation *tr, guint kernel_index, const PrismGraph *body, c
           }
           break;
 
+        case PRISM_OP_CONSTANT:
+          {
+            /* The same value in every block and iteration: a copy along
+             * every axis, as a replicated input would be. */
+            guint v;
+            if (!translate_common (tr, body, op, t, error))
+              return FALSE;
+            v = t[op->outputs[0]];
+            for (guint p = 0; p < body->grid_ndims; p++)
+              if (has_axis[p])
+                v = node2 (tr->term, "replicate", v, axis_sym[p]);
+            post[op->outputs[0]] = v;
+            has_post[op->outputs[0]] = TRUE;
+            if (has_f)
+              v = node2 (tr->term, "replicate", v, f_sym);
+            t[op->outputs[0]] = v;
+          }
+          break;
+
         case PRISM_OP_ACCUM_RESCALE:
         case PRISM_OP_ACCUM_SUM_RESCALE:
           g_set_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
@@ -464,11 +520,29 @@ translate_kernel (Translation *tr, guint kernel_index, const PrismGraph *body, c
           return FALSE;
 
         default:
-          if (!translate_common (tr, body, op, t, error))
-            {
-              g_prefix_error (error, "kernel %u, block op %u: ", kernel_index, i);
-              return FALSE;
-            }
+          {
+            /* After the loop, a constant has no loop axis. */
+            gboolean epilogue = op->n_outputs > 0 &&
+                                prism_graph_tensor (body, op->outputs[0])->after_accum;
+            guint saved[PRISM_MAX_OP_INPUTS];
+            gboolean ok;
+
+            for (guint k = 0; k < op->n_inputs; k++)
+              {
+                saved[k] = t[op->inputs[k]];
+                if (epilogue && has_post[op->inputs[k]])
+                  t[op->inputs[k]] = post[op->inputs[k]];
+              }
+            ok = translate_common (tr, body, op, t, error);
+            for (guint k = 0; k < op->n_inputs; k++)
+              if (op->outputs[0] != op->inputs[k])
+                t[op->inputs[k]] = saved[k];
+            if (!ok)
+              {
+                g_prefix_error (error, "kernel %u, block op %u: ", kernel_index, i);
+                return FALSE;
+              }
+          }
           break;
         }
     }

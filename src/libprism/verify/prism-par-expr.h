@@ -27,6 +27,12 @@ G_BEGIN_DECLS
  *   (divn t n)                  t / n for a size n (an integer or a `size:…` symbol)
  *   (rms_norm t n)              t / (rms t n), over the last dim of size n
  *   (rms t n)                   sqrt (Σ_last t² / n), last dim kept as size 1
+ *   (max t d)                   maximum over dim d, kept as size 1
+ *   (transpose t code)          output dim i (IR numbering) is input dim perm[i];
+ *                               code = prism_par_perm_code ()
+ *   (const bits rank)           the constant whose double has these bits, all dims 1
+ *   mean over d                 (divn (sum t d) n), n the size of dim d
+ *   maximum                     (map2 maximum a b)
  *
  * (One operator for all unary ops and one for all binary ops, with the op
  * as a leaf, so that one rule covers every op of a kind.)
@@ -49,6 +55,16 @@ G_BEGIN_DECLS
  * and reduces along the −1 ones.  Axes of constant size 1 are left out (a
  * partition into one chunk is the identity).  Sizes stay symbolic.
  */
+
+/**
+ * prism_par_perm_code:
+ * @ndims: the operand's rank
+ * @perm: (array length=ndims): output dim d is input dim perm[d] (IR numbering)
+ *
+ * Returns: the integer leaf of `(transpose t code)`: ndims · 256 + Σ perm[d] · 4^d
+ */
+gint64       prism_par_perm_code        (guint              ndims,
+                                         const int         *perm);
 
 /**
  * PrismParEnv:

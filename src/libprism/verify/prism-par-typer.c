@@ -43,6 +43,7 @@ static struct
   PrismSymbol add, sub, mul, div, pow;
   PrismSymbol map, map2, matmul, sum, divn, rms_norm, rms, concat;
   PrismSymbol partition, replicate, combine, reduce, reduce_max, scale;
+  PrismSymbol maximum, max, transpose, constant;
 } sym;
 
 static void
@@ -78,6 +79,10 @@ intern_symbols (void)
       sym.reduce = prism_symbol_intern ("reduce");
       sym.reduce_max = prism_symbol_intern ("reduce_max");
       sym.scale = prism_symbol_intern ("scale");
+      sym.maximum = prism_symbol_intern ("maximum");
+      sym.max = prism_symbol_intern ("max");
+      sym.transpose = prism_symbol_intern ("transpose");
+      sym.constant = prism_symbol_intern ("const");
       g_once_init_leave (&done, 1);
     }
 }
@@ -271,6 +276,25 @@ type_matmul (const PrismParType *a, const PrismParType *b, PrismParType *out)
   return TRUE;
 }
 
+/* The permutation of prism_par_perm_code() @code for a rank-@ndims
+ * operand; FALSE when it is not one. */
+static gboolean
+perm_decode (gint64 code, guint ndims, int *perm)
+{
+  guint seen = 0;
+
+  if (code < 0 || (code >> 8) != (gint64) ndims || ndims > PRISM_MAX_DIMS)
+    return FALSE;
+  for (guint i = 0; i < ndims; i++)
+    {
+      perm[i] = (int) ((code >> (2 * i)) & 3);
+      if ((guint) perm[i] >= ndims || (seen & (1u << perm[i])))
+        return FALSE;
+      seen |= 1u << perm[i];
+    }
+  return TRUE;
+}
+
 /* The type of e-node @node if its children are typed; FALSE otherwise. */
 static gboolean
 node_type (PrismParTyper *ty, guint node, PrismParType *out, gboolean *cycle)
@@ -313,7 +337,8 @@ node_type (PrismParTyper *ty, guint node, PrismParType *out, gboolean *cycle)
           type_copy (out, a);
           return TRUE;
         }
-      if (n == 3 && (f == sym.add || f == sym.sub || f == sym.mul || f == sym.div || f == sym.pow))
+      if (n == 3 && (f == sym.add || f == sym.sub || f == sym.mul || f == sym.div || f == sym.pow ||
+                     f == sym.maximum))
         {
           a = class_type (ty, ch[1], cycle);
           b = a != NULL ? class_type (ty, ch[2], cycle) : NULL;
@@ -321,10 +346,33 @@ node_type (PrismParTyper *ty, guint node, PrismParType *out, gboolean *cycle)
         }
       return FALSE;
     }
+  if (n == 2 && op == sym.constant)
+    {
+      gint64 bits, rank;
+      /* A value of rank dims of size 1, the same everywhere (no axes). */
+      if (!class_int (ty, ch[0], &bits) || !class_int (ty, ch[1], &rank) || rank < 1 ||
+          rank > PRISM_MAX_DIMS)
+        return FALSE;
+      out->ndims = (guint) rank;
+      for (guint i = 0; i < out->ndims; i++)
+        out->dims[i] = prism_dim_const (1);
+      return TRUE;
+    }
   a = class_type (ty, ch[0], cycle);
   if (a == NULL)
     return FALSE;
 
+  if (n == 2 && op == sym.transpose)
+    {
+      int perm[PRISM_MAX_DIMS];
+      gint64 code;
+      if (!class_int (ty, ch[1], &code) || !perm_decode (code, a->ndims, perm))
+        return FALSE;
+      type_copy (out, a);
+      for (guint i = 0; i < a->ndims; i++)
+        type_set_dim (out, i, prism_dim_ref (a->dims[perm[i]]));
+      return TRUE;
+    }
   if (n == 2 && op == sym.matmul)
     {
       b = class_type (ty, ch[1], cycle);
@@ -349,7 +397,7 @@ node_type (PrismParTyper *ty, guint node, PrismParType *out, gboolean *cycle)
       type_copy (out, a);
       return TRUE;
     }
-  if (n == 2 && op == sym.sum)
+  if (n == 2 && (op == sym.sum || op == sym.max))
     {
       guint d;
       if (!class_dim_index (ty, ch[1], a->ndims, &d))
@@ -606,6 +654,30 @@ cond_count_of (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gp
   return n != NULL && prism_dim_equal (n, last);
 }
 
+/* perm_inverse(?p, ?q): the transpose codes ?p and ?q are of one rank and
+ * undo each other (transposing by ?p then by ?q is the identity). */
+static gboolean
+cond_perm_inverse (const PrismEgraph *eg, const PrismCondArg *args, guint n_args,
+                   gpointer user_data)
+{
+  int p[PRISM_MAX_DIMS], q[PRISM_MAX_DIMS];
+  gint64 a, b;
+  guint nd;
+
+  if (!arg_int (user_data, &args[0], &a) || !arg_int (user_data, &args[1], &b) || a < 0 ||
+      (a >> 8) != (b >> 8))
+    return FALSE;
+  nd = (guint) (a >> 8);
+  if (!perm_decode (a, nd, p) || !perm_decode (b, nd, q))
+    return FALSE;
+  /* (transpose (transpose t p) q): output dim i is dim q[i] of the inner,
+   * i.e. dim p[q[i]] of t. */
+  for (guint i = 0; i < nd; i++)
+    if (p[q[i]] != (int) i)
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 cond_ge (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
 {
@@ -625,6 +697,7 @@ prism_par_typer_register_conditions (PrismParTyper *ty, PrismRuleSet *rules)
   prism_rule_set_register_condition (rules, "fits", 2, cond_fits, ty, NULL);
   prism_rule_set_register_condition (rules, "count_of", 2, cond_count_of, ty, NULL);
   prism_rule_set_register_condition (rules, "ge", 2, cond_ge, ty, NULL);
+  prism_rule_set_register_condition (rules, "perm_inverse", 2, cond_perm_inverse, ty, NULL);
 }
 
 /* Audit ----------------------------------------------------------------------- */

@@ -69,6 +69,7 @@ const PrismParType *prism_par_typer_get (PrismParTyper     *typer,
  *   fits(?s, ?a)          ?s broadcasts into ?a's shape without changing it
  *   count_of(?t, ?n)      the size ?n equals the last dim of ?t
  *   ge(?d, k)             the integer ?d is at least k
+ *   perm_inverse(?p, ?q)  the transpose codes ?p and ?q undo each other
  */
 void           prism_par_typer_register_conditions (PrismParTyper *typer,
                                         PrismRuleSet       *rules);
