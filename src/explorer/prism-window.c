@@ -136,6 +136,10 @@ show_error (PrismWindow *self,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+static void export_chart_action (GtkWidget  *widget,
+                                 const char *action_name,
+                                 GVariant   *param);
+
 /*
  * Asking before a run leaves the window
  */
@@ -1960,6 +1964,7 @@ prism_window_class_init (PrismWindowClass *klass)
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.run-history", NULL, run_history_action);
+  gtk_widget_class_install_action (widget_class, "win.export-chart", "s", export_chart_action);
   gtk_widget_class_install_action (widget_class, "win.export-graph-svg", NULL, export_graph_action);
   gtk_widget_class_install_action (widget_class, "win.export-graph-png", NULL, export_graph_action);
   gtk_widget_class_install_property_action (widget_class, "win.toggle-sidebar", "sidebar-visible");
@@ -2270,6 +2275,143 @@ prism_window_get_gpu_status (PrismWindow *self)
 {
   g_return_val_if_fail (PRISM_IS_WINDOW (self), NULL);
   return self->gpu_status;
+}
+
+/* The chart @which ("speedup" or "tree") of the Search page. */
+static GtkWidget *
+chart_widget (PrismWindow *self,
+              const char  *which)
+{
+  if (g_strcmp0 (which, "speedup") == 0)
+    return GTK_WIDGET (prism_search_view_get_speedup_chart (self->search_view));
+  if (g_strcmp0 (which, "tree") == 0)
+    return GTK_WIDGET (prism_search_view_get_tree_chart (self->search_view));
+  return NULL;
+}
+
+/**
+ * prism_window_export_chart:
+ * @which: "speedup" or "tree"
+ * @path: a PNG file to write
+ *
+ * Saves the Search page's speedup chart or search tree as drawn, at its
+ * size on screen (what Export Speedup Chart / Search Tree as PNG do).
+ *
+ * Returns: %FALSE with @error if the chart has not been drawn or @path
+ *   cannot be written
+ */
+gboolean
+prism_window_export_chart (PrismWindow  *self,
+                           const char   *which,
+                           const char   *path,
+                           GError      **error)
+{
+  GtkWidget *chart;
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  GtkSnapshot *snapshot;
+  GskRenderer *renderer;
+  int width, height;
+
+  g_return_val_if_fail (PRISM_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  chart = chart_widget (self, which);
+  g_return_val_if_fail (chart != NULL, FALSE);
+  width = gtk_widget_get_width (chart);
+  height = gtk_widget_get_height (chart);
+  renderer = gtk_widget_get_native (chart) ? gtk_native_get_renderer (gtk_widget_get_native (chart)) : NULL;
+  if (width <= 0 || height <= 0 || renderer == NULL || !gtk_widget_get_mapped (chart))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
+                           _("The chart is not on screen: show the Search page first"));
+      return FALSE;
+    }
+  paintable = gtk_widget_paintable_new (chart);
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  node = gtk_snapshot_free_to_node (snapshot);
+  if (node == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, _("The chart has nothing drawn yet"));
+      return FALSE;
+    }
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  if (!gdk_texture_save_to_png (texture, path))
+    {
+      g_autofree char *shown = g_filename_display_name (path);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Cannot write the image “%s”"), shown);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+export_chart_response_cb (PrismWindow          *self,
+                          int                   response,
+                          GtkFileChooserNative *chooser)
+{
+  const char *which = g_object_get_data (G_OBJECT (chooser), "prism-chart");
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+
+  if (response == GTK_RESPONSE_ACCEPT &&
+      (file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser))) != NULL &&
+      (path = g_file_get_path (file)) != NULL)
+    {
+      if (!g_str_has_suffix (path, ".png"))
+        {
+          char *with = g_strconcat (path, ".png", NULL);
+          g_free (path);
+          path = with;
+        }
+      if (!prism_window_export_chart (self, which, path, &error))
+        show_error (self, _("Could not export the chart"), error->message);
+      else
+        show_exported (self, g_str_equal (which, "speedup") ? _("Exported the speedup chart")
+                                                            : _("Exported the search tree"),
+                       path, FALSE);
+    }
+  gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (chooser));
+  if (self->export_chooser == chooser)
+    g_clear_object (&self->export_chooser);
+}
+
+static void
+export_chart_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *param)
+{
+  PrismWindow *self = PRISM_WINDOW (widget);
+  const char *which = g_variant_get_string (param, NULL);
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+  g_autofree char *name = NULL;
+
+  if (chart_widget (self, which) == NULL)
+    return;
+  /* The chart is saved as drawn: it must be on screen. */
+  gtk_stack_set_visible_child_name (self->view_stack, "search");
+  if (self->export_chooser != NULL)
+    gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->export_chooser));
+  g_clear_object (&self->export_chooser);
+  self->export_chooser = gtk_file_chooser_native_new (g_str_equal (which, "speedup")
+                                                      ? _("Export the Speedup Chart as PNG")
+                                                      : _("Export the Search Tree as PNG"),
+                                                      GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE,
+                                                      _("_Export"), _("_Cancel"));
+  g_object_set_data_full (G_OBJECT (self->export_chooser), "prism-chart", g_strdup (which), g_free);
+  gtk_file_filter_set_name (filter, _("PNG images"));
+  gtk_file_filter_add_suffix (filter, "png");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->export_chooser), filter);
+  name = g_strdup_printf ("%s-%s.png", self->workload ? self->workload : "search",
+                          g_str_equal (which, "speedup") ? "speedup" : "search-tree");
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->export_chooser), name);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->export_chooser), TRUE);
+  g_signal_connect_object (self->export_chooser, "response",
+                           G_CALLBACK (export_chart_response_cb), self, G_CONNECT_SWAPPED);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->export_chooser));
 }
 
 /**

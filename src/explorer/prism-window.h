@@ -55,6 +55,10 @@ const char          *prism_window_get_gpu_status       (PrismWindow  *self);
 const char          *prism_window_get_last_export      (PrismWindow  *self);
 PrismRunHistory     *prism_window_get_run_history      (PrismWindow  *self);
 GtkMenuButton       *prism_window_get_sizes_button     (PrismWindow  *self);
+gboolean             prism_window_export_chart         (PrismWindow  *self,
+                                                        const char   *which,
+                                                        const char   *path,
+                                                        GError      **error);
 gboolean             prism_window_export_kernel        (PrismWindow  *self,
                                                         const char   *dir,
                                                         GError      **error);

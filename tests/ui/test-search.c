@@ -411,6 +411,39 @@ test_search_run (void)
   g_assert_nonnull (strstr (prism_window_get_status (window), "verified"));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   save_screenshot (GTK_WIDGET (window), "search-page.png");
+  /* Both charts can be saved as drawn. */
+  {
+    static const char * const which[] = { "speedup", "tree" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (which); i++)
+      {
+        g_autofree char *name = g_strdup_printf ("chart-%s.png", which[i]);
+        g_autofree char *saved = g_build_filename (dir, name, NULL);
+        g_autoptr(GdkTexture) image = NULL;
+        GtkWidget *chart = i == 0 ? GTK_WIDGET (prism_search_view_get_speedup_chart (search_view))
+                                  : GTK_WIDGET (prism_search_view_get_tree_chart (search_view));
+
+        g_assert_true (prism_window_export_chart (window, which[i], saved, &error));
+        g_assert_no_error (error);
+        image = gdk_texture_new_from_filename (saved, &error);
+        g_assert_no_error (error);
+        g_assert_cmpint (gdk_texture_get_width (image), ==, gtk_widget_get_width (chart));
+        g_assert_cmpint (gdk_texture_get_height (image), ==, gtk_widget_get_height (chart));
+      }
+  }
+  {
+    GtkWindow *chooser = NULL;
+    g_autofree char *current = NULL;
+
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.export-chart", "s", "speedup"));
+    WAIT_UNTIL (10, (chooser = find_toplevel_of_type (GTK_TYPE_FILE_CHOOSER_DIALOG)) != NULL);
+    g_assert_nonnull (strstr (gtk_window_get_title (chooser), "Speedup Chart"));
+    current = gtk_file_chooser_get_current_name (GTK_FILE_CHOOSER (chooser));
+    g_assert_cmpstr (current, ==, WORKLOAD "-speedup.png");
+    spin_for_ms (300);
+    gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
+    WAIT_UNTIL (10, find_toplevel_of_type (GTK_TYPE_FILE_CHOOSER_DIALOG) == NULL);
+  }
   /* A click on a point of the speedup chart shows its candidate. */
   {
     PrismSpeedupChart *chart = prism_search_view_get_speedup_chart (search_view);
