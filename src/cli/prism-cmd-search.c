@@ -12,6 +12,7 @@
 #include <glib-unix.h>
 
 #include "prism-cli.h"
+#include "prism-json-reader.h"
 #include "prism-error.h"
 #include "prism-gpu-target.h"
 #include "prism-session.h"
@@ -45,11 +46,8 @@ static void
 print_json (JsonNode *node_in)
 {
   g_autoptr(JsonNode) node = node_in;
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autofree char *text = NULL;
+  g_autofree char *text = prism_json_to_text (node, FALSE, NULL);
 
-  json_generator_set_root (gen, node);
-  text = json_generator_to_data (gen, NULL);
   printf ("%s\n", text);
   fflush (stdout);
 }

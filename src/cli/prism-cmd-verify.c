@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "prism-cli.h"
+#include "prism-json-reader.h"
 #include "prism-cli-budget.h"
 #include "prism-error.h"
 #include "prism-random-check.h"
@@ -104,12 +105,8 @@ print_verdict (const PrismVerdict *v)
 static void
 print_json (JsonNode *node)
 {
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autofree char *text = NULL;
+  g_autofree char *text = prism_json_to_text (node, TRUE, NULL);
 
-  json_generator_set_root (gen, node);
-  json_generator_set_pretty (gen, TRUE);
-  text = json_generator_to_data (gen, NULL);
   printf ("%s\n", text);
 }
 

@@ -9,13 +9,13 @@
 #include <json-glib/json-glib.h>
 
 #include "prism-cli.h"
+#include "prism-json-reader.h"
 #include "prism-workload.h"
 
 static void
 print_json (const PrismWorkloadInfo *list, guint n)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *text = NULL;
 
@@ -36,9 +36,7 @@ print_json (const PrismWorkloadInfo *list, guint n)
     }
   json_builder_end_array (builder);
   root = json_builder_get_root (builder);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  text = json_generator_to_data (gen, NULL);
+  text = prism_json_to_text (root, TRUE, NULL);
   printf ("%s\n", text);
 }
 

@@ -1320,11 +1320,7 @@ prism_results_to_json (PrismResults *r)
 static char *
 to_text (JsonNode *node, gboolean pretty)
 {
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-
-  json_generator_set_pretty (gen, pretty);
-  json_generator_set_root (gen, node);
-  return json_generator_to_data (gen, NULL);
+  return prism_json_to_text (node, pretty, NULL);
 }
 
 gboolean

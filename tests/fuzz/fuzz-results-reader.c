@@ -14,6 +14,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "prism-json-reader.h"
 #include "prism-results.h"
 #include "fuzz-target.h"
 
@@ -29,10 +30,9 @@ static char *
 results_to_text (PrismResults *results)
 {
   g_autoptr(JsonNode) root = prism_results_to_json (results);
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
 
-  json_generator_set_root (generator, root);
-  return json_generator_to_data (generator, NULL);
+  /* As every writer of the project does. */
+  return prism_json_to_text (root, FALSE, NULL);
 }
 
 static void

@@ -361,6 +361,52 @@ test_gpu_files (void)
   g_unlink (fifo);
 }
 
+/* What the project writes, its strict reader reads: json-glib 1.6 writes
+ * the doubles 1e-10 and 1e22 as "1e-10.0" and "1e+22.0", which are not
+ * JSON; prism_json_to_text() writes "1e-10" and "1e+22", and leaves strings
+ * alone. */
+static void
+test_writer_doubles (void)
+{
+  static const double values[] = { 1e-10, 1e22, -3e-300, 100.0, 0.5, 1.5e-10 };
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(JsonNode) again = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  JsonArray *array;
+  gsize length;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "values");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    json_builder_add_double_value (b, values[i]);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "text");
+  json_builder_add_string_value (b, "1e5.0 stays");
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+
+  for (int pretty = 0; pretty <= 1; pretty++)
+    {
+      g_clear_pointer (&text, g_free);
+      g_clear_pointer (&again, json_node_unref);
+      text = prism_json_to_text (root, pretty, &length);
+      g_test_message ("%s", text);
+      g_assert_cmpuint (length, ==, strlen (text));
+      g_assert_null (strstr (text, "e-10.0"));
+      g_assert_null (strstr (text, "e+22.0"));
+      g_assert_nonnull (strstr (text, "100.0"));
+      g_assert_nonnull (strstr (text, "\"1e5.0 stays\""));
+      again = prism_json_parse (text, length, NULL, &error);
+      g_assert_no_error (error);
+      array = json_object_get_array_member (json_node_get_object (again), "values");
+      for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+        g_assert_cmpfloat (json_array_get_double_element (array, i), ==, values[i]);
+    }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -374,6 +420,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/json-reader/read-file", test_read_file);
   g_test_add_func ("/json-reader/spans", test_spans);
   g_test_add_func ("/json-reader/gpu-files", test_gpu_files);
+  g_test_add_func ("/json-reader/writer-doubles", test_writer_doubles);
   status = g_test_run ();
   g_rmdir (tmpdir);
   g_free (tmpdir);

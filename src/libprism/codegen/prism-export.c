@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "prism-error.h"
+#include "prism-json-reader.h"
 #include "prism-export.h"
 #include "prism-graph-json.h"
 #include "prism-kernel-headers.h"
@@ -52,7 +53,6 @@ prism_export_bundle (const PrismGraph *graph, JsonNode *provenance, const PrismC
   g_autoptr(PrismCudaEmitter) emitter = NULL;
   g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(JsonNode) manifest = NULL;
-  g_autoptr(JsonGenerator) gen = NULL;
   g_autofree char *cu = NULL;
   g_autofree char *h = NULL;
   g_autofree char *manifest_text = NULL;
@@ -92,10 +92,7 @@ prism_export_bundle (const PrismGraph *graph, JsonNode *provenance, const PrismC
   manifest = prism_cuda_emitter_build_manifest (emitter, cu, h);
   if (usage != NULL)
     json_object_set_member (json_node_get_object (manifest), "resource_usage", g_steal_pointer (&usage));
-  gen = json_generator_new ();
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_root (gen, manifest);
-  manifest_text = json_generator_to_data (gen, NULL);
+  manifest_text = prism_json_to_text (manifest, TRUE, NULL);
   if (!write_file (written, dir, "manifest.json", manifest_text, error))
     return FALSE;
 

@@ -966,3 +966,63 @@ prism_json_array_elements (const char *data, const PrismJsonSpan *array, guint m
     }
   return g_steal_pointer (&spans);
 }
+
+/* json-glib 1.6 appends ".0" to every double it prints without a '.',
+ * exponent forms included: 1e-10 becomes "1e-10.0", which no JSON reader
+ * (ours first) accepts.  Drops that ".0" after an exponent, outside
+ * strings. */
+static void
+repair_exponents (char *text)
+{
+  gboolean in_string = FALSE;
+  char *out = text;
+
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      *out++ = *p;
+      if (in_string)
+        {
+          if (*p == '\\' && p[1] != '\0')
+            *out++ = *++p;
+          else if (*p == '"')
+            in_string = FALSE;
+          continue;
+        }
+      if (*p == '"')
+        {
+          in_string = TRUE;
+          continue;
+        }
+      if ((*p == 'e' || *p == 'E') && p > text && (g_ascii_isdigit (p[-1]) || p[-1] == '.'))
+        {
+          const char *q = p + 1;
+
+          if (*q == '+' || *q == '-')
+            *out++ = *q++;
+          while (g_ascii_isdigit (*q))
+            *out++ = *q++;
+          if (q[0] == '.' && q[1] == '0' && !g_ascii_isdigit (q[2]))
+            q += 2;
+          p = q - 1;
+        }
+    }
+  *out = '\0';
+}
+
+char *
+prism_json_to_text (JsonNode *root,
+                    gboolean  pretty,
+                    gsize    *length)
+{
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  char *text;
+
+  g_return_val_if_fail (root != NULL, NULL);
+  json_generator_set_pretty (gen, pretty);
+  json_generator_set_root (gen, root);
+  text = json_generator_to_data (gen, NULL);
+  repair_exponents (text);
+  if (length != NULL)
+    *length = strlen (text);
+  return text;
+}

@@ -159,4 +159,20 @@ GArray   *prism_json_array_elements (const char         *data,
                                      const PrismJsonSpan *array,
                                      guint               max);
 
+/**
+ * prism_json_to_text:
+ * @root: a document
+ * @pretty: indented, one member per line
+ * @length: (out) (optional): its bytes
+ *
+ * json_generator_to_data() with its doubles repaired: json-glib 1.6 writes
+ * 1e-10 as "1e-10.0", which is not JSON.  Every writer of the project goes
+ * through this, so that what it writes its own readers accept.
+ *
+ * Returns: (transfer full): the text
+ */
+char     *prism_json_to_text    (JsonNode               *root,
+                                 gboolean                pretty,
+                                 gsize                  *length);
+
 G_END_DECLS

@@ -957,13 +957,10 @@ out:
 gboolean
 prism_calibrate_save (JsonNode *doc, const char *path, GError **error)
 {
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
   g_autofree char *text = NULL;
   gsize len = 0;
 
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_root (gen, doc);
-  text = json_generator_to_data (gen, &len);
+  text = prism_json_to_text (doc, TRUE, &len);
   /* g_file_set_contents() writes a temporary file and renames it. */
   return g_file_set_contents (path, text, (gssize) len, error);
 }

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "prism-cublaslt.h"
+#include "prism-json-reader.h"
 #include "prism-cuda-emitter.h"
 #include "prism-cuda-runtime.h"
 #include "prism-error.h"
@@ -372,12 +373,10 @@ _prism_gpu_write_bytes (const char *dir, const char *name, GBytes *bytes, GError
 gboolean
 _prism_gpu_write_json (const char *dir, const char *name, JsonNode *node, GError **error)
 {
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
   g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *text = prism_json_to_text (node, TRUE, NULL);
 
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_root (gen, node);
-  return json_generator_to_file (gen, path, error);
+  return g_file_set_contents (path, text, -1, error);
 }
 
 void
