@@ -9,6 +9,7 @@
 #include <math.h>
 #include <glib/gi18n.h>
 
+#include "prism-chart-text.h"
 #include "prism-format.h"
 #include "prism-roofline-chart.h"
 
@@ -67,31 +68,6 @@ parse_color (const char *spec)
 
   gdk_rgba_parse (&rgba, spec);
   return rgba;
-}
-
-static void
-append_text (GtkSnapshot   *snapshot,
-             PangoLayout   *layout,
-             const GdkRGBA *color,
-             double         x,
-             double         y)
-{
-  gtk_snapshot_save (snapshot);
-  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x, y));
-  gtk_snapshot_append_layout (snapshot, layout, color);
-  gtk_snapshot_restore (snapshot);
-}
-
-static void
-text_size (PangoLayout *layout,
-           double      *width,
-           double      *height)
-{
-  int w, h;
-
-  pango_layout_get_pixel_size (layout, &w, &h);
-  *width = w;
-  *height = h;
 }
 
 static void
@@ -317,7 +293,7 @@ draw_legend (PrismRooflineChart *self,
       if (!items[i].shown)
         continue;
       layout = gtk_widget_create_pango_layout (widget, items[i].text);
-      text_size (layout, &tw, &th);
+      prism_chart_text_size (layout, &tw, &th);
       item_width = 22 + 5 + tw + 16;
       if (x + item_width > width - PAD && x > PAD + AXIS_LEFT)
         {
@@ -328,7 +304,7 @@ draw_legend (PrismRooflineChart *self,
       cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (x - 2, *y, 26, th));
       draw_mark (cr, items[i].mark, items[i].color, x, *y + th / 2, 22);
       cairo_destroy (cr);
-      append_text (snapshot, layout, fg, x + 27, *y);
+      prism_chart_append_text (snapshot, layout, fg, x + 27, *y);
       x += item_width;
     }
 
@@ -343,13 +319,13 @@ draw_legend (PrismRooflineChart *self,
                                                 "%u launches without arithmetic (copies) not drawn",
                                                 self->n_not_drawn), self->n_not_drawn);
       layout = gtk_widget_create_pango_layout (widget, not_drawn);
-      text_size (layout, &tw, &th);
+      prism_chart_text_size (layout, &tw, &th);
       if (x + tw > width - PAD)
         {
           x = PAD + AXIS_LEFT;
           *y += line_height + 4;
         }
-      append_text (snapshot, layout, dim, x, *y);
+      prism_chart_append_text (snapshot, layout, dim, x, *y);
     }
   *y += line_height + 10;
 }
@@ -448,8 +424,8 @@ prism_roofline_chart_snapshot (GtkWidget   *widget,
       double tw, th, y = floor (PY (pow (10, e)));
 
       gtk_snapshot_append_color (snapshot, &grid, &GRAPHENE_RECT_INIT (left, y, plot_w, 1));
-      text_size (layout, &tw, &th);
-      append_text (snapshot, layout, &dim, left - 6 - tw, y - th / 2);
+      prism_chart_text_size (layout, &tw, &th);
+      prism_chart_append_text (snapshot, layout, &dim, left - 6 - tw, y - th / 2);
     }
   for (double e = self->x_lo; e <= self->x_hi + 1e-9; e++)
     {
@@ -458,8 +434,8 @@ prism_roofline_chart_snapshot (GtkWidget   *widget,
       double tw, th, x = floor (PX (pow (10, e)));
 
       gtk_snapshot_append_color (snapshot, &grid, &GRAPHENE_RECT_INIT (x, top, 1, plot_h));
-      text_size (layout, &tw, &th);
-      append_text (snapshot, layout, &dim, CLAMP (x - tw / 2, left - tw / 2, width - PAD - tw), bottom + 4);
+      prism_chart_text_size (layout, &tw, &th);
+      prism_chart_append_text (snapshot, layout, &dim, CLAMP (x - tw / 2, left - tw / 2, width - PAD - tw), bottom + 4);
     }
   {
     g_autoptr(PangoLayout) x_title =
@@ -467,10 +443,10 @@ prism_roofline_chart_snapshot (GtkWidget   *widget,
     g_autoptr(PangoLayout) y_title = gtk_widget_create_pango_layout (widget, _("Attained GFLOP/s"));
     double tw, th;
 
-    text_size (x_title, &tw, &th);
-    append_text (snapshot, x_title, &dim, left + (plot_w - tw) / 2, height - PAD - th);
-    text_size (y_title, &tw, &th);
-    append_text (snapshot, y_title, &dim, left + 4, top + 2);
+    prism_chart_text_size (x_title, &tw, &th);
+    prism_chart_append_text (snapshot, x_title, &dim, left + (plot_w - tw) / 2, height - PAD - th);
+    prism_chart_text_size (y_title, &tw, &th);
+    prism_chart_append_text (snapshot, y_title, &dim, left + 4, top + 2);
   }
 
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
@@ -540,8 +516,8 @@ prism_roofline_chart_snapshot (GtkWidget   *widget,
       g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, _("No launch to draw"));
       double tw, th;
 
-      text_size (layout, &tw, &th);
-      append_text (snapshot, layout, &dim, left + (plot_w - tw) / 2, top + (plot_h - th) / 2);
+      prism_chart_text_size (layout, &tw, &th);
+      prism_chart_append_text (snapshot, layout, &dim, left + (plot_w - tw) / 2, top + (plot_h - th) / 2);
     }
 
 #undef PX

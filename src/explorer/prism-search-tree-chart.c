@@ -9,6 +9,7 @@
 #include <math.h>
 #include <glib/gi18n.h>
 
+#include "prism-chart-text.h"
 #include "prism-format.h"
 #include "prism-prune-samples-popover.h"
 #include "prism-search-tree-chart.h"
@@ -245,33 +246,6 @@ add_hit (PrismSearchTreeChart *self,
 }
 
 static void
-append_text (GtkSnapshot   *snapshot,
-             PangoLayout   *layout,
-             const GdkRGBA *color,
-             double         x,
-             double         y)
-{
-  gtk_snapshot_save (snapshot);
-  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x, y));
-  gtk_snapshot_append_layout (snapshot, layout, color);
-  gtk_snapshot_restore (snapshot);
-}
-
-static void
-layout_text_size (PangoLayout *layout,
-                  double      *width,
-                  double      *height)
-{
-  int w, h;
-
-  pango_layout_get_pixel_size (layout, &w, &h);
-  if (width)
-    *width = w;
-  if (height)
-    *height = h;
-}
-
-static void
 append_hatched (GtkSnapshot *snapshot,
                 double x, double y, double w, double h)
 {
@@ -429,7 +403,7 @@ draw_legend (PrismSearchTreeChart *self,
       GdkRGBA color = segment_color (items[i]);
       double tw, th, item_width;
 
-      layout_text_size (layout, &tw, &th);
+      prism_chart_text_size (layout, &tw, &th);
       item_width = SWATCH + 5 + tw + 14;
       if (x + item_width > width - PAD && x > PAD)
         {
@@ -442,7 +416,7 @@ draw_legend (PrismSearchTreeChart *self,
       else
         gtk_snapshot_append_color (snapshot, &color,
                                    &GRAPHENE_RECT_INIT (x, *y + (th - SWATCH) / 2, SWATCH, SWATCH));
-      append_text (snapshot, layout, fg, x + SWATCH + 5, *y);
+      prism_chart_append_text (snapshot, layout, fg, x + SWATCH + 5, *y);
       add_hit (self, x, *y, item_width, th, G_MAXUINT, items[i]);
       x += item_width;
     }
@@ -529,7 +503,7 @@ prism_search_tree_chart_snapshot (GtkWidget   *widget,
 
   g_array_set_size (self->hits, 0);
   self->not_shown = 0;
-  layout_text_size (probe, NULL, &text_height);
+  prism_chart_text_size (probe, NULL, &text_height);
 
   if (self->model == NULL || bar_width < 40)
     {
@@ -546,7 +520,7 @@ prism_search_tree_chart_snapshot (GtkWidget   *widget,
   if (self->rows->len == 0)
     {
       g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, _("The search has not started."));
-      append_text (snapshot, layout, &dim, PAD, y);
+      prism_chart_append_text (snapshot, layout, &dim, PAD, y);
       return;
     }
   row_height = CLAMP ((height - y - footer_height) / self->rows->len - ROW_GAP, ROW_MIN, ROW_MAX);
@@ -577,8 +551,8 @@ prism_search_tree_chart_snapshot (GtkWidget   *widget,
       else
         length = total > 0 ? MAX (2, bar_width * log1p ((double) total) / log_max) : 0;
 
-      layout_text_size (label_layout, &tw, &th);
-      append_text (snapshot, label_layout, &dim, bar_x - 8 - tw, y + (row_height - th) / 2);
+      prism_chart_text_size (label_layout, &tw, &th);
+      prism_chart_append_text (snapshot, label_layout, &dim, bar_x - 8 - tw, y + (row_height - th) / 2);
 
       used = draw_row_bar (self, snapshot, i, bar_x, y, length, row_height);
       self->not_shown += row->other;
@@ -598,8 +572,8 @@ prism_search_tree_chart_snapshot (GtkWidget   *widget,
           counts_layout = gtk_widget_create_pango_layout (widget, counts);
           pango_layout_set_width (counts_layout, (int) (counts_width * PANGO_SCALE));
           pango_layout_set_ellipsize (counts_layout, PANGO_ELLIPSIZE_END);
-          layout_text_size (counts_layout, &tw, &th);
-          append_text (snapshot, counts_layout, &dim, width - PAD - counts_width,
+          prism_chart_text_size (counts_layout, &tw, &th);
+          prism_chart_append_text (snapshot, counts_layout, &dim, width - PAD - counts_width,
                        y + (row_height - th) / 2);
         }
       y += row_height + ROW_GAP;
@@ -645,7 +619,7 @@ prism_search_tree_chart_snapshot (GtkWidget   *widget,
     g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, footer->str);
     pango_layout_set_width (layout, (int) ((width - 2 * PAD) * PANGO_SCALE));
     pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
-    append_text (snapshot, layout, &dim, PAD, MAX (y + 4, height - footer_height + 4));
+    prism_chart_append_text (snapshot, layout, &dim, PAD, MAX (y + 4, height - footer_height + 4));
   }
 }
 

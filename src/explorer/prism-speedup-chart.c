@@ -9,6 +9,7 @@
 #include <math.h>
 #include <glib/gi18n.h>
 
+#include "prism-chart-text.h"
 #include "prism-format.h"
 #include "prism-speedup-chart.h"
 
@@ -126,31 +127,6 @@ format_tick_time (double seconds)
 }
 
 static void
-append_text (GtkSnapshot   *snapshot,
-             PangoLayout   *layout,
-             const GdkRGBA *color,
-             double         x,
-             double         y)
-{
-  gtk_snapshot_save (snapshot);
-  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x, y));
-  gtk_snapshot_append_layout (snapshot, layout, color);
-  gtk_snapshot_restore (snapshot);
-}
-
-static void
-text_size (PangoLayout *layout,
-           double      *width,
-           double      *height)
-{
-  int w, h;
-
-  pango_layout_get_pixel_size (layout, &w, &h);
-  *width = w;
-  *height = h;
-}
-
-static void
 update_ranges (PrismSpeedupChart *self)
 {
   const PrismSpeedupPoint *points;
@@ -228,7 +204,7 @@ draw_legend (PrismSpeedupChart *self,
         continue;
       layout = gtk_widget_create_pango_layout (widget, labels[i]);
 
-      text_size (layout, &tw, &th);
+      prism_chart_text_size (layout, &tw, &th);
       item_width = 22 + 5 + tw + 16;
       if (x + item_width > width - PAD && x > PAD + AXIS_LEFT)
         {
@@ -266,7 +242,7 @@ draw_legend (PrismSpeedupChart *self,
           break;
         }
       cairo_destroy (cr);
-      append_text (snapshot, layout, fg, x + 27, *y);
+      prism_chart_append_text (snapshot, layout, fg, x + 27, *y);
       x += item_width;
     }
 
@@ -281,13 +257,13 @@ draw_legend (PrismSpeedupChart *self,
                                                   "%u earlier candidates not shown (series thinned)",
                                                   hidden), hidden);
       layout = gtk_widget_create_pango_layout (widget, hidden_text);
-      text_size (layout, &tw, &th);
+      prism_chart_text_size (layout, &tw, &th);
       if (x + tw > width - PAD)
         {
           x = PAD + AXIS_LEFT;
           *y += line_height + 4;
         }
-      append_text (snapshot, layout, dim, x, *y);
+      prism_chart_append_text (snapshot, layout, dim, x, *y);
     }
   *y += line_height + 10;
 }
@@ -349,8 +325,8 @@ prism_speedup_chart_snapshot (GtkWidget   *widget,
       double tw, th, y = floor (Y (s));
 
       gtk_snapshot_append_color (snapshot, &grid, &GRAPHENE_RECT_INIT (left, y, plot_w, 1));
-      text_size (layout, &tw, &th);
-      append_text (snapshot, layout, &dim, left - 6 - tw, y - th / 2);
+      prism_chart_text_size (layout, &tw, &th);
+      prism_chart_append_text (snapshot, layout, &dim, left - 6 - tw, y - th / 2);
     }
   step = time_step (self->max_time_s, 6);
   for (double t = 0; t <= self->max_time_s + step / 1000; t += step)
@@ -360,8 +336,8 @@ prism_speedup_chart_snapshot (GtkWidget   *widget,
       double tw, th, x = floor (X (t));
 
       gtk_snapshot_append_color (snapshot, &grid, &GRAPHENE_RECT_INIT (x, top, 1, plot_h));
-      text_size (layout, &tw, &th);
-      append_text (snapshot, layout, &dim, CLAMP (x - tw / 2, left - tw / 2, width - PAD - tw),
+      prism_chart_text_size (layout, &tw, &th);
+      prism_chart_append_text (snapshot, layout, &dim, CLAMP (x - tw / 2, left - tw / 2, width - PAD - tw),
                    bottom + 5);
     }
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
@@ -446,8 +422,8 @@ prism_speedup_chart_snapshot (GtkWidget   *widget,
     g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, _("baseline"));
     double tw, th;
 
-    text_size (layout, &tw, &th);
-    append_text (snapshot, layout, &dim, right - tw - 2, Y (1) + 2);
+    prism_chart_text_size (layout, &tw, &th);
+    prism_chart_append_text (snapshot, layout, &dim, right - tw - 2, Y (1) + 2);
   }
   if (n_best > 0)
     {
@@ -458,8 +434,8 @@ prism_speedup_chart_snapshot (GtkWidget   *widget,
       double x = X (MAX (elapsed, best[n_best - 1].time_s));
 
       pango_layout_set_markup (layout, markup, -1);
-      text_size (layout, &tw, &th);
-      append_text (snapshot, layout, &best_color, MIN (x + 4, right - tw),
+      prism_chart_text_size (layout, &tw, &th);
+      prism_chart_append_text (snapshot, layout, &best_color, MIN (x + 4, right - tw),
                    Y (best[n_best - 1].speedup) - th - 2);
     }
   else
@@ -468,8 +444,8 @@ prism_speedup_chart_snapshot (GtkWidget   *widget,
         gtk_widget_create_pango_layout (widget, _("No verified candidates yet"));
       double tw, th;
 
-      text_size (layout, &tw, &th);
-      append_text (snapshot, layout, &dim, left + (plot_w - tw) / 2, top + (plot_h / 2 - th) / 2);
+      prism_chart_text_size (layout, &tw, &th);
+      prism_chart_append_text (snapshot, layout, &dim, left + (plot_w - tw) / 2, top + (plot_h / 2 - th) / 2);
     }
 
 #undef X
