@@ -159,15 +159,43 @@ map_string (const PrismGraph *body,
   return g_strdup_printf ("imap %s · fmap %s", map, fmap);
 }
 
+/* "perm (1, 0)": the permutation has one entry per dim of the output. */
+static char *
+format_perm (const PrismGraph *graph,
+             const PrismOp    *op)
+{
+  guint ndims = prism_graph_tensor (graph, op->outputs[0])->ndims;
+  g_autoptr(GString) list = g_string_new (NULL);
+
+  for (guint d = 0; d < ndims; d++)
+    g_string_append_printf (list, "%s%d", d ? ", " : "", op->attrs.perm[d]);
+  return g_strdup_printf (_("perm (%s)"), list->str);
+}
+
 /* Returns: (transfer full) (nullable): what an op's attributes add to its kind */
 char *
-prism_graph_layout_format_attrs (const PrismOp *op)
+prism_graph_layout_format_attrs (const PrismGraph *graph,
+                                 const PrismOp    *op)
 {
   switch (op->kind)
     {
     case PRISM_OP_SUM:
+    case PRISM_OP_MAX:
+    case PRISM_OP_MEAN:
     case PRISM_OP_CONCAT:
       return g_strdup_printf (_("along dim %d"), op->attrs.dim);
+
+    case PRISM_OP_TRANSPOSE:
+      return format_perm (graph, op);
+
+    case PRISM_OP_CONSTANT:
+      {
+        char number[G_ASCII_DTOSTR_BUF_SIZE];
+
+        /* %g-style, in the C locale: the value as the program file writes it. */
+        g_ascii_formatd (number, sizeof number, "%.6g", op->attrs.value);
+        return g_strdup_printf (_("value %s"), number);
+      }
 
     case PRISM_OP_RMS_NORM:
       if (op->attrs.norm_dims == 1)
@@ -194,6 +222,7 @@ prism_graph_layout_format_attrs (const PrismOp *op)
     case PRISM_OP_MUL:
     case PRISM_OP_DIV:
     case PRISM_OP_POW:
+    case PRISM_OP_MAXIMUM:
     case PRISM_OP_KERNEL:
     case PRISM_OP_ACCUM:
     case PRISM_OP_ACCUM_SUM:
@@ -435,7 +464,7 @@ add_block_node (Builder       *b,
         }
       operand_list = g_string_free (operands, FALSE);
       subtitle = tensor_label (b, out);
-      detail = prism_graph_layout_format_attrs (op);
+      detail = prism_graph_layout_format_attrs (body, op);
       note = role == PRISM_LAYOUT_ROLE_ACCUM ? _("Accumulates over the loop")
              : role == PRISM_LAYOUT_ROLE_EPILOGUE ? _("Runs once after the loop") : NULL;
       line = g_markup_printf_escaped ("\n%s %s\n%s %s%s%s%s%s",
@@ -489,7 +518,7 @@ add_kernel_node (Builder *b,
       role = PRISM_LAYOUT_ROLE_OP;
       title = g_strdup (kind);
       subtitle = tensor_label (b, prism_graph_tensor (b->graph, op->outputs[0]));
-      detail = prism_graph_layout_format_attrs (op);
+      detail = prism_graph_layout_format_attrs (b->graph, op);
       for (guint i = 0; i < op->n_inputs; i++)
         {
           g_autofree char *ref = kernel_tensor_ref (b, op->inputs[i]);

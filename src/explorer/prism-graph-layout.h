@@ -232,7 +232,8 @@ char             *prism_graph_layout_format_map     (const int            *map,
 char             *prism_graph_layout_format_fmap    (int                   fmap);
 /* What an op's attributes add to its kind ("along dim 1", "over the last
  * dim", …), or NULL for ops without such attributes. */
-char             *prism_graph_layout_format_attrs   (const PrismOp        *op);
+char             *prism_graph_layout_format_attrs   (const PrismGraph     *graph,
+                                                     const PrismOp        *op);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismGraphLayout, prism_graph_layout_unref)
 

@@ -173,7 +173,7 @@ show_kernel_op (PrismNodeProperties *self,
                 guint                index)
 {
   const PrismOp *op = prism_graph_op (graph, index);
-  g_autofree char *attrs = prism_graph_layout_format_attrs (op);
+  g_autofree char *attrs = prism_graph_layout_format_attrs (graph, op);
   const char *kind = prism_op_kind_to_string (op->kind);
 
   gtk_label_set_label (self->title, op->name != NULL ? op->name : kind);
@@ -207,7 +207,7 @@ show_block_op (PrismNodeProperties *self,
   const PrismGraph *body = kernel_op->body;
   const PrismOp *op = prism_graph_op (body, index);
   const char *kind = prism_op_kind_to_string (op->kind);
-  g_autofree char *attrs = prism_graph_layout_format_attrs (op);
+  g_autofree char *attrs = prism_graph_layout_format_attrs (body, op);
   g_autofree char *where = g_strdup_printf (_("Block operator of custom kernel %u"),
                                             kernel_number (graph, kernel));
 

@@ -144,10 +144,14 @@ op_details (const PrismGraph *graph, const PrismGraph *top, const PrismOp *kerne
       break;
 
     case PRISM_OP_SUM:
+    case PRISM_OP_MAX:
+    case PRISM_OP_MEAN:
+    case PRISM_OP_TRANSPOSE:
+    case PRISM_OP_CONSTANT:
     case PRISM_OP_CONCAT:
     case PRISM_OP_RMS_NORM:
     case PRISM_OP_ACCUM_SUM_TODIMX:
-      g_ptr_array_add (parts, prism_graph_layout_format_attrs (op));
+      g_ptr_array_add (parts, prism_graph_layout_format_attrs (graph, op));
       break;
 
     case PRISM_OP_KERNEL:
@@ -178,6 +182,7 @@ op_details (const PrismGraph *graph, const PrismGraph *top, const PrismOp *kerne
     case PRISM_OP_MUL:
     case PRISM_OP_DIV:
     case PRISM_OP_POW:
+    case PRISM_OP_MAXIMUM:
     case PRISM_OP_ACCUM:
     case PRISM_OP_ACCUM_SUM:
     case PRISM_OP_ACCUM_MEAN:

@@ -1381,6 +1381,49 @@ test_diff_one_map_entry (void)
 }
 
 /* Kernel parameters, a rewired operand and ops on one side only. */
+/* The operators added for real programs say what their attributes are, as
+ * sum does ("along dim 1"): a transpose its permutation, a constant its
+ * value, max and mean their dim. */
+static void
+test_layout_new_op_attrs (void)
+{
+  g_autoptr(PrismGraph) g = prism_graph_new ();
+  g_autoptr(GError) error = NULL;
+  const gint64 dims[] = { 8, 64 };
+  PrismOpAttrs attrs;
+  int x, c, t, m, mean;
+  g_autofree char *t_text = NULL;
+  g_autofree char *c_text = NULL;
+  g_autofree char *m_text = NULL;
+  g_autofree char *mean_text = NULL;
+
+  x = prism_graph_add_input (g, "X", 2, dims, PRISM_DTYPE_F16, &error);
+  g_assert_no_error (error);
+  c = prism_graph_add_constant (g, 0.125, 2, PRISM_DTYPE_F16, &error);
+  g_assert_no_error (error);
+  prism_op_attrs_init (&attrs);
+  attrs.perm[0] = 1;
+  attrs.perm[1] = 0;
+  t = prism_graph_add (g, PRISM_OP_TRANSPOSE, (guint[]) { (guint) x }, 1, &attrs, &error);
+  g_assert_no_error (error);
+  prism_op_attrs_init (&attrs);
+  attrs.dim = 1;
+  m = prism_graph_add (g, PRISM_OP_MAX, (guint[]) { (guint) x }, 1, &attrs, &error);
+  g_assert_no_error (error);
+  attrs.dim = 0;
+  mean = prism_graph_add (g, PRISM_OP_MEAN, (guint[]) { (guint) x }, 1, &attrs, &error);
+  g_assert_no_error (error);
+
+  t_text = prism_graph_layout_format_attrs (g, prism_graph_op (g, prism_graph_tensor (g, t)->producer));
+  c_text = prism_graph_layout_format_attrs (g, prism_graph_op (g, prism_graph_tensor (g, c)->producer));
+  m_text = prism_graph_layout_format_attrs (g, prism_graph_op (g, prism_graph_tensor (g, m)->producer));
+  mean_text = prism_graph_layout_format_attrs (g, prism_graph_op (g, prism_graph_tensor (g, mean)->producer));
+  g_assert_cmpstr (t_text, ==, "perm (1, 0)");
+  g_assert_cmpstr (c_text, ==, "value 0.125");
+  g_assert_cmpstr (m_text, ==, "along dim 1");
+  g_assert_cmpstr (mean_text, ==, "along dim 0");
+}
+
 static void
 test_diff_kinds (void)
 {
@@ -1779,6 +1822,7 @@ main (int   argc,
   g_test_add_func ("/graph/layout/async", test_layout_async);
   g_test_add_func ("/graph/layout/smem", test_layout_smem);
   g_test_add_func ("/graph/layout/collapsed", test_layout_collapsed);
+  g_test_add_func ("/graph/layout/new-op-attrs", test_layout_new_op_attrs);
   g_test_add_func ("/graph/find", test_find);
   g_test_add_func ("/graph/export", test_export);
   g_test_add_func ("/graph/diff/one-map-entry", test_diff_one_map_entry);
