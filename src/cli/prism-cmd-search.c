@@ -28,6 +28,7 @@ typedef struct
   gboolean json;
   gboolean verbose;
   gboolean tty;
+  gboolean quiet;         /* an MPI rank other than 0: rank 0 speaks */
   gboolean error;
   guint signals;
   gint64 last_progress_us;
@@ -269,11 +270,13 @@ on_signal (gpointer user_data)
     {
       /* Every verified candidate is already on disk (written atomically). */
       end_line (run);
-      fprintf (stderr, "%s\n", _("prism search: interrupted again, exiting now"));
+      if (!run->quiet)
+        fprintf (stderr, "%s\n", _("prism search: interrupted again, exiting now"));
       _exit (130);
     }
   end_line (run);
-  fprintf (stderr, "%s\n", _("prism search: stopping (results are kept; press Ctrl-C again to quit at once)"));
+  if (!run->quiet)
+    fprintf (stderr, "%s\n", _("prism search: stopping (results are kept; press Ctrl-C again to quit at once)"));
   prism_session_stop (run->session);
   return G_SOURCE_CONTINUE;
 }
@@ -625,6 +628,7 @@ prism_cmd_search (int argc, char **argv)
   run.session = session;
   run.json = json;
   run.verbose = verbose;
+  run.quiet = quiet;
   run.tty = isatty (fileno (stderr));
   run.name = program->name ? program->name : argv[1];
   run.baseline = prism_baseline_kind_to_string (options.baseline);

@@ -64,6 +64,12 @@ typedef struct
   OutMsg *msg;
 } Pending;
 
+typedef struct
+{
+  int src;
+  guint from;
+} ClaimAsk;
+
 /* Rank 0's view of one rank. */
 typedef struct
 {
@@ -103,6 +109,8 @@ struct _PrismMpiRun
   guint die_after;                /* test hook: SIGKILL after this many TASK messages */
   guint64 reports;
   /* Rank 0. */
+  guint hellos;                   /* ranks set up and searching */
+  GArray *early_claims;           /* ClaimAsk that came before every rank was set up */
   RankInfo *ranks;
   GHashTable *candidates;         /* digest → PrismCandidate* received */
   gboolean stop_sent;
@@ -200,14 +208,57 @@ read_uint (GBytes *data)
 }
 
 static void
-on_claim (PrismMpiRun *run, PrismPipeline *p, int src, GBytes *data)
+grant (PrismMpiRun *run, PrismPipeline *p, int src, guint from)
 {
-  guint from = read_uint (data);
   guint k = G_MAXUINT;
 
   if (from != G_MAXUINT32)
     k = prism_pipeline_claim (p, (guint) src, from);
   post_uint (run, src, TAG_GRANT, k);
+}
+
+/* Nothing is handed out until every rank is set up (its HELLO came):
+ * otherwise the first ranks ready would take a small search whole while
+ * the others still build their verifier. */
+static gboolean
+gate_open_locked (PrismMpiRun *run)
+{
+  return run->hellos + 1 >= (guint) run->size || run->stopping;
+}
+
+static void
+open_gate (PrismMpiRun *run, PrismPipeline *p)
+{
+  g_autoptr(GArray) early = NULL;
+
+  g_mutex_lock (&run->lock);
+  if (!gate_open_locked (run) || run->early_claims->len == 0)
+    {
+      g_cond_broadcast (&run->cond);
+      g_mutex_unlock (&run->lock);
+      return;
+    }
+  early = run->early_claims;
+  run->early_claims = g_array_new (FALSE, FALSE, sizeof (ClaimAsk));
+  g_cond_broadcast (&run->cond);
+  g_mutex_unlock (&run->lock);
+  for (guint i = 0; i < early->len; i++)
+    grant (run, p, g_array_index (early, ClaimAsk, i).src, g_array_index (early, ClaimAsk, i).from);
+}
+
+static void
+on_claim (PrismMpiRun *run, PrismPipeline *p, int src, GBytes *data)
+{
+  ClaimAsk ask = { src, read_uint (data) };
+  gboolean wait;
+
+  g_mutex_lock (&run->lock);
+  wait = !gate_open_locked (run);
+  if (wait)
+    g_array_append_val (run->early_claims, ask);
+  g_mutex_unlock (&run->lock);
+  if (!wait)
+    grant (run, p, src, ask.from);
 }
 
 static void
@@ -329,6 +380,10 @@ on_hello (PrismMpiRun *run, PrismPipeline *p, int src, GBytes *data)
   const char *fp = g_bytes_get_data (data, &length);
   const char *mine = prism_pipeline_get_fingerprint (p);
 
+  g_mutex_lock (&run->lock);
+  run->hellos++;
+  g_mutex_unlock (&run->lock);
+  open_gate (run, p);
   if (fp != NULL && length == strlen (mine) && memcmp (fp, mine, length) == 0)
     return;
   g_mutex_lock (&run->lock);
@@ -366,7 +421,7 @@ ranks_to_json (PrismMpiRun *run, PrismPipeline *p)
       json_builder_add_int_value (b, r);
       json_builder_set_member_name (b, "state");
       json_builder_add_string_value (b, ri->lost ? "lost"
-                                        : r == 0 ? (prism_pipeline_get_stop_reason (p) ?: "searching")
+                                        : r == 0 ? (prism_pipeline_get_search_stop_reason (p) ?: "searching")
                                         : ri->done ? ri->stop_reason : "searching");
       json_builder_set_member_name (b, "tasks");
       json_builder_add_int_value (b, (gint64) ri->tasks);
@@ -413,7 +468,7 @@ worker_stats (PrismMpiRun *run, PrismPipeline *p, gboolean done)
   json_builder_add_int_value (b, (gint64) received);
   if (done)
     {
-      const char *reason = prism_pipeline_get_stop_reason (p);
+      const char *reason = prism_pipeline_get_search_stop_reason (p);
       json_builder_set_member_name (b, "stop_reason");
       json_builder_add_string_value (b, reason ? reason : "stopped");
     }
@@ -651,6 +706,15 @@ claim_task (PrismPipeline *p, guint from, gpointer user_data)
   PrismMpiRun *run = user_data;
   guint k = G_MAXUINT;
 
+  if (run->rank == 0)
+    {
+      g_mutex_lock (&run->lock);
+      while (!gate_open_locked (run))
+        g_cond_wait (&run->cond, &run->lock);
+      g_mutex_unlock (&run->lock);
+      return prism_pipeline_claim (p, 0, from);
+    }
+
   g_mutex_lock (&run->lock);
   if (run->stopping || run->ended)
     {
@@ -764,8 +828,12 @@ stop (PrismPipeline *p, gpointer user_data)
   g_cond_broadcast (&run->cond);
   g_mutex_unlock (&run->lock);
   if (tell)
-    for (int r = 1; r < run->size; r++)
-      post (run, r, TAG_STOP, NULL);
+    {
+      for (int r = 1; r < run->size; r++)
+        post (run, r, TAG_STOP, NULL);
+      /* Ranks waiting for their first task get none. */
+      open_gate (run, p);
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -816,6 +884,7 @@ prism_mpi_run_init (GError **error)
   run->candidates = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                            (GDestroyNotify) prism_candidate_unref);
   run->ranks = g_new0 (RankInfo, size);
+  run->early_claims = g_array_new (FALSE, FALSE, sizeof (ClaimAsk));
   run->peers.role = size == 1 ? PRISM_PIPELINE_ALONE
                     : rank == 0 ? PRISM_PIPELINE_GATHER : PRISM_PIPELINE_REPORT;
   run->peers.claim_task = claim_task;
@@ -923,6 +992,7 @@ prism_mpi_run_finish (PrismMpiRun *run)
   for (guint i = 0; i < run->pending->len; i++)
     out_msg_free (g_array_index (run->pending, Pending, i).msg);
   g_array_unref (run->pending);
+  g_array_unref (run->early_claims);
   g_async_queue_unref (run->outbox);
   g_hash_table_unref (run->sent_digests);
   g_hash_table_unref (run->candidates);

@@ -1407,9 +1407,9 @@ search_claim_task (PrismSearch *search, guint task, gpointer user_data)
       p->has_grant = FALSE;
       return TRUE;
     }
-  p->grant = p->role == PRISM_PIPELINE_GATHER
-             ? prism_pipeline_claim (p, 0, task)
-             : p->opts.peers->claim_task (p, task, p->opts.peers->user_data);
+  p->grant = p->opts.peers->claim_task != NULL
+             ? p->opts.peers->claim_task (p, task, p->opts.peers->user_data)
+             : prism_pipeline_claim (p, 0, task);
   if (p->grant == task)
     return TRUE;
   /* G_MAXUINT: nothing more for this process (stopped). */
@@ -2179,8 +2179,6 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
 
   if (!prism_search_run (p->search, &local))
     goto fail;
-  g_free (p->stop_reason);
-  p->stop_reason = g_strdup (prism_search_get_stop_reason (p->search));
   if (p->role != PRISM_PIPELINE_ALONE)
     wait_peers (p);
 
@@ -2208,11 +2206,20 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
         }
     }
   prism_results_sort (p->results);
-  /* Complete only if every process exhausted its tasks. */
-  if (g_strcmp0 (p->stop_reason, "exhausted") == 0 && p->peer_stop_reason != NULL)
+  g_free (p->stop_reason);
+  p->stop_reason = g_strdup (prism_search_get_stop_reason (p->search));
+  /* Complete only if every process exhausted its tasks: a peer's time
+   * limit says so, and a peer lost leaves tasks unfinished. */
+  if (g_strcmp0 (p->stop_reason, "exhausted") == 0 && p->role == PRISM_PIPELINE_GATHER)
     {
-      g_free (p->stop_reason);
-      p->stop_reason = g_strdup (p->peer_stop_reason);
+      PrismSearchStats st;
+
+      prism_search_get_stats (p->search, &st);
+      if (p->peer_stop_reason != NULL || p->head < st.n_tasks)
+        {
+          g_free (p->stop_reason);
+          p->stop_reason = g_strdup (p->peer_stop_reason ? p->peer_stop_reason : "stopped");
+        }
     }
   save_locked (p);
   g_mutex_unlock (&p->lock);
@@ -2249,8 +2256,7 @@ prism_pipeline_stop (PrismPipeline *p)
   if (p->role == PRISM_PIPELINE_GATHER)
     {
       g_mutex_lock (&p->lock);
-      if (p->dirty)
-        save_locked (p);
+      save_locked (p);
       g_mutex_unlock (&p->lock);
     }
 }
@@ -2469,6 +2475,12 @@ prism_pipeline_get_own_counts (PrismPipeline *p, guint64 *tasks, guint64 *candid
   *tasks = p->own_tasks;
   *candidates = p->own_candidates;
   g_mutex_unlock (&p->lock);
+}
+
+const char *
+prism_pipeline_get_search_stop_reason (PrismPipeline *p)
+{
+  return p->search != NULL ? prism_search_get_stop_reason (p->search) : NULL;
 }
 
 const char *

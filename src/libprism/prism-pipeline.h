@@ -135,7 +135,9 @@ void prism_task_find_free (PrismTaskFind *find);
  * @role: what this process does
  * @claim_task: REPORT: asks the gathering process for a task to run, the
  *   first at or after @from that nobody has; returns it, or G_MAXUINT for
- *   none (stopped).  Called on the split phase's thread; blocks.
+ *   none (stopped).  GATHER: the same for this process (nullable: then
+ *   prism_pipeline_claim() at once).  Called on the split phase's thread;
+ *   may block.
  * @task_finished: REPORT: every candidate @task met is decided; @finds
  *   (element-type PrismTaskFind) are the verified ones (borrowed).  Called
  *   on the search worker that ran the task, also for a task cut short
@@ -320,6 +322,8 @@ void           prism_pipeline_get_task_stats (PrismPipeline            *pipeline
 void           prism_pipeline_get_own_counts (PrismPipeline            *pipeline,
                                             guint64                    *tasks,
                                             guint64                    *candidates);
+/* Why this process's search ended ("exhausted", …), NULL while it runs. */
+const char    *prism_pipeline_get_search_stop_reason (PrismPipeline    *pipeline);
 /* Valid after prism_pipeline_new(): the program and the whole configuration
  * as results.json names it (processes sharing a search must agree on it). */
 const char    *prism_pipeline_get_fingerprint (PrismPipeline           *pipeline);
