@@ -73,6 +73,7 @@ typedef struct
 /* Rank 0's view of one rank. */
 typedef struct
 {
+  gboolean hello;     /* it is set up (or ended without getting there) */
   gboolean done;      /* its search ended and everything it found is here */
   gboolean lost;      /* it stopped answering (MPI said so) */
   guint64 tasks;
@@ -364,6 +365,10 @@ on_stats (PrismMpiRun *run, PrismPipeline *p, int src, GBytes *data, gboolean do
   run->ranks[src].received = (guint64) json_object_get_int_member_with_default (obj, "received", 0);
   if (done)
     {
+      /* A rank whose setup failed ends without a HELLO: wait no more for it. */
+      if (!run->ranks[src].hello)
+        run->hellos++;
+      run->ranks[src].hello = TRUE;
       run->ranks[src].done = TRUE;
       g_free (run->ranks[src].stop_reason);
       run->ranks[src].stop_reason =
@@ -371,6 +376,8 @@ on_stats (PrismMpiRun *run, PrismPipeline *p, int src, GBytes *data, gboolean do
       g_cond_broadcast (&run->cond);
     }
   g_mutex_unlock (&run->lock);
+  if (done)
+    open_gate (run, p);
 }
 
 static void
@@ -381,7 +388,9 @@ on_hello (PrismMpiRun *run, PrismPipeline *p, int src, GBytes *data)
   const char *mine = prism_pipeline_get_fingerprint (p);
 
   g_mutex_lock (&run->lock);
-  run->hellos++;
+  if (!run->ranks[src].hello)
+    run->hellos++;
+  run->ranks[src].hello = TRUE;
   g_mutex_unlock (&run->lock);
   open_gate (run, p);
   if (fp != NULL && length == strlen (mine) && memcmp (fp, mine, length) == 0)
@@ -976,6 +985,16 @@ prism_mpi_run_finish (PrismMpiRun *run)
     return;
   if (run->comm != NULL)
     {
+      gboolean say_done;
+
+      /* A rank whose pipeline failed before its search never said DONE:
+       * rank 0 must not wait for it. */
+      g_mutex_lock (&run->lock);
+      say_done = run->rank != 0 && !run->done_sent;
+      run->done_sent = TRUE;
+      g_mutex_unlock (&run->lock);
+      if (say_done)
+        post (run, 0, TAG_DONE, g_bytes_new_static ("{\"stop_reason\":\"error\"}", 23));
       if (run->rank == 0)
         for (int r = 1; r < run->size; r++)
           if (!run->ranks[r].lost)

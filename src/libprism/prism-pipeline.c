@@ -329,6 +329,8 @@ struct _PrismPipeline
   PrismPipelineRole role;
   GCond decided;               /* an entry stopped being PENDING (REPORT waits for it) */
   guint next_claim;            /* GATHER: tasks before it are handed out (under @lock) */
+  guint peer_tasks;            /* GATHER: 1 + the last task a peer reported (its split phase
+                                * may be ahead of ours) */
   GArray *peer_stats;          /* GATHER: PrismRunStats per peer, index 0 unused */
   char *peer_stop_reason;      /* GATHER: the first peer's that is not "exhausted" */
   JsonNode *ranks;             /* GATHER: results.json stats.ranks */
@@ -482,6 +484,8 @@ snapshot_locked (PrismPipeline *p, PrismRunStats *out)
       prism_search_get_stats (p->search, &s);
       out->search.n_tasks = MAX (out->search.n_tasks, s.n_tasks);
     }
+  /* Tasks finished elsewhere are tasks of the file too. */
+  out->search.n_tasks = MAX (out->search.n_tasks, p->peer_tasks);
   out->time_to_best_s = p->best ? p->best->found_at_s : -1;
   if (p->results != NULL)
     {
@@ -2402,6 +2406,7 @@ prism_pipeline_merge_task (PrismPipeline *p, guint peer, guint task, gboolean co
     }
   if (completed)
     mark_done_locked (p, task);
+  p->peer_tasks = MAX (p->peer_tasks, task + 1);
   p->dirty = TRUE;
   publish_ready_locked (p);
   g_mutex_unlock (&p->lock);
@@ -2448,8 +2453,9 @@ prism_pipeline_get_task_stats (PrismPipeline *p, PrismRunStats *stats)
   *stats = p->counters;
   if (p->search != NULL)
     {
-      prism_search_get_stats (p->search, &stats->search);
+      /* The split phase's first: the totals read after it include it. */
       prism_search_get_split_stats (p->search, &split);
+      prism_search_get_stats (p->search, &stats->search);
       stats->search.states -= split.states;
       for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
         stats->search.states_by_depth[d] -= split.states_by_depth[d];
