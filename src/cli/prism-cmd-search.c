@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib/gi18n.h>
@@ -15,6 +16,7 @@
 #include "prism-json-reader.h"
 #include "prism-error.h"
 #include "prism-gpu-target.h"
+#include "prism-mpi-run.h"
 #include "prism-session.h"
 
 #define PROGRESS_INTERVAL_US (G_USEC_PER_SEC / 4)
@@ -26,6 +28,7 @@ typedef struct
   gboolean json;
   gboolean verbose;
   gboolean tty;
+  gboolean quiet;         /* an MPI rank other than 0: rank 0 speaks */
   gboolean error;
   guint signals;
   gint64 last_progress_us;
@@ -267,11 +270,13 @@ on_signal (gpointer user_data)
     {
       /* Every verified candidate is already on disk (written atomically). */
       end_line (run);
-      fprintf (stderr, "%s\n", _("prism search: interrupted again, exiting now"));
+      if (!run->quiet)
+        fprintf (stderr, "%s\n", _("prism search: interrupted again, exiting now"));
       _exit (130);
     }
   end_line (run);
-  fprintf (stderr, "%s\n", _("prism search: stopping (results are kept; press Ctrl-C again to quit at once)"));
+  if (!run->quiet)
+    fprintf (stderr, "%s\n", _("prism search: stopping (results are kept; press Ctrl-C again to quit at once)"));
   prism_session_stop (run->session);
   return G_SOURCE_CONTINUE;
 }
@@ -407,6 +412,40 @@ print_summary (Run *run, const PrismRunStats *stats, const char *stop)
   fprintf (stderr, _("  pruned: %s\n"), pruned);
 }
 
+/* The program, or why it cannot be read on this rank. */
+static PrismGraph *
+open_program (PrismMpiRun *mpi, const char *arg, GError **error)
+{
+  const char *fail_rank = g_getenv ("PRISM_MPI_TEST_FAIL_RANK");
+
+  /* Test hook: as root every file is readable, so a rank that cannot read
+   * the program is made up (tests/search/test-mpi-search.sh). */
+  if (mpi != NULL && fail_rank != NULL && (guint) atoi (fail_rank) == prism_mpi_run_get_rank (mpi))
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE,
+                   _("%s: cannot be read on this rank (PRISM_MPI_TEST_FAIL_RANK)"), arg);
+      return NULL;
+    }
+  return prism_cli_open_program (arg, error);
+}
+
+/* A rank that cannot start tells the others, which stop too; rank 0 says
+ * why (the first failing rank's message). */
+static int
+fail_startup (PrismMpiRun *mpi, GError *error)
+{
+  g_autoptr(GError) verdict = NULL;
+  int code = PRISM_EXIT_BAD_INPUT;
+
+  if (mpi == NULL)
+    return prism_cli_fail ("search", error->message);
+  prism_mpi_run_check_startup (mpi, error, &verdict);
+  if (prism_mpi_run_get_rank (mpi) == 0)
+    code = prism_cli_fail ("search", verdict->message);
+  prism_mpi_run_finish (mpi);
+  return code;
+}
+
 int
 prism_cmd_search (int argc, char **argv)
 {
@@ -484,6 +523,9 @@ prism_cmd_search (int argc, char **argv)
   guint sigint, sigterm;
   const PrismCandidate *best = NULL, *best_measured = NULL;
   const char *stop;
+  PrismMpiRun *mpi = NULL;
+  gboolean quiet = FALSE;
+  int result;
 
   if (!prism_cli_parse ("search", _("FILE|WORKLOAD[:key=value,…]"),
                         _("Searches for fused programs equivalent to the input: builds sGraphs, "
@@ -533,9 +575,16 @@ prism_cmd_search (int argc, char **argv)
   if (tune_top != -1 && (tune_top < 0 || tune_top > 1000))
     return prism_cli_fail ("search", _("--tune-top must be between 0 and 1000"));
 
-  program = prism_cli_open_program (argv[1], &error);
-  if (program == NULL)
+  /* Under mpirun: one search across the job's ranks (prism-mpi-run.h). */
+  mpi = prism_mpi_run_init (&error);
+  if (error != NULL)
     return prism_cli_fail ("search", error->message);
+  /* Only rank 0 speaks; the others search. */
+  quiet = mpi != NULL && prism_mpi_run_get_rank (mpi) != 0;
+
+  program = open_program (mpi, argv[1], &error);
+  if (program == NULL)
+    return fail_startup (mpi, error);
 
   if (time_limit >= 0)
     options.search.time_limit_s = time_limit;
@@ -560,20 +609,31 @@ prism_cmd_search (int argc, char **argv)
   if (out == NULL)
     out = default_out_dir (argv[1], program);
   options.out_dir = out;
+  options.peers = mpi ? prism_mpi_run_get_peers (mpi) : NULL;
 
   session = prism_session_new (program, &options, &error);
   if (session == NULL)
-    return prism_cli_fail ("search", error->message);
+    return fail_startup (mpi, error);
+  /* Every rank could start, or none searches. */
+  if (mpi != NULL && !prism_mpi_run_check_startup (mpi, NULL, &error))
+    {
+      code = prism_mpi_run_get_rank (mpi) == 0 ? prism_cli_fail ("search", error->message)
+                                               : PRISM_EXIT_BAD_INPUT;
+      prism_mpi_run_finish (mpi);
+      return code;
+    }
 
   loop = g_main_loop_new (NULL, FALSE);
   run.loop = loop;
   run.session = session;
   run.json = json;
   run.verbose = verbose;
+  run.quiet = quiet;
   run.tty = isatty (fileno (stderr));
   run.name = program->name ? program->name : argv[1];
   run.baseline = prism_baseline_kind_to_string (options.baseline);
-  g_signal_connect (session, "events", G_CALLBACK (on_events), &run);
+  if (!quiet)
+    g_signal_connect (session, "events", G_CALLBACK (on_events), &run);
   g_signal_connect (session, "finished", G_CALLBACK (on_finished), &run);
   sigint = g_unix_signal_add (SIGINT, on_signal, &run);
   sigterm = g_unix_signal_add (SIGTERM, on_signal, &run);
@@ -599,6 +659,17 @@ prism_cmd_search (int argc, char **argv)
         best_measured = c;
     }
   stop = prism_session_get_stop_reason (session);
+  if (quiet)
+    {
+      g_free (run.gpu);
+      prism_mpi_run_finish (mpi);
+      return PRISM_EXIT_OK;
+    }
+  if (mpi != NULL && prism_mpi_run_get_problem (mpi) != NULL)
+    {
+      end_line (&run);
+      fprintf (stderr, "prism search: %s\n", prism_mpi_run_get_problem (mpi));
+    }
   if (!json)
     {
       end_line (&run);
@@ -628,7 +699,7 @@ prism_cmd_search (int argc, char **argv)
         fprintf (stderr, _("results: %s\n"), prism_session_get_results_path (session));
     }
   g_free (run.gpu);
-  if (run.error)
-    return PRISM_EXIT_BAD_INPUT;
-  return cands->len > 0 ? PRISM_EXIT_OK : PRISM_EXIT_FAILED;
+  result = run.error ? PRISM_EXIT_BAD_INPUT : cands->len > 0 ? PRISM_EXIT_OK : PRISM_EXIT_FAILED;
+  prism_mpi_run_finish (mpi);
+  return result;
 }

@@ -324,16 +324,57 @@ struct _PrismPipeline
   char *gpu_worker;
   gint stop_requested;         /* atomic: ends the tuning between programs */
   gint paused;               /* atomic: the GPU timings wait while it is set */
+
+  /* Sharing the search with other processes (PrismPipelinePeers). */
+  PrismPipelineRole role;
+  GCond decided;               /* an entry stopped being PENDING (REPORT waits for it) */
+  guint next_claim;            /* GATHER: tasks before it are handed out (under @lock) */
+  guint peer_tasks;            /* GATHER: 1 + the last task a peer reported (its split phase
+                                * may be ahead of ours) */
+  GArray *peer_stats;          /* GATHER: PrismRunStats per peer, index 0 unused */
+  char *peer_stop_reason;      /* GATHER: the first peer's that is not "exhausted" */
+  JsonNode *ranks;             /* GATHER: results.json stats.ranks */
+  guint64 own_tasks;           /* tasks finished here in this run */
+  guint64 own_candidates;      /* candidates decided verified here in this run */
+  guint grant;                 /* split phase thread: the task handed to this process … */
+  gboolean has_grant;          /* … not reached yet */
 };
+
+/* A meeting of a candidate in a task (REPORT: reported when the task ends). */
+typedef struct
+{
+  Entry *entry;
+  guint seq;
+} Meeting;
 
 /* The position of the sGraphs a worker is delivering: one task at a time. */
 typedef struct
 {
   guint task;
   guint seq;
+  GArray *met;                 /* REPORT: Meeting, in the task's order */
 } TaskPos;
 
-static GPrivate task_pos = G_PRIVATE_INIT (g_free);
+static void
+task_pos_free (gpointer data)
+{
+  TaskPos *pos = data;
+
+  if (pos->met != NULL)
+    g_array_unref (pos->met);
+  g_free (pos);
+}
+
+static GPrivate task_pos = G_PRIVATE_INIT (task_pos_free);
+
+void
+prism_task_find_free (PrismTaskFind *find)
+{
+  if (find == NULL)
+    return;
+  prism_candidate_unref (find->candidate);
+  g_free (find);
+}
 
 static guint
 key_hash (gconstpointer k)
@@ -430,6 +471,10 @@ snapshot_locked (PrismPipeline *p, PrismRunStats *out)
     }
   *out = p->previous;
   prism_run_stats_add (out, &now);
+  /* The other processes' own counters (their split phase left out: it is
+   * counted once, here). */
+  for (guint i = 1; p->peer_stats != NULL && i < p->peer_stats->len; i++)
+    prism_run_stats_add (out, &g_array_index (p->peer_stats, PrismRunStats, i));
   out->search.elapsed_s = run_time (p);
   out->setup_s = p->previous.setup_s + p->setup_s;
   out->search.tasks_done = p->done->len;
@@ -439,6 +484,8 @@ snapshot_locked (PrismPipeline *p, PrismRunStats *out)
       prism_search_get_stats (p->search, &s);
       out->search.n_tasks = MAX (out->search.n_tasks, s.n_tasks);
     }
+  /* Tasks finished elsewhere are tasks of the file too. */
+  out->search.n_tasks = MAX (out->search.n_tasks, p->peer_tasks);
   out->time_to_best_s = p->best ? p->best->found_at_s : -1;
   if (p->results != NULL)
     {
@@ -484,6 +531,7 @@ save_locked (PrismPipeline *p)
   snapshot_locked (p, &stats);
   done = done_tasks_saved_locked (p);
   prism_results_set_stats (p->results, &stats);
+  prism_results_set_ranks (p->results, p->ranks);
   prism_results_set_progress (p->results, stats.search.n_tasks, done, p->stop_reason);
   if (!prism_results_save (p->results, p->results_path, &error))
     g_warning ("cannot write %s: %s", p->results_path, error->message);
@@ -733,6 +781,7 @@ reject (PrismPipeline *p, Entry *entry, EntryState state, const PrismGraph *grap
 
   g_mutex_lock (&p->lock);
   entry->state = state;
+  g_cond_broadcast (&p->decided);
   publish_ready_locked (p);
   g_mutex_unlock (&p->lock);
   e->graph = prism_graph_ref ((PrismGraph *) graph);
@@ -818,6 +867,8 @@ accept (PrismPipeline *p, Entry *entry, const PrismMapCandidate *mc, GPtrArray *
   c->seq = entry->seq;
   entry->state = ENTRY_VERIFIED;
   entry->candidate = c;
+  p->own_candidates++;
+  g_cond_broadcast (&p->decided);
   publish_ready_locked (p);
   g_mutex_unlock (&p->lock);
   emit_outbox (p);
@@ -845,6 +896,28 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
     return FALSE;
   g_mutex_lock (&p->lock);
   entry = g_hash_table_lookup (p->seen, &key);
+  if (p->role == PRISM_PIPELINE_REPORT)
+    {
+      TaskPos *pos = g_private_get (&task_pos);
+      Meeting m = { NULL, seq };
+
+      if (entry == NULL)
+        {
+          entry = g_new0 (Entry, 1);
+          entry->key = key;
+          entry->task = task;
+          entry->seq = seq;
+          /* Published where the results are gathered, not here. */
+          g_hash_table_insert (p->seen, &entry->key, entry);
+          p->counters.map_candidates++;
+          m.entry = entry;
+          g_array_append_val (pos->met, m);
+          g_mutex_unlock (&p->lock);
+          goto decide_new;
+        }
+      m.entry = entry;
+      g_array_append_val (pos->met, m);
+    }
   if (entry != NULL)
     {
       if (task < entry->task || (task == entry->task && seq < entry->seq))
@@ -868,6 +941,7 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
   p->counters.map_candidates++;
   g_mutex_unlock (&p->lock);
 
+decide_new:
   /* Sizes first: cheap, and a candidate no GPU can run is not worth a proof. */
   params = prism_param_instantiate (mc->graph, p->target, &popts, &pstats);
   g_mutex_lock (&p->lock);
@@ -876,6 +950,7 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
     {
       entry->state = ENTRY_NO_SIZES;
       p->counters.no_sizes++;
+      g_cond_broadcast (&p->decided);
       publish_ready_locked (p);
     }
   g_mutex_unlock (&p->lock);
@@ -1228,12 +1303,14 @@ search_sgraph (PrismSearch *search, const PrismSGraph *sg, guint task, gpointer 
     {
       pos = g_new0 (TaskPos, 1);
       pos->task = G_MAXUINT;
+      pos->met = g_array_new (FALSE, FALSE, sizeof (Meeting));
       g_private_set (&task_pos, pos);
     }
   if (pos->task != task)
     {
       pos->task = task;
       pos->seq = 0;
+      g_array_set_size (pos->met, 0);
     }
 
   e = prism_event_new (PRISM_EVENT_SGRAPH);
@@ -1258,11 +1335,57 @@ search_sgraph (PrismSearch *search, const PrismSGraph *sg, guint task, gpointer 
   g_mutex_unlock (&p->lock);
 }
 
+/* REPORT: the verified candidates @task met, once every one it met is
+ * decided (another thread may still be deciding one it met again). */
+static GPtrArray *
+task_finds (PrismPipeline *p, guint task)
+{
+  TaskPos *pos = g_private_get (&task_pos);
+  GPtrArray *finds = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_task_find_free);
+
+  if (pos == NULL || pos->task != task)
+    return finds;
+  g_mutex_lock (&p->lock);
+  for (guint i = 0; i < pos->met->len; i++)
+    {
+      Meeting *m = &g_array_index (pos->met, Meeting, i);
+
+      /* The thread deciding it is at work (it waits for nobody). */
+      while (m->entry->state == ENTRY_PENDING)
+        g_cond_wait (&p->decided, &p->lock);
+      if (m->entry->state == ENTRY_VERIFIED)
+        {
+          PrismTaskFind *f = g_new0 (PrismTaskFind, 1);
+
+          f->candidate = prism_candidate_ref (m->entry->candidate);
+          f->seq = m->seq;
+          g_ptr_array_add (finds, f);
+        }
+    }
+  g_mutex_unlock (&p->lock);
+  g_array_set_size (pos->met, 0);
+  pos->task = G_MAXUINT;
+  return finds;
+}
+
 static void
 search_task_done (PrismSearch *search, guint task, gboolean completed, gpointer user_data)
 {
   PrismPipeline *p = user_data;
 
+  if (completed)
+    {
+      g_mutex_lock (&p->lock);
+      p->own_tasks++;
+      g_mutex_unlock (&p->lock);
+    }
+  if (p->role == PRISM_PIPELINE_REPORT)
+    {
+      g_autoptr(GPtrArray) finds = task_finds (p, task);
+
+      p->opts.peers->task_finished (p, task, completed, finds, p->opts.peers->user_data);
+      return;
+    }
   if (!completed)
     return;
   g_mutex_lock (&p->lock);
@@ -1271,6 +1394,31 @@ search_task_done (PrismSearch *search, guint task, gboolean completed, gpointer 
   publish_ready_locked (p);
   g_mutex_unlock (&p->lock);
   emit_outbox (p);
+}
+
+/* Whether this process runs @task, on the split phase's thread.  The
+ * process holds at most one task handed out and not reached yet: the
+ * tasks before it belong to others. */
+static gboolean
+search_claim_task (PrismSearch *search, guint task, gpointer user_data)
+{
+  PrismPipeline *p = user_data;
+
+  if (p->has_grant && task < p->grant)
+    return FALSE;
+  if (p->has_grant && task == p->grant)
+    {
+      p->has_grant = FALSE;
+      return TRUE;
+    }
+  p->grant = p->opts.peers->claim_task != NULL
+             ? p->opts.peers->claim_task (p, task, p->opts.peers->user_data)
+             : prism_pipeline_claim (p, 0, task);
+  if (p->grant == task)
+    return TRUE;
+  /* G_MAXUINT: nothing more for this process (stopped). */
+  p->has_grant = TRUE;
+  return FALSE;
 }
 
 /* From the worker thread that pruned the step, like SGRAPH events. */
@@ -1599,6 +1747,10 @@ prism_pipeline_new (PrismGraph *program, const PrismPipelineOptions *options, GE
                                     (GDestroyNotify) prism_candidate_unref);
   g_queue_init (&p->outbox);
   g_mutex_init (&p->emit_lock);
+  g_cond_init (&p->decided);
+  p->role = options->peers != NULL ? options->peers->role : PRISM_PIPELINE_ALONE;
+  if (p->role == PRISM_PIPELINE_GATHER)
+    p->peer_stats = g_array_new (FALSE, TRUE, sizeof (PrismRunStats));
   p->previous.time_to_best_s = -1;
   p->counters.time_to_best_s = -1;
 
@@ -1624,7 +1776,8 @@ prism_pipeline_new (PrismGraph *program, const PrismPipelineOptions *options, GE
   p->fingerprint = make_fingerprint (p);
   p->options_json = options_to_json (&p->opts);
 
-  if (p->out_dir != NULL)
+  /* Only the gathering process writes the results. */
+  if (p->out_dir != NULL && p->role != PRISM_PIPELINE_REPORT)
     {
       p->results_path = g_build_filename (p->out_dir, "results.json", NULL);
       /* Temporary files of writers killed with SIGKILL. */
@@ -1670,6 +1823,10 @@ prism_pipeline_free (PrismPipeline *p)
   g_free (p->gpu_worker);
   g_free (p->fingerprint);
   g_free (p->stop_reason);
+  g_clear_pointer (&p->peer_stats, g_array_unref);
+  g_clear_pointer (&p->ranks, json_node_unref);
+  g_free (p->peer_stop_reason);
+  g_cond_clear (&p->decided);
   g_mutex_clear (&p->lock);
   g_mutex_clear (&p->emit_lock);
   g_free (p);
@@ -1928,6 +2085,28 @@ fail_event (PrismPipeline *p, const GError *error)
   emit (p, e);
 }
 
+/* After this process's search: the others' tasks, with progress events
+ * (and periodic saves) as if the search still ran. */
+static void
+wait_peers (PrismPipeline *p)
+{
+  const PrismPipelinePeers *peers = p->opts.peers;
+
+  while (!peers->wait_peers (p, 1000 / 30, peers->user_data))
+    {
+      search_tick (p->search, p);
+      /* Stopping: under mpirun a signal is followed by SIGKILL within a
+       * second, so what is decided is written at once. */
+      if (g_atomic_int_get (&p->stop_requested))
+        {
+          g_mutex_lock (&p->lock);
+          if (p->dirty)
+            save_locked (p);
+          g_mutex_unlock (&p->lock);
+        }
+    }
+}
+
 gboolean
 prism_pipeline_run (PrismPipeline *p, GError **error)
 {
@@ -1995,11 +2174,17 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
   for (guint i = 0; i < p->done->len; i++)
     prism_search_skip_task (p->search, g_array_index (p->done, guint, i));
   prism_search_set_elapsed_offset (p->search, p->previous.search.elapsed_s);
+  if (p->role != PRISM_PIPELINE_ALONE)
+    observer.claim_task = search_claim_task;
   prism_search_set_observer (p->search, &observer, p);
   p->setup_s = (g_get_monotonic_time () - p->start_us) / 1e6;
+  if (p->opts.peers != NULL && p->opts.peers->started != NULL)
+    p->opts.peers->started (p, p->opts.peers->user_data);
 
   if (!prism_search_run (p->search, &local))
     goto fail;
+  if (p->role != PRISM_PIPELINE_ALONE)
+    wait_peers (p);
 
   /* The search has ended (maybe stopped): whatever was decided is
    * published, in order. */
@@ -2027,11 +2212,26 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
   prism_results_sort (p->results);
   g_free (p->stop_reason);
   p->stop_reason = g_strdup (prism_search_get_stop_reason (p->search));
+  /* Complete only if every process exhausted its tasks: a peer's time
+   * limit says so, and a peer lost leaves tasks unfinished. */
+  if (g_strcmp0 (p->stop_reason, "exhausted") == 0 && p->role == PRISM_PIPELINE_GATHER)
+    {
+      PrismSearchStats st;
+
+      prism_search_get_stats (p->search, &st);
+      if (p->peer_stop_reason != NULL || p->head < st.n_tasks)
+        {
+          g_free (p->stop_reason);
+          p->stop_reason = g_strdup (p->peer_stop_reason ? p->peer_stop_reason : "stopped");
+        }
+    }
   save_locked (p);
   g_mutex_unlock (&p->lock);
   emit_outbox (p);
 
-  tune (p);
+  /* The GPUs are timed where the results are. */
+  if (p->role != PRISM_PIPELINE_REPORT)
+    tune (p);
 
   g_mutex_lock (&p->lock);
   save_locked (p);
@@ -2054,6 +2254,15 @@ prism_pipeline_stop (PrismPipeline *p)
   g_atomic_int_set (&p->stop_requested, TRUE);
   if (p->search != NULL)
     prism_search_stop (p->search);
+  if (p->opts.peers != NULL && p->opts.peers->stop != NULL)
+    p->opts.peers->stop (p, p->opts.peers->user_data);
+  /* See wait_peers(): the gathering process may have a second left. */
+  if (p->role == PRISM_PIPELINE_GATHER)
+    {
+      g_mutex_lock (&p->lock);
+      save_locked (p);
+      g_mutex_unlock (&p->lock);
+    }
 }
 
 void
@@ -2124,4 +2333,164 @@ const char *
 prism_pipeline_get_stop_reason (PrismPipeline *p)
 {
   return p->stop_reason;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sharing one search with other processes */
+
+guint
+prism_pipeline_claim (PrismPipeline *p, guint peer, guint from)
+{
+  guint k;
+
+  g_return_val_if_fail (p->role == PRISM_PIPELINE_GATHER, G_MAXUINT);
+  if (g_atomic_int_get (&p->stop_requested))
+    return G_MAXUINT;
+  g_mutex_lock (&p->lock);
+  k = MAX (from, p->next_claim);
+  /* Finished in an earlier run (resume): nobody runs it again. */
+  while (g_hash_table_contains (p->done_set, GUINT_TO_POINTER (k)))
+    k++;
+  p->next_claim = k + 1;
+  g_mutex_unlock (&p->lock);
+  return k;
+}
+
+/* A candidate another process met at (@task, @seq): like a meeting in
+ * decide(), but decided already.  Call with the lock held. */
+static void
+merge_find_locked (PrismPipeline *p, PrismCandidate *c, guint task, guint seq)
+{
+  Key128 key;
+  Entry *entry;
+
+  if (!key_from_digest (c->digest, &key))
+    {
+      g_warning ("a peer reported a candidate with a malformed digest; it is left out");
+      return;
+    }
+  entry = g_hash_table_lookup (p->seen, &key);
+  if (entry != NULL)
+    {
+      if (task < entry->task || (task == entry->task && seq < entry->seq))
+        {
+          entry->task = task;
+          entry->seq = seq;
+          if (entry->queued != NULL)
+            g_sequence_sort_changed (entry->queued, compare_positions, NULL);
+        }
+      return;
+    }
+  entry = g_new0 (Entry, 1);
+  entry->key = key;
+  entry->task = task;
+  entry->seq = seq;
+  entry->state = ENTRY_VERIFIED;
+  entry->candidate = prism_candidate_ref (c);
+  c->task = task;
+  c->seq = seq;
+  entry->queued = g_sequence_insert_sorted (p->order, entry, compare_positions, NULL);
+  g_hash_table_insert (p->seen, &entry->key, entry);
+}
+
+void
+prism_pipeline_merge_task (PrismPipeline *p, guint peer, guint task, gboolean completed,
+                           GPtrArray *finds)
+{
+  g_return_if_fail (p->role == PRISM_PIPELINE_GATHER);
+  g_mutex_lock (&p->lock);
+  for (guint i = 0; i < finds->len; i++)
+    {
+      PrismTaskFind *f = g_ptr_array_index (finds, i);
+      merge_find_locked (p, f->candidate, task, f->seq);
+    }
+  if (completed)
+    mark_done_locked (p, task);
+  p->peer_tasks = MAX (p->peer_tasks, task + 1);
+  p->dirty = TRUE;
+  publish_ready_locked (p);
+  g_mutex_unlock (&p->lock);
+  emit_outbox (p);
+}
+
+void
+prism_pipeline_set_peer_stats (PrismPipeline *p, guint peer, const PrismRunStats *stats)
+{
+  g_return_if_fail (p->role == PRISM_PIPELINE_GATHER && peer > 0);
+  g_mutex_lock (&p->lock);
+  if (p->peer_stats->len <= peer)
+    g_array_set_size (p->peer_stats, peer + 1);
+  g_array_index (p->peer_stats, PrismRunStats, peer) = *stats;
+  g_mutex_unlock (&p->lock);
+}
+
+void
+prism_pipeline_peer_ended (PrismPipeline *p, guint peer, const char *stop_reason)
+{
+  g_return_if_fail (p->role == PRISM_PIPELINE_GATHER);
+  g_mutex_lock (&p->lock);
+  if (p->peer_stop_reason == NULL && g_strcmp0 (stop_reason, "exhausted") != 0)
+    p->peer_stop_reason = g_strdup (stop_reason ? stop_reason : "stopped");
+  g_mutex_unlock (&p->lock);
+}
+
+void
+prism_pipeline_set_ranks (PrismPipeline *p, JsonNode *ranks)
+{
+  g_mutex_lock (&p->lock);
+  g_clear_pointer (&p->ranks, json_node_unref);
+  p->ranks = ranks;
+  p->dirty = TRUE;
+  g_mutex_unlock (&p->lock);
+}
+
+void
+prism_pipeline_get_task_stats (PrismPipeline *p, PrismRunStats *stats)
+{
+  PrismSearchStats split;
+
+  g_mutex_lock (&p->lock);
+  *stats = p->counters;
+  if (p->search != NULL)
+    {
+      /* The split phase's first: the totals read after it include it. */
+      prism_search_get_split_stats (p->search, &split);
+      prism_search_get_stats (p->search, &stats->search);
+      stats->search.states -= split.states;
+      for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+        stats->search.states_by_depth[d] -= split.states_by_depth[d];
+      for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+        stats->search.pruned[r] -= split.pruned[r];
+      for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+        for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+          stats->search.pruned_by_depth[d][r] -= split.pruned_by_depth[d][r];
+      stats->search.sgraphs -= split.sgraphs;
+      /* Told by the gathering process, which knows them all. */
+      stats->search.n_tasks = 0;
+      stats->search.tasks_done = 0;
+      stats->search.elapsed_s = prism_search_get_elapsed (p->search);
+    }
+  stats->time_to_best_s = -1;
+  g_mutex_unlock (&p->lock);
+}
+
+void
+prism_pipeline_get_own_counts (PrismPipeline *p, guint64 *tasks, guint64 *candidates)
+{
+  g_mutex_lock (&p->lock);
+  *tasks = p->own_tasks;
+  *candidates = p->own_candidates;
+  g_mutex_unlock (&p->lock);
+}
+
+const char *
+prism_pipeline_get_search_stop_reason (PrismPipeline *p)
+{
+  return p->search != NULL ? prism_search_get_stop_reason (p->search) : NULL;
+}
+
+const char *
+prism_pipeline_get_fingerprint (PrismPipeline *p)
+{
+  return p->fingerprint;
 }

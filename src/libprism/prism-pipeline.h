@@ -97,6 +97,84 @@ typedef PrismVerdictKind (*PrismVerifyFunc) (const PrismGraph *candidate,
                                              char            **message,
                                              gpointer          user_data);
 
+typedef struct _PrismPipeline PrismPipeline;
+
+/* How a pipeline shares one search with other processes (an MPI run,
+ * src/cli/prism-mpi-run.c).  Every process runs the same split phase; each
+ * task runs in one of them. */
+typedef enum
+{
+  PRISM_PIPELINE_ALONE,   /* one process: runs every task, publishes and saves */
+  PRISM_PIPELINE_GATHER,  /* the first of several: hands tasks out (prism_pipeline_claim()),
+                           * publishes its own candidates and those the others report
+                           * (prism_pipeline_merge_task()) in the one-process order, and alone
+                           * writes results.json */
+  PRISM_PIPELINE_REPORT,  /* one of the others: runs the tasks it is given, publishes and saves
+                           * nothing, and reports each task's verified candidates (task_finished) */
+} PrismPipelineRole;
+
+/**
+ * PrismTaskFind:
+ * @candidate: a verified candidate as the reporting process decided it
+ * @seq: where in the task it was met (the task's own order of candidates)
+ *
+ * One meeting of a verified candidate in a task.  A task that meets a
+ * candidate decided in another task (or on another process) lists it too:
+ * the one who gathers keeps the earliest place.
+ */
+typedef struct
+{
+  PrismCandidate *candidate;
+  guint seq;
+} PrismTaskFind;
+
+void prism_task_find_free (PrismTaskFind *find);
+
+/**
+ * PrismPipelinePeers:
+ * @role: what this process does
+ * @claim_task: REPORT: asks the gathering process for a task to run, the
+ *   first at or after @from that nobody has; returns it, or G_MAXUINT for
+ *   none (stopped).  GATHER: the same for this process (nullable: then
+ *   prism_pipeline_claim() at once).  Called on the split phase's thread;
+ *   may block.
+ * @task_finished: REPORT: every candidate @task met is decided; @finds
+ *   (element-type PrismTaskFind) are the verified ones (borrowed).  Called
+ *   on the search worker that ran the task, also for a task cut short
+ *   (!@completed): what it decided is kept, the task runs again on resume.
+ * @wait_peers: after this process's search ended: waits up to @timeout_ms
+ *   for the others to end (GATHER: every one has reported all its tasks;
+ *   REPORT: the gathering process says the run is over) and returns whether
+ *   they have.  The pipeline calls it again (emitting progress) until then.
+ * @stop: (nullable): prism_pipeline_stop() was called: tell the others.
+ * @started: (nullable): the setup is done and the search is about to start
+ *   (on the thread of prism_pipeline_run()); the pipeline may be called
+ *   from now on
+ * @user_data: for the callbacks
+ *
+ * Borrowed by the options: it must outlive the pipeline.
+ */
+typedef struct
+{
+  PrismPipelineRole role;
+  guint    (*claim_task)    (PrismPipeline *pipeline,
+                             guint          from,
+                             gpointer       user_data);
+  void     (*task_finished) (PrismPipeline *pipeline,
+                             guint          task,
+                             gboolean       completed,
+                             GPtrArray     *finds,
+                             gpointer       user_data);
+  gboolean (*wait_peers)    (PrismPipeline *pipeline,
+                             guint          timeout_ms,
+                             gpointer       user_data);
+  void     (*stop)          (PrismPipeline *pipeline,
+                             gpointer       user_data);
+  void     (*started)       (PrismPipeline *pipeline,
+                             gpointer       user_data);
+  gpointer user_data;
+} PrismPipelinePeers;
+
 typedef struct
 {
   PrismSearchOptions search;      /* oracle / check_func are set by the pipeline unless given */
@@ -122,6 +200,8 @@ typedef struct
   guint tune_timeout_s;           /* per program on the GPU (default 60) */
   double tune_min_time_ms;        /* samples per program (default 100 ms) */
   PrismBaselineKind baseline;     /* what speedups are against (default vendor) */
+  const PrismPipelinePeers *peers; /* NULL = one process (borrowed); a REPORT pipeline
+                                   * ignores out_dir and resume, and tunes nothing */
 } PrismPipelineOptions;
 
 void prism_pipeline_options_init (PrismPipelineOptions *options);
@@ -131,8 +211,6 @@ typedef void (*PrismEventFunc) (PrismEvent *event,
                                 gpointer    user_data);
 /* Called about 30 times a second on the thread in prism_pipeline_run(). */
 typedef void (*PrismTickFunc)  (gpointer    user_data);
-
-typedef struct _PrismPipeline PrismPipeline;
 
 /**
  * prism_pipeline_new:
@@ -196,6 +274,59 @@ double         prism_pipeline_get_baseline_us (PrismPipeline           *pipeline
 const char    *prism_pipeline_get_results_path (PrismPipeline          *pipeline);
 /* Valid after prism_pipeline_run(). */
 const char    *prism_pipeline_get_stop_reason (PrismPipeline           *pipeline);
+
+/* Sharing one search with other processes (PrismPipelinePeers).  All
+ * thread-safe; the GATHER ones are for the process that gathers, @peer
+ * numbering the others from 1. */
+
+/* GATHER: the first task at or after @from that is neither finished nor
+ * handed out, now handed out (to @peer; 0 = this process). */
+guint          prism_pipeline_claim        (PrismPipeline              *pipeline,
+                                            guint                       peer,
+                                            guint                       from);
+/**
+ * prism_pipeline_merge_task:
+ * @finds: (element-type PrismTaskFind): the verified candidates @task met
+ *   on @peer (borrowed; the candidates are referenced, their id, task and
+ *   seq set here)
+ *
+ * GATHER: takes what @peer decided in @task as if it had been found here:
+ * each candidate goes into the publication order at its earliest place
+ * (the same as in one process), and a @completed task counts as finished.
+ */
+void           prism_pipeline_merge_task   (PrismPipeline              *pipeline,
+                                            guint                       peer,
+                                            guint                       task,
+                                            gboolean                    completed,
+                                            GPtrArray                  *finds);
+/* GATHER: @peer's counters (prism_pipeline_get_task_stats() there), added
+ * into this pipeline's; the last one given counts. */
+void           prism_pipeline_set_peer_stats (PrismPipeline            *pipeline,
+                                            guint                       peer,
+                                            const PrismRunStats        *stats);
+/* GATHER: @peer's search ended with @stop_reason: a run is complete only
+ * if every process exhausted its tasks. */
+void           prism_pipeline_peer_ended   (PrismPipeline              *pipeline,
+                                            guint                       peer,
+                                            const char                 *stop_reason);
+/* GATHER: stored as results.json "stats.ranks" (transfer full; NULL forgets it). */
+void           prism_pipeline_set_ranks    (PrismPipeline              *pipeline,
+                                            JsonNode                   *ranks);
+/* The counters of this process alone in this run: its decisions and the
+ * states of the tasks it ran (without the split phase, which every process
+ * runs): what the gathering process adds up. */
+void           prism_pipeline_get_task_stats (PrismPipeline            *pipeline,
+                                            PrismRunStats              *stats);
+/* Of this run on this process: tasks finished here, verified candidates
+ * decided here (not counting those met again). */
+void           prism_pipeline_get_own_counts (PrismPipeline            *pipeline,
+                                            guint64                    *tasks,
+                                            guint64                    *candidates);
+/* Why this process's search ended ("exhausted", …), NULL while it runs. */
+const char    *prism_pipeline_get_search_stop_reason (PrismPipeline    *pipeline);
+/* Valid after prism_pipeline_new(): the program and the whole configuration
+ * as results.json names it (processes sharing a search must agree on it). */
+const char    *prism_pipeline_get_fingerprint (PrismPipeline           *pipeline);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismEvent, prism_event_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismPipeline, prism_pipeline_free)

@@ -946,6 +946,7 @@ struct _PrismResults
   gboolean has_tuning;
   GPtrArray *candidates;   /* PrismCandidate */
   PrismRunStats stats;
+  JsonNode *ranks;             /* stats.ranks of an MPI run, or NULL */
   guint n_tasks;
   GArray *done;            /* guint, ascending */
   char *stop_reason;
@@ -980,6 +981,7 @@ prism_results_free (PrismResults *r)
   g_free (r->target);
   g_free (r->fingerprint);
   g_clear_pointer (&r->options, json_node_unref);
+  g_clear_pointer (&r->ranks, json_node_unref);
   prism_measurement_free (r->baseline_measured);
   g_free (r->baseline_kind);
   g_free (r->baseline_alt_kind);
@@ -1096,6 +1098,15 @@ prism_results_set_stats (PrismResults *r, const PrismRunStats *stats)
   r->stats = *stats;
 }
 
+void
+prism_results_set_ranks (PrismResults *r, JsonNode *ranks)
+{
+  if (ranks == r->ranks)
+    return;
+  g_clear_pointer (&r->ranks, json_node_unref);
+  r->ranks = ranks != NULL ? json_node_copy (ranks) : NULL;
+}
+
 static int
 compare_guint (gconstpointer a, gconstpointer b)
 {
@@ -1187,9 +1198,14 @@ results_to_json (PrismResults *r, gboolean with_candidates)
     /* The counts of the candidates are those of the file's own. */
     PrismRunStats stats = r->stats;
 
+    JsonNode *node;
+
     stats.faster = prism_candidates_count_faster (r->candidates);
     stats.distinct = prism_candidates_count_distinct (r->candidates);
-    json_builder_add_value (b, prism_run_stats_to_json (&stats));
+    node = prism_run_stats_to_json (&stats);
+    if (r->ranks != NULL)
+      json_object_set_member (json_node_get_object (node), "ranks", json_node_copy (r->ranks));
+    json_builder_add_value (b, node);
   }
   json_builder_set_member_name (b, "baseline");
   json_builder_begin_object (b);

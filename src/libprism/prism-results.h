@@ -288,6 +288,10 @@ void            prism_results_remove_candidate (PrismResults      *results,
                                                 PrismCandidate    *candidate);
 void            prism_results_set_stats     (PrismResults         *results,
                                              const PrismRunStats  *stats);
+/* Written as "stats.ranks" (copied; %NULL: none): what each process of an
+ * MPI run did (docs/format.md).  Not read back: a resumed run writes its own. */
+void            prism_results_set_ranks     (PrismResults         *results,
+                                             JsonNode             *ranks);
 /**
  * prism_results_set_progress:
  * @done: (element-type guint): indices of finished tasks, any order

@@ -566,6 +566,7 @@ struct _PrismSearch
   GMutex lock;
   GCond cond;
   PrismSearchStats stats;
+  PrismSearchStats split_stats;    /* the split phase's share of @stats */
   guint queued;                    /* tasks pushed and not finished */
   gint64 start_us;
   gint64 paused_total_us;
@@ -664,22 +665,30 @@ binfo (Block *b, guint t)
 }
 
 static void
+add_local_stats (PrismSearchStats *to, const LocalStats *from)
+{
+  to->states += from->states;
+  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+    to->states_by_depth[d] += from->states_by_depth[d];
+  for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+    to->pruned[r] += from->pruned[r];
+  /* Sums, so the totals do not depend on how the work was split over
+   * threads or when each thread flushed. */
+  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
+    for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
+      to->pruned_by_depth[d][r] += from->pruned_by_depth[d][r];
+  to->sgraphs += from->sgraphs;
+}
+
+static void
 flush_stats (State *s)
 {
   PrismSearch *search = s->search;
 
   g_mutex_lock (&search->lock);
-  search->stats.states += s->stats.states;
-  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
-    search->stats.states_by_depth[d] += s->stats.states_by_depth[d];
-  for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
-    search->stats.pruned[r] += s->stats.pruned[r];
-  /* Sums, so the totals do not depend on how the work was split over
-   * threads or when each thread flushed. */
-  for (guint d = 0; d < PRISM_SEARCH_MAX_DEPTH; d++)
-    for (guint r = 0; r < PRISM_N_PRUNE_REASONS; r++)
-      search->stats.pruned_by_depth[d][r] += s->stats.pruned_by_depth[d][r];
-  search->stats.sgraphs += s->stats.sgraphs;
+  add_local_stats (&search->stats, &s->stats);
+  if (s->split_phase)
+    add_local_stats (&search->split_stats, &s->stats);
   g_mutex_unlock (&search->lock);
   memset (&s->stats, 0, sizeof s->stats);
 }
@@ -1233,6 +1242,16 @@ push_task (PrismSearch *search, State *from, Task *t)
       check_time_limit (search);
       g_mutex_lock (&search->lock);
     }
+  g_mutex_unlock (&search->lock);
+  /* Asked only once the queue has room, so that a process claims no more
+   * than it is about to run (the others may still take the rest). */
+  if (search->observer.claim_task != NULL && !g_atomic_int_get (&search->stop) &&
+      !search->observer.claim_task (search, t->index, search->observer_data))
+    {
+      task_free (t);
+      return;
+    }
+  g_mutex_lock (&search->lock);
   search->queued++;
   g_mutex_unlock (&search->lock);
   g_thread_pool_push (search->pool, t, NULL);
@@ -3423,6 +3442,7 @@ prism_search_run (PrismSearch *search, GError **error)
     search->pause_start_us = search->start_us;
   search->stop_reason = NULL;
   memset (&search->stats, 0, sizeof search->stats);
+  memset (&search->split_stats, 0, sizeof search->split_stats);
   g_mutex_unlock (&search->lock);
   search->next_task = 0;
   search->last_tick_us = search->start_us;
@@ -3510,6 +3530,14 @@ prism_search_get_stats (PrismSearch *search, PrismSearchStats *stats)
   if (g_atomic_int_get (&search->running))
     stats->elapsed_s = elapsed_us_locked (search, g_get_monotonic_time ()) / 1e6
                        + search->elapsed_offset;
+  g_mutex_unlock (&search->lock);
+}
+
+void
+prism_search_get_split_stats (PrismSearch *search, PrismSearchStats *stats)
+{
+  g_mutex_lock (&search->lock);
+  *stats = search->split_stats;
   g_mutex_unlock (&search->lock);
 }
 

@@ -212,6 +212,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismPruneSample, prism_prune_sample_free)
  * @tick: about 30 times a second, on the thread in prism_search_run()
  * @pruned_sample: (nullable): a sampled pruning decision (transfer full),
  *   from the thread that pruned it; without it nothing is sampled
+ * @claim_task: (nullable): whether this search runs @task, asked on the
+ *   thread of prism_search_run() (the split phase) once the task is cut and
+ *   about to be queued, in task order; it may block (a peer process hands
+ *   tasks out).  %FALSE drops the task: it is not run, not counted done and
+ *   no task_done() comes for it (another process runs it).  Tasks skipped
+ *   with prism_search_skip_task() are not asked about.  Without it every
+ *   task runs here.
  */
 typedef struct
 {
@@ -228,6 +235,9 @@ typedef struct
   void (*pruned_sample) (PrismSearch      *search,
                          PrismPruneSample *sample,
                          gpointer          user_data);
+  gboolean (*claim_task) (PrismSearch     *search,
+                          guint            task,
+                          gpointer         user_data);
 } PrismSearchObserver;
 
 /**
@@ -280,6 +290,12 @@ void         prism_search_set_time_limit (PrismSearch            *search,
                                         double                    seconds);
 /* A consistent snapshot of the counters. */
 void         prism_search_get_stats    (PrismSearch              *search,
+                                        PrismSearchStats         *stats);
+/* The counters of the split phase alone (the top of the tree, the same in
+ * every process that runs this search): states, pruned and sGraphs; the
+ * rest is 0.  Subtracted from prism_search_get_stats() it leaves what the
+ * tasks run here counted, which processes sharing one search add up. */
+void         prism_search_get_split_stats (PrismSearch           *search,
                                         PrismSearchStats         *stats);
 /* Seconds since prism_search_run() started (pauses excluded), plus the offset. */
 double       prism_search_get_elapsed  (PrismSearch              *search);

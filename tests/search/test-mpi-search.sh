@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# `mpirun -np 3 prism search`: the same candidates (ids, digests, places in
+# the search, equivalents, best) as one process on rms_norm and swiglu, every
+# rank ran tasks; a rank killed after its first task ends the run with the
+# results kept and --resume then gives the full set; a rank that cannot read
+# the program fails the run with its message on rank 0, exit 2, no hang.
+#   test-mpi-search.sh PRISM MPI   (MPI: whether prism was built with MPI)
+set -u
+prism="$1"
+built_with_mpi="$2"
+if [ "$built_with_mpi" != true ]; then
+  echo "SKIP: prism was built without MPI (meson option mpi)"; exit 77
+fi
+if ! command -v mpirun >/dev/null; then
+  echo "SKIP: mpirun is missing (Debian: openmpi-bin)"; exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+mpirun=(timeout 120 mpirun --allow-run-as-root --oversubscribe -np 3)
+search=(search --threads 1 --time-limit 0 --tune-top 0)
+
+# Everything the candidates of a results file say that must not depend on
+# how many processes found them.
+summary () {
+  python3 - "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["candidates"]:
+    print(c["id"], c["digest"], c.get("order"), c["params"], c["predicted_us"],
+          [(e["digest"], e.get("order")) for e in c.get("equivalent", [])])
+print("best", d["best"])
+s = d["stats"]
+print("stats", s["states"], s["sgraphs"], s["verified"], s["equivalent"], s["tasks"], s["tasks_done"])
+print("complete", d["complete"], d["stop_reason"])
+EOF
+}
+
+check_same () {   # NAME ONE MANY
+  if ! diff <(summary "$2") <(summary "$3") >"$tmp/diff"; then
+    echo "FAIL: $1: 3 ranks found other candidates than one process:"; head -20 "$tmp/diff"
+    fail=$((fail + 1))
+  else
+    echo "ok: $1: 3 ranks give the same $(grep -c '^[0-9]' <(summary "$2")) candidates as one process"
+  fi
+}
+
+for w in rms_norm swiglu; do
+  "$prism" "${search[@]}" "$w" --out "$tmp/$w-1" 2>/dev/null
+  "${mpirun[@]}" "$prism" "${search[@]}" "$w" --out "$tmp/$w-3" >"$tmp/log" 2>&1
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "FAIL: $w: mpirun -np 3 exited with $rc"; tail -20 "$tmp/log"; fail=$((fail + 1)); continue
+  fi
+  check_same "$w" "$tmp/$w-1/results.json" "$tmp/$w-3/results.json"
+  # Every rank ran tasks, and says so in stats.ranks.
+  if ! python3 - "$tmp/$w-3/results.json" <<'EOF'
+import json, sys
+ranks = json.load(open(sys.argv[1]))["stats"].get("ranks", [])
+assert [r["rank"] for r in ranks] == [0, 1, 2], ranks
+for r in ranks:
+    assert r["tasks"] > 0 and r["states"] >= 0 and r["state"] == "exhausted", r
+    assert r["messages_sent"] > 0 and r["messages_received"] > 0, r
+EOF
+  then
+    echo "FAIL: $w: stats.ranks does not show 3 ranks that each ran tasks"; fail=$((fail + 1))
+  else
+    echo "ok: $w: every rank ran tasks"
+  fi
+done
+
+# Rank 2 dies as if killed with kill -9 after its first task report.
+"${mpirun[@]}" -x PRISM_MPI_TEST_DIE_RANK=2 -x PRISM_MPI_TEST_DIE_AFTER=1 \
+  "$prism" "${search[@]}" rms_norm --out "$tmp/killed" >"$tmp/log" 2>&1
+rc=$?
+if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then
+  echo "FAIL: killed rank: mpirun exited with $rc (0: rank 2 was never killed; 124: a hang)"
+  tail -20 "$tmp/log"; fail=$((fail + 1))
+elif ! python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["complete"]' \
+       "$tmp/killed/results.json"; then
+  echo "FAIL: killed rank: no results.json kept, or it says the search is complete"; fail=$((fail + 1))
+else
+  echo "ok: a killed rank ends the run (exit $rc) with results.json kept"
+  "${mpirun[@]}" "$prism" "${search[@]}" rms_norm --out "$tmp/killed" --resume >"$tmp/log" 2>&1
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "FAIL: --resume after the kill exited with $rc"; tail -20 "$tmp/log"; fail=$((fail + 1))
+  elif ! diff <(summary "$tmp/rms_norm-1/results.json" | grep -v '^stats') \
+              <(summary "$tmp/killed/results.json" | grep -v '^stats') >"$tmp/diff"; then
+    echo "FAIL: --resume after the kill does not give the one-process candidates:"; head -20 "$tmp/diff"
+    fail=$((fail + 1))
+  else
+    echo "ok: --resume after the kill gives the full set"
+  fi
+fi
+
+# Rank 2 cannot read the program: every rank stops, rank 0 says why.
+"${mpirun[@]}" -x PRISM_MPI_TEST_FAIL_RANK=2 "$prism" "${search[@]}" rms_norm --out "$tmp/unread" \
+  >"$tmp/log" 2>&1
+rc=$?
+if [ $rc -ne 2 ]; then
+  echo "FAIL: unreadable program on rank 2: exit $rc, not 2 (124: a hang)"; tail -20 "$tmp/log"
+  fail=$((fail + 1))
+elif ! grep -q "^prism search: rank 2: rms_norm: cannot be read" "$tmp/log"; then
+  echo "FAIL: unreadable program on rank 2: rank 0 did not print rank 2's message:"; tail -20 "$tmp/log"
+  fail=$((fail + 1))
+elif [ -e "$tmp/unread/results.json" ]; then
+  echo "FAIL: unreadable program on rank 2: a results.json was written"; fail=$((fail + 1))
+else
+  echo "ok: a rank that cannot read the program fails the run with its message on rank 0 (exit 2)"
+fi
+
+[ $fail -eq 0 ]
