@@ -677,6 +677,63 @@ test_size_candidates (void)
   g_assert_cmpuint (v->len, >, 0);
 }
 
+static gboolean
+has_value (GArray *v, gint64 x)
+{
+  for (guint i = 0; i < v->len; i++)
+    if (g_array_index (v, gint64, i) == x)
+      return TRUE;
+  return FALSE;
+}
+
+/* Sizes that are not powers of two get their divisors: 3000 (2^3·3·5^3) is
+ * split into 125 blocks of 24 columns and a loop of 25 steps of 120, 6144
+ * (2^11·3) into 192 blocks of 32 (Mirage's grid on 132 SMs); a size with
+ * many divisors gets at most PRISM_SEARCH_MAX_SIZE_CANDIDATES, ascending,
+ * the best-aligned tiles kept. */
+static void
+test_size_candidates_divisors (void)
+{
+  g_autoptr(GArray) v = g_array_new (FALSE, FALSE, sizeof (gint64));
+  const gint64 many = G_GINT64_CONSTANT (720720);  /* 2^4·3^2·5·7·11·13 */
+  guint aligned = 0;
+
+  prism_search_size_candidates (3000, FALSE, v);
+  g_assert_true (has_value (v, 125));
+  g_assert_true (has_value (v, 375));
+  prism_search_size_candidates (3000, TRUE, v);
+  g_assert_true (has_value (v, 25));
+  g_assert_true (has_value (v, 15));
+  prism_search_size_candidates (6144, FALSE, v);
+  g_assert_true (has_value (v, 192));
+  g_assert_true (has_value (v, 128));
+  g_assert_true (has_value (v, 256));
+  prism_search_size_candidates (7, FALSE, v);
+  g_assert_cmpuint (v->len, ==, 1);
+  g_assert_cmpint (g_array_index (v, gint64, 0), ==, 7);
+  prism_search_size_candidates (many, FALSE, v);
+  g_assert_cmpuint (v->len, ==, PRISM_SEARCH_MAX_SIZE_CANDIDATES);
+  for (guint i = 0; i < v->len; i++)
+    {
+      gint64 x = g_array_index (v, gint64, i);
+      g_assert_cmpint (many % x, ==, 0);
+      g_assert_cmpint (many / x, >=, 8);
+      g_assert_cmpint (many / x, <=, 512);
+      if (i > 0)
+        g_assert_cmpint (x, >, g_array_index (v, gint64, i - 1));
+      g_assert_cmpint ((many / x) % 8, ==, 0);
+      aligned += (many / x) % 16 == 0;
+    }
+  /* Its 94 divisors in the window: all 9 whose tiles are multiples of 16,
+   * then 7 spread over the 15 whose tiles are multiples of 8 only. */
+  g_assert_cmpuint (aligned, ==, 9);
+  /* A prime beyond the window has no candidate; a huge dim is quick. */
+  prism_search_size_candidates (G_GINT64_CONSTANT (1000003), FALSE, v);
+  g_assert_cmpuint (v->len, ==, 0);
+  prism_search_size_candidates (G_GINT64_CONSTANT (1) << 36, FALSE, v);
+  g_assert_cmpuint (v->len, ==, 7);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -694,5 +751,6 @@ main (int argc, char **argv)
   g_test_add_func ("/search/stop", test_stop);
   g_test_add_func ("/search/bad-options", test_bad_options);
   g_test_add_func ("/search/size-candidates", test_size_candidates);
+  g_test_add_func ("/search/size-candidates/divisors", test_size_candidates_divisors);
   return g_test_run ();
 }

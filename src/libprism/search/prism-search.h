@@ -125,9 +125,13 @@ void        prism_search_options_init  (PrismSearchOptions *options);
  * @out: (element-type gint64): receives the candidates, ascending, all > 1
  *
  * The divisor-based candidate values of one size variable, shared by the
- * enumerative search and the parameter instantiation: powers of two dividing
- * @data_dim, in a window that leaves tiles neither tiny nor huge.
+ * enumerative search and the parameter instantiation: the divisors of
+ * @data_dim (powers of two or not) in a window that leaves tiles neither tiny
+ * nor huge, at most %PRISM_SEARCH_MAX_SIZE_CANDIDATES of them (those whose
+ * tiles are multiples of 16, 8, 4 … first).
  */
+#define PRISM_SEARCH_MAX_SIZE_CANDIDATES 16
+
 void        prism_search_size_candidates (gint64  data_dim,
                                           gboolean loop,
                                           GArray  *out);
