@@ -492,6 +492,9 @@ test_reference_structures (void)
     { "rms_norm", RMS_SMALL },
     { "swiglu", SWIGLU_SMALL },
     { "rmsnorm_mlp", "n=4,d=64" },
+    /* One kernel of four inputs (X, W, A, B): the default limit follows
+     * the program's inputs. */
+    { "lora", "n=16,d=64,r=16,o=256" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -578,6 +581,43 @@ test_bad_options (void)
       g_assert_null (s);
       g_assert_error (error, PRISM_ERROR, PRISM_ERROR_FAILED);
       g_assert_nonnull (strstr (error->message, "search options"));
+    }
+}
+
+/* max_kernel_inputs 0 (the default) is resolved by prism_search_new(): as
+ * many inputs as the program has inputs and constants, at least 3; a limit
+ * that is given stays. */
+static void
+test_kernel_inputs_auto (void)
+{
+  static const struct { const char *name; const char *params; guint want; } cases[] = {
+    { "rms_norm", RMS_SMALL, 3 },
+    { "rmsnorm_mlp", "n=4,d=64", 3 },
+    { "lora", "n=16,d=64,r=16,o=256", 4 },
+    { "attention_safe", "b=1,h=2,q=1,kv=64,dh=32", 4 },
+  };
+  PrismSearchOptions o;
+
+  prism_search_options_init (&o);
+  g_assert_cmpuint (o.max_kernel_inputs, ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PrismGraph) program = prism_workload_build (cases[i].name, cases[i].params, &error);
+      PrismSearch *s;
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (prism_search_auto_kernel_inputs (program), ==, cases[i].want);
+      prism_search_options_init (&o);
+      s = prism_search_new (program, &o, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (prism_search_get_options (s)->max_kernel_inputs, ==, cases[i].want);
+      prism_search_free (s);
+      o.max_kernel_inputs = 2;
+      s = prism_search_new (program, &o, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (prism_search_get_options (s)->max_kernel_inputs, ==, 2);
+      prism_search_free (s);
     }
 }
 
@@ -750,6 +790,7 @@ main (int argc, char **argv)
   g_test_add_func ("/search/reference-structures", test_reference_structures);
   g_test_add_func ("/search/stop", test_stop);
   g_test_add_func ("/search/bad-options", test_bad_options);
+  g_test_add_func ("/search/kernel-inputs-auto", test_kernel_inputs_auto);
   g_test_add_func ("/search/size-candidates", test_size_candidates);
   g_test_add_func ("/search/size-candidates/divisors", test_size_candidates_divisors);
   return g_test_run ();

@@ -154,7 +154,7 @@ prism_search_options_init (PrismSearchOptions *options)
   options->max_kernel_ops = 3;
   options->max_total_ops = 9;
   options->max_kernels = 2;
-  options->max_kernel_inputs = 3;
+  options->max_kernel_inputs = 0;  /* prism_search_auto_kernel_inputs() */
   options->max_block_ops = 11;
   options->max_block_outputs = 2;
   options->max_accums = 3;
@@ -3177,8 +3177,8 @@ check_options (const PrismSearchOptions *o, GError **error)
            o->max_block_ops > PRISM_SEARCH_MAX_BLOCK_OPS ||
            o->max_total_ops > PRISM_SEARCH_MAX_KERNEL_OPS + PRISM_SEARCH_MAX_KERNELS * PRISM_SEARCH_MAX_BLOCK_OPS)
     bad = "at most 4 custom kernels, 8 kernel-level ops, 16 ops per kernel and 72 ops in all";
-  else if (o->max_kernel_inputs < 1 || o->max_kernel_inputs > PRISM_MAX_OP_INPUTS)
-    bad = "max_kernel_inputs must be between 1 and 8";
+  else if (o->max_kernel_inputs > PRISM_MAX_OP_INPUTS)
+    bad = "max_kernel_inputs must be between 1 and 8 (0: automatic)";
   else if (o->max_block_outputs < 1 || o->max_block_outputs > PRISM_MAX_OP_OUTPUTS)
     bad = "max_block_outputs must be between 1 and 8";
   else if (o->max_block_ops < 2)
@@ -3249,6 +3249,22 @@ prism_search_check_program (const PrismGraph *program, GError **error)
   return TRUE;
 }
 
+guint
+prism_search_auto_kernel_inputs (const PrismGraph *program)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (program != NULL, 3);
+  /* A constant is read by a kernel as an input too (the search puts no
+   * constant inside a kernel). */
+  for (guint i = 0; i < program->ops->len; i++)
+    {
+      PrismOpKind kind = prism_graph_op (program, i)->kind;
+      n += kind == PRISM_OP_INPUT || kind == PRISM_OP_CONSTANT;
+    }
+  return CLAMP (n, 3, PRISM_MAX_OP_INPUTS);
+}
+
 PrismSearch *
 prism_search_new (const PrismGraph *program, const PrismSearchOptions *options, GError **error)
 {
@@ -3283,6 +3299,8 @@ prism_search_new (const PrismGraph *program, const PrismSearchOptions *options, 
 
   search = g_new0 (PrismSearch, 1);
   search->opts = *options;
+  if (search->opts.max_kernel_inputs == 0)
+    search->opts.max_kernel_inputs = prism_search_auto_kernel_inputs (program);
   if (search->opts.kernel_ops == NULL)
     {
       search->opts.kernel_ops = default_kernel_ops;
