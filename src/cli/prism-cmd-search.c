@@ -491,7 +491,7 @@ prism_cmd_search (int argc, char **argv)
     { "max-block-ops", 0, 0, G_OPTION_ARG_INT, &max_block_ops,
       N_("Ops per custom kernel, its inputs included (default 11)"), N_("N") },
     { "max-kernel-inputs", 0, 0, G_OPTION_ARG_INT, &max_kernel_inputs,
-      N_("Inputs of one custom kernel (default 3)"), N_("N") },
+      N_("Inputs of one custom kernel (default: the program's inputs, at least 3)"), N_("N") },
     { "max-block-outputs", 0, 0, G_OPTION_ARG_INT, &max_block_outputs,
       N_("Outputs of one custom kernel (default 2)"), N_("N") },
     { "max-accums", 0, 0, G_OPTION_ARG_INT, &max_accums,

@@ -49,13 +49,14 @@ typedef struct
   const char *label;
   const char *description;
   int step;
+  const char *zero;         /* what 0 means, shown instead of it (NULL: 0 is not special) */
 } Limit;
 
 static const Limit search_limits[] = {
   { "max-kernels", N_("Custom _kernels"), N_("Custom kernels per candidate."), 1 },
   { "max-kernel-ops", N_("Kernel-level _ops"), N_("Kernel-level ops per candidate, custom kernels included."), 1 },
   { "max-block-ops", N_("Ops per _kernel"), N_("Ops per custom kernel, its inputs included."), 1 },
-  { "max-kernel-inputs", N_("_Inputs per kernel"), N_("Inputs of one custom kernel; more finds fusions of more tensors, and searches longer."), 1 },
+  { "max-kernel-inputs", N_("_Inputs per kernel"), N_("Inputs of one custom kernel; more finds fusions of more tensors, and searches longer. Automatic: as many as the program has inputs, at least 3."), 1, N_("Automatic") },
   { "max-block-outputs", N_("O_utputs per kernel"), N_("Outputs of one custom kernel."), 1 },
   { "max-accums", N_("_Accumulators per kernel"), N_("Accumulators of one custom kernel."), 1 },
   { "max-total-ops", N_("Ops in _all"), N_("Ops of a whole candidate: predefined ops and block ops other than inputs."), 1 },
@@ -97,6 +98,34 @@ position_to_nick (const GValue       *value,
   return g_variant_new_string (nicks[position]);
 }
 
+/* A limit whose 0 has a meaning (automatic) shows that word for it. */
+static gboolean
+on_zero_output (GtkSpinButton *spin,
+                gpointer       user_data)
+{
+  const Limit *limit = user_data;
+
+  if (gtk_spin_button_get_value_as_int (spin) != 0)
+    return FALSE;
+  gtk_editable_set_text (GTK_EDITABLE (spin), _(limit->zero));
+  return TRUE;
+}
+
+/* …and reads it back (any other text is parsed as a number). */
+static int
+on_zero_input (GtkSpinButton *spin,
+               double        *new_value,
+               gpointer       user_data)
+{
+  const Limit *limit = user_data;
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (spin));
+
+  if (g_utf8_collate (text, _(limit->zero)) != 0)
+    return FALSE;
+  *new_value = 0;
+  return TRUE;
+}
+
 /* A row like the template's: a label with a description, a spin button
  * bound to @limit's key, whose range is the schema's. */
 static GtkWidget *
@@ -123,7 +152,13 @@ make_limit_row (PrismPreferencesDialog *self, const Limit *limit)
     g_variant_get (bounds, "(ii)", &lo, &hi);
   g_variant_unref (bounds);
   spin = gtk_spin_button_new_with_range (lo, hi, limit->step);
-  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
+  /* A numeric spin button would refuse the word for 0. */
+  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), limit->zero == NULL);
+  if (limit->zero != NULL)
+    {
+      g_signal_connect (spin, "output", G_CALLBACK (on_zero_output), (gpointer) limit);
+      g_signal_connect (spin, "input", G_CALLBACK (on_zero_input), (gpointer) limit);
+    }
   /* Block threads step by warps from 32: always a multiple of 32. */
   gtk_spin_button_set_snap_to_ticks (GTK_SPIN_BUTTON (spin), TRUE);
   gtk_widget_set_valign (spin, GTK_ALIGN_CENTER);

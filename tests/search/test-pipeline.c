@@ -331,6 +331,100 @@ test_transpose_program (void)
     }
 }
 
+/* Runs a whole search of @prog; returns its candidates. */
+static GPtrArray *
+search_candidates (PrismGraph *prog, const char *source)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismPipeline) p = NULL;
+  PrismPipelineOptions o;
+  Run run = { 0, };
+
+  small_options (&o, 2);
+  o.source = source;
+  p = prism_pipeline_new (prog, &o, &error);
+  g_assert_no_error (error);
+  run.pipeline = p;
+  prism_pipeline_set_handlers (p, on_event, NULL, &run);
+  g_assert_true (prism_pipeline_run (p, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (run.errors, ==, 0);
+  return prism_pipeline_get_candidates (p);
+}
+
+/* Thread blocks of a one-kernel candidate at its best sizes (0: not one custom kernel). */
+static gint64
+one_kernel_blocks (const PrismCandidate *c)
+{
+  const PrismGraph *g = c->graph;
+  gint64 blocks = 0;
+
+  if (c->n_kernels != 1)
+    return 0;
+  for (guint i = 0; i < g->ops->len; i++)
+    {
+      const PrismGraph *b = prism_graph_op (g, i)->body;
+      if (b == NULL)
+        continue;
+      blocks = 1;
+      for (guint a = 0; a < b->grid_ndims; a++)
+        {
+          gint64 v;
+          g_assert_true (prism_dim_eval (b->grid[a], c->values, c->n_values, &v));
+          blocks *= v;
+        }
+    }
+  return blocks;
+}
+
+/* Sizes that are not powers of two: RMSNorm into a linear layer at X 7×3000
+ * gets the one-kernel fusion it gets at 8×4096 (tiles of 3000 among its
+ * divisors: 375 blocks of 8 columns, 125 of 24 …), faster than the program;
+ * on Mirage's rmsnorm benchmark (X 2×4096, W 4096×6144) a grid of 192
+ * (blocks of 32 columns, Mirage's best saved graph) is tried, and is as fast
+ * as the best candidate. */
+static void
+test_sizes_not_powers_of_two (void)
+{
+  g_autoptr(PrismGraph) odd = program ("rms_norm", "n=7,d=3000");
+  g_autofree char *file = g_test_build_filename (G_TEST_DIST, "search", "rmsnorm-linear-6144.json", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) mirage = prism_graph_load (file, NULL, &error);
+  g_autoptr(GPtrArray) cands = NULL;
+  const PrismCandidate *fused = NULL, *grid192 = NULL;
+  double best_us = G_MAXDOUBLE;
+
+  g_assert_no_error (error);
+  cands = search_candidates (odd, "rms_norm");
+  for (guint i = 0; i < cands->len; i++)
+    {
+      const PrismCandidate *c = g_ptr_array_index (cands, i);
+      if (c->n_kernels == 1 && one_kernel_blocks (c) > 0 && c->speedup > 1.0 &&
+          (fused == NULL || c->predicted_us < fused->predicted_us))
+        fused = c;
+    }
+  if (fused == NULL)
+    g_error ("rms_norm n=7,d=3000: no one-kernel candidate is faster than the program");
+  g_test_message ("rms_norm n=7,d=3000: one kernel of %" G_GINT64_FORMAT " blocks, %.2f us, %.2fx",
+                  one_kernel_blocks (fused), fused->predicted_us, fused->speedup);
+  g_clear_pointer (&cands, g_ptr_array_unref);
+
+  cands = search_candidates (mirage, "rmsnorm-linear-6144.json");
+  for (guint i = 0; i < cands->len; i++)
+    {
+      const PrismCandidate *c = g_ptr_array_index (cands, i);
+      best_us = MIN (best_us, c->predicted_us);
+      if (one_kernel_blocks (c) == 192 && (grid192 == NULL || c->predicted_us < grid192->predicted_us))
+        grid192 = c;
+    }
+  if (grid192 == NULL)
+    g_error ("rmsnorm-linear-6144: no candidate runs on a grid of 192");
+  g_test_message ("rmsnorm-linear-6144: grid 192 %.2f us (%.2fx), best %.2f us",
+                  grid192->predicted_us, grid192->speedup, best_us);
+  g_assert_cmpfloat (grid192->speedup, >, 1.0);
+  g_assert_cmpfloat (grid192->predicted_us, <=, best_us * (1 + 1e-9));
+}
+
 static void
 test_results_load_errors (void)
 {
@@ -877,6 +971,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline/results-load-errors", test_results_load_errors);
   g_test_add_func ("/pipeline/safe-workloads", test_safe_workloads);
   g_test_add_func ("/pipeline/transpose-program", test_transpose_program);
+  g_test_add_func ("/pipeline/sizes-not-powers-of-two", test_sizes_not_powers_of_two);
   g_test_add_func ("/pipeline/determinism", test_determinism);
   g_test_add_func ("/pipeline/stable-ids", test_stable_ids);
   g_test_add_func ("/pipeline/equivalent-forms", test_equivalent_forms);

@@ -492,6 +492,9 @@ test_reference_structures (void)
     { "rms_norm", RMS_SMALL },
     { "swiglu", SWIGLU_SMALL },
     { "rmsnorm_mlp", "n=4,d=64" },
+    /* One kernel of four inputs (X, W, A, B): the default limit follows
+     * the program's inputs. */
+    { "lora", "n=16,d=64,r=16,o=256" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -578,6 +581,43 @@ test_bad_options (void)
       g_assert_null (s);
       g_assert_error (error, PRISM_ERROR, PRISM_ERROR_FAILED);
       g_assert_nonnull (strstr (error->message, "search options"));
+    }
+}
+
+/* max_kernel_inputs 0 (the default) is resolved by prism_search_new(): as
+ * many inputs as the program has inputs and constants, at least 3; a limit
+ * that is given stays. */
+static void
+test_kernel_inputs_auto (void)
+{
+  static const struct { const char *name; const char *params; guint want; } cases[] = {
+    { "rms_norm", RMS_SMALL, 3 },
+    { "rmsnorm_mlp", "n=4,d=64", 3 },
+    { "lora", "n=16,d=64,r=16,o=256", 4 },
+    { "attention_safe", "b=1,h=2,q=1,kv=64,dh=32", 4 },
+  };
+  PrismSearchOptions o;
+
+  prism_search_options_init (&o);
+  g_assert_cmpuint (o.max_kernel_inputs, ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PrismGraph) program = prism_workload_build (cases[i].name, cases[i].params, &error);
+      PrismSearch *s;
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (prism_search_auto_kernel_inputs (program), ==, cases[i].want);
+      prism_search_options_init (&o);
+      s = prism_search_new (program, &o, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (prism_search_get_options (s)->max_kernel_inputs, ==, cases[i].want);
+      prism_search_free (s);
+      o.max_kernel_inputs = 2;
+      s = prism_search_new (program, &o, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (prism_search_get_options (s)->max_kernel_inputs, ==, 2);
+      prism_search_free (s);
     }
 }
 
@@ -677,6 +717,63 @@ test_size_candidates (void)
   g_assert_cmpuint (v->len, >, 0);
 }
 
+static gboolean
+has_value (GArray *v, gint64 x)
+{
+  for (guint i = 0; i < v->len; i++)
+    if (g_array_index (v, gint64, i) == x)
+      return TRUE;
+  return FALSE;
+}
+
+/* Sizes that are not powers of two get their divisors: 3000 (2^3·3·5^3) is
+ * split into 125 blocks of 24 columns and a loop of 25 steps of 120, 6144
+ * (2^11·3) into 192 blocks of 32 (Mirage's grid on 132 SMs); a size with
+ * many divisors gets at most PRISM_SEARCH_MAX_SIZE_CANDIDATES, ascending,
+ * the best-aligned tiles kept. */
+static void
+test_size_candidates_divisors (void)
+{
+  g_autoptr(GArray) v = g_array_new (FALSE, FALSE, sizeof (gint64));
+  const gint64 many = G_GINT64_CONSTANT (720720);  /* 2^4·3^2·5·7·11·13 */
+  guint aligned = 0;
+
+  prism_search_size_candidates (3000, FALSE, v);
+  g_assert_true (has_value (v, 125));
+  g_assert_true (has_value (v, 375));
+  prism_search_size_candidates (3000, TRUE, v);
+  g_assert_true (has_value (v, 25));
+  g_assert_true (has_value (v, 15));
+  prism_search_size_candidates (6144, FALSE, v);
+  g_assert_true (has_value (v, 192));
+  g_assert_true (has_value (v, 128));
+  g_assert_true (has_value (v, 256));
+  prism_search_size_candidates (7, FALSE, v);
+  g_assert_cmpuint (v->len, ==, 1);
+  g_assert_cmpint (g_array_index (v, gint64, 0), ==, 7);
+  prism_search_size_candidates (many, FALSE, v);
+  g_assert_cmpuint (v->len, ==, PRISM_SEARCH_MAX_SIZE_CANDIDATES);
+  for (guint i = 0; i < v->len; i++)
+    {
+      gint64 x = g_array_index (v, gint64, i);
+      g_assert_cmpint (many % x, ==, 0);
+      g_assert_cmpint (many / x, >=, 8);
+      g_assert_cmpint (many / x, <=, 512);
+      if (i > 0)
+        g_assert_cmpint (x, >, g_array_index (v, gint64, i - 1));
+      g_assert_cmpint ((many / x) % 8, ==, 0);
+      aligned += (many / x) % 16 == 0;
+    }
+  /* Its 94 divisors in the window: all 9 whose tiles are multiples of 16,
+   * then 7 spread over the 15 whose tiles are multiples of 8 only. */
+  g_assert_cmpuint (aligned, ==, 9);
+  /* A prime beyond the window has no candidate; a huge dim is quick. */
+  prism_search_size_candidates (G_GINT64_CONSTANT (1000003), FALSE, v);
+  g_assert_cmpuint (v->len, ==, 0);
+  prism_search_size_candidates (G_GINT64_CONSTANT (1) << 36, FALSE, v);
+  g_assert_cmpuint (v->len, ==, 7);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -693,6 +790,8 @@ main (int argc, char **argv)
   g_test_add_func ("/search/reference-structures", test_reference_structures);
   g_test_add_func ("/search/stop", test_stop);
   g_test_add_func ("/search/bad-options", test_bad_options);
+  g_test_add_func ("/search/kernel-inputs-auto", test_kernel_inputs_auto);
   g_test_add_func ("/search/size-candidates", test_size_candidates);
+  g_test_add_func ("/search/size-candidates/divisors", test_size_candidates_divisors);
   return g_test_run ();
 }

@@ -118,8 +118,11 @@ test_preferences_search_limits (void)
   gtk_window_present (GTK_WINDOW (dialog));
 
   gtk_spin_button_get_range (inputs, &lo, &hi);
-  g_assert_cmpfloat (lo, ==, 1);
+  /* 0: automatic (as many as the program has inputs, at least 3), the default. */
+  g_assert_cmpfloat (lo, ==, 0);
   g_assert_cmpfloat (hi, ==, PRISM_MAX_OP_INPUTS);
+  g_assert_cmpint (g_settings_get_int (settings, "max-kernel-inputs"), ==, 0);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (inputs)), ==, "Automatic");
   g_settings_set_int (settings, "max-kernel-inputs", 4);
   g_assert_cmpint (gtk_spin_button_get_value_as_int (inputs), ==, 4);
   gtk_spin_button_set_value (inputs, 2);

@@ -154,7 +154,7 @@ prism_search_options_init (PrismSearchOptions *options)
   options->max_kernel_ops = 3;
   options->max_total_ops = 9;
   options->max_kernels = 2;
-  options->max_kernel_inputs = 3;
+  options->max_kernel_inputs = 0;  /* prism_search_auto_kernel_inputs() */
   options->max_block_ops = 11;
   options->max_block_outputs = 2;
   options->max_accums = 3;
@@ -165,10 +165,55 @@ prism_search_options_init (PrismSearchOptions *options)
   options->split_depth = 0;
 }
 
+/* How many times a tile of @tile elements halves evenly, up to 4 (16 elements
+ * and more are alike): tiles aligned to 8 and 16 get vector loads and
+ * tensor-core fragments, so they are kept first when there are too many. */
+static guint
+tile_alignment (gint64 tile)
+{
+  guint a = 0;
+
+  while (a < 4 && tile % 2 == 0)
+    {
+      tile /= 2;
+      a++;
+    }
+  return a;
+}
+
+static int
+compare_gint64 (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The divisors of @n in [@lo, @hi], ascending (pairs below √n: a dim of
+ * 2^36 elements takes 2^18 steps, not 2^33). */
+static void
+collect_divisors (gint64 n, gint64 lo, gint64 hi, GArray *out)
+{
+  for (gint64 d = 1; d <= n / d; d++)
+    if (n % d == 0)
+      {
+        gint64 e = n / d;
+
+        if (d >= lo && d <= hi)
+          g_array_append_val (out, d);
+        if (e != d && e >= lo && e <= hi)
+          g_array_append_val (out, e);
+      }
+  g_array_sort (out, compare_gint64);
+}
+
 void
 prism_search_size_candidates (gint64 data_dim, gboolean loop, GArray *out)
 {
   gint64 lo, hi;
+  g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (gint64));
+  guint per_class[5] = { 0, };
+  guint kept = 0, cut = 0, cut_take = 0;
 
   g_array_set_size (out, 0);
   if (data_dim <= 1)
@@ -190,13 +235,39 @@ prism_search_size_candidates (gint64 data_dim, gboolean loop, GArray *out)
       lo = MAX (2, data_dim / 512);
       hi = data_dim / 8;
     }
-  for (gint64 v = 2; v <= hi; v *= 2)
-    if (v >= lo && data_dim % v == 0)
-      g_array_append_val (out, v);
-  /* Sizes without power-of-two factors still get their divisors. */
-  for (gint64 v = 2; out->len == 0 && v <= hi; v++)
-    if (v >= lo && data_dim % v == 0)
-      g_array_append_val (out, v);
+  /* Every divisor in the window, powers of two or not: 3000 is split into
+   * 125 blocks of 24, 6144 into 192 blocks of 32 (Mirage's grid on 132
+   * SMs).  Sizes that do not divide are never candidates: the emitter has
+   * no partial tiles. */
+  collect_divisors (data_dim, lo, hi, all);
+  for (guint i = 0; i < all->len; i++)
+    per_class[tile_alignment (data_dim / g_array_index (all, gint64, i))]++;
+  if (all->len <= PRISM_SEARCH_MAX_SIZE_CANDIDATES)
+    {
+      g_array_append_vals (out, all->data, all->len);
+      return;
+    }
+  /* Too many (a size with many small factors): the best-aligned tiles
+   * whole, then an even spread of the first class that does not fit. */
+  for (cut = 4; cut > 0 && kept + per_class[cut] <= PRISM_SEARCH_MAX_SIZE_CANDIDATES; cut--)
+    kept += per_class[cut];
+  cut_take = PRISM_SEARCH_MAX_SIZE_CANDIDATES - kept;
+  for (guint i = 0, seen = 0; i < all->len; i++)
+    {
+      gint64 v = g_array_index (all, gint64, i);
+      guint a = tile_alignment (data_dim / v);
+
+      if (a > cut)
+        g_array_append_val (out, v);
+      else if (a == cut)
+        {
+          /* The k-th of the class is kept when the spread steps past it. */
+          if (cut_take > 0 &&
+              (guint64) (seen + 1) * cut_take / per_class[cut] != (guint64) seen * cut_take / per_class[cut])
+            g_array_append_val (out, v);
+          seen++;
+        }
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -3125,8 +3196,8 @@ check_options (const PrismSearchOptions *o, GError **error)
            o->max_block_ops > PRISM_SEARCH_MAX_BLOCK_OPS ||
            o->max_total_ops > PRISM_SEARCH_MAX_KERNEL_OPS + PRISM_SEARCH_MAX_KERNELS * PRISM_SEARCH_MAX_BLOCK_OPS)
     bad = "at most 4 custom kernels, 8 kernel-level ops, 16 ops per kernel and 72 ops in all";
-  else if (o->max_kernel_inputs < 1 || o->max_kernel_inputs > PRISM_MAX_OP_INPUTS)
-    bad = "max_kernel_inputs must be between 1 and 8";
+  else if (o->max_kernel_inputs > PRISM_MAX_OP_INPUTS)
+    bad = "max_kernel_inputs must be between 1 and 8 (0: automatic)";
   else if (o->max_block_outputs < 1 || o->max_block_outputs > PRISM_MAX_OP_OUTPUTS)
     bad = "max_block_outputs must be between 1 and 8";
   else if (o->max_block_ops < 2)
@@ -3197,6 +3268,22 @@ prism_search_check_program (const PrismGraph *program, GError **error)
   return TRUE;
 }
 
+guint
+prism_search_auto_kernel_inputs (const PrismGraph *program)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (program != NULL, 3);
+  /* A constant is read by a kernel as an input too (the search puts no
+   * constant inside a kernel). */
+  for (guint i = 0; i < program->ops->len; i++)
+    {
+      PrismOpKind kind = prism_graph_op (program, i)->kind;
+      n += kind == PRISM_OP_INPUT || kind == PRISM_OP_CONSTANT;
+    }
+  return CLAMP (n, 3, PRISM_MAX_OP_INPUTS);
+}
+
 PrismSearch *
 prism_search_new (const PrismGraph *program, const PrismSearchOptions *options, GError **error)
 {
@@ -3231,6 +3318,8 @@ prism_search_new (const PrismGraph *program, const PrismSearchOptions *options, 
 
   search = g_new0 (PrismSearch, 1);
   search->opts = *options;
+  if (search->opts.max_kernel_inputs == 0)
+    search->opts.max_kernel_inputs = prism_search_auto_kernel_inputs (program);
   if (search->opts.kernel_ops == NULL)
     {
       search->opts.kernel_ops = default_kernel_ops;

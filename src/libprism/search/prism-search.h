@@ -91,7 +91,8 @@ typedef struct
   double time_limit_s;      /* ≤ 0: none */
   guint max_kernel_ops;     /* kernel-level ops (custom kernels included), inputs excluded */
   guint max_kernels;        /* custom kernels */
-  guint max_kernel_inputs;  /* inputs of one custom kernel */
+  guint max_kernel_inputs;  /* inputs of one custom kernel; 0 (the default):
+                             * prism_search_auto_kernel_inputs() of the program */
   guint max_block_ops;      /* ops of one block graph, its inputs included, outputs excluded */
   guint max_total_ops;      /* ops of the whole graph: predefined ops and block ops without inputs */
   guint max_block_outputs;
@@ -125,12 +126,32 @@ void        prism_search_options_init  (PrismSearchOptions *options);
  * @out: (element-type gint64): receives the candidates, ascending, all > 1
  *
  * The divisor-based candidate values of one size variable, shared by the
- * enumerative search and the parameter instantiation: powers of two dividing
- * @data_dim, in a window that leaves tiles neither tiny nor huge.
+ * enumerative search and the parameter instantiation: the divisors of
+ * @data_dim (powers of two or not) in a window that leaves tiles neither tiny
+ * nor huge, at most %PRISM_SEARCH_MAX_SIZE_CANDIDATES of them (those whose
+ * tiles are multiples of 16, 8, 4 … first).
  */
+#define PRISM_SEARCH_MAX_SIZE_CANDIDATES 16
+
 void        prism_search_size_candidates (gint64  data_dim,
                                           gboolean loop,
                                           GArray  *out);
+
+/**
+ * prism_search_auto_kernel_inputs:
+ * @program: the program to optimize
+ *
+ * The limit on a custom kernel's inputs when none is given: as many as the
+ * program has inputs and constants, at least 3 and at most
+ * %PRISM_MAX_OP_INPUTS, so that the whole program fits one kernel (Mirage's
+ * LoRA graph reads X, W, A and B), while programs of three inputs or fewer
+ * keep the limit of 3: their 4th kernel input could only be a tensor that
+ * another op computes, and allowing it made rmsnorm_mlp's search 4.2× as
+ * long for no faster candidate.
+ *
+ * Returns: the limit
+ */
+guint       prism_search_auto_kernel_inputs (const PrismGraph *program);
 
 typedef struct _PrismSearch PrismSearch;
 
