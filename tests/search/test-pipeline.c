@@ -781,6 +781,7 @@ typedef struct
   GMainLoop *loop;
   PrismSession *session;
   guint batches;
+  guint largest_batch;  /* search events (shown or hidden) in the fullest batch */
   guint sgraph_events;
   guint hidden_sgraphs;
   guint rejected_events;
@@ -794,6 +795,22 @@ typedef struct
   gboolean budget_set;
 } Watch;
 
+/* The events of @batch that the search made (progress ticks aside). */
+static guint
+count_search_events (PrismEventBatch *batch)
+{
+  guint n = batch->hidden_sgraphs + batch->hidden_rejected;
+
+  for (guint i = 0; i < batch->events->len; i++)
+    {
+      PrismEvent *e = g_ptr_array_index (batch->events, i);
+
+      n += e->kind == PRISM_EVENT_SGRAPH || e->kind == PRISM_EVENT_REJECTED ||
+           e->kind == PRISM_EVENT_VERIFIED;
+    }
+  return n;
+}
+
 static void
 on_events (PrismSession *session, PrismEventBatch *batch, gpointer data)
 {
@@ -803,6 +820,7 @@ on_events (PrismSession *session, PrismEventBatch *batch, gpointer data)
   w->batches++;
   w->hidden_sgraphs += batch->hidden_sgraphs;
   w->hidden_rejected += batch->hidden_rejected;
+  w->largest_batch = MAX (w->largest_batch, count_search_events (batch));
   for (guint i = 0; i < batch->events->len; i++)
     {
       PrismEvent *e = g_ptr_array_index (batch->events, i);
@@ -902,8 +920,10 @@ test_session_events (void)
   g_assert_cmpuint (w.sgraph_events + w.hidden_sgraphs, ==, stats.search.sgraphs);
   g_assert_cmpuint (w.rejected_events + w.hidden_rejected, ==,
                     stats.screened_out + stats.rejected + stats.unknown + stats.verifier_bugs);
-  /* Batches are coalesced: far fewer deliveries than events. */
-  g_assert_cmpuint (w.batches, <, w.sgraph_events + w.hidden_sgraphs + w.verified_events);
+  /* Batches are coalesced: events that come together are delivered together.
+   * (Not "fewer batches than events": progress ticks are batches too, about
+   * 30 a second, so a slow run — under ASan, on a loaded machine — has more.) */
+  g_assert_cmpuint (w.largest_batch, >=, 2);
   g_assert_cmpfloat (prism_session_get_baseline_us (s), >, 0);
   g_assert_null (prism_session_get_results_path (s));
 }
