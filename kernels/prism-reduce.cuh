@@ -299,6 +299,60 @@ accum_sum_rescale (float *__restrict__ acc, const TX *__restrict__ x, const TS *
   });
 }
 
+/* The online softmax's rescale exp(prev − m): 1 where the max did not
+ * change (also −∞ to −∞, before any finite value), as prism-interp.c. */
+PRISM_DEVICE float
+online_factor (float prev, float m)
+{
+  return prev == m ? 1.0f : expf (prev - m);
+}
+
+/* accum_online: acc[S] = acc[S] · exp(prev − m) + x[S], m and prev (the max
+ * this accumulator last rescaled to) broadcast from SM.  online_keep()
+ * then sets prev = m, after a sync. */
+template <int NT, typename S, typename SM, typename TX, typename TM>
+PRISM_DEVICE void
+accum_online (float *__restrict__ acc, const TX *__restrict__ x, const TM *__restrict__ m,
+              const float *__restrict__ prev)
+{
+  PRISM_DENSE (S);
+  PRISM_DENSE (SM);
+  for (int i = thread_id (); i < S::size; i += Team<NT>::size)
+    {
+      int i0, i1, i2, i3, j;
+      unflatten<S> (i, i0, i1, i2, i3);
+      j = bcast_index<SM> (i0, i1, i2, i3);
+      acc[i] = acc[i] * online_factor (prev[j], to_float (m[j])) + to_float (x[i]);
+    }
+}
+
+/* accum_sum_online: acc[row] = acc[row] · exp(prev − m) + Σ_last x[row, :]. */
+template <int NT, typename SX, typename SM, typename TX, typename TM>
+PRISM_DEVICE void
+accum_sum_online (float *__restrict__ acc, const TX *__restrict__ x, const TM *__restrict__ m,
+                  const float *__restrict__ prev)
+{
+  PRISM_DENSE (SX);
+  PRISM_DENSE (SM);
+  typedef typename WithDim<SX, 3, 1>::type SA;
+  for_each_row_sum<NT, SX::rows, SX::d3, FIdent> (x, [&] (int row, float sum) {
+    int i0, i1, i2, i3, j;
+    unflatten<SA> (row, i0, i1, i2, i3);
+    j = bcast_index<SM> (i0, i1, i2, i3);
+    acc[row] = acc[row] * online_factor (prev[j], to_float (m[j])) + sum;
+  });
+}
+
+/* prev[SM] = m[SM]: the max an online accumulator now holds its sum at. */
+template <int NT, typename SM, typename TM>
+PRISM_DEVICE void
+online_keep (float *__restrict__ prev, const TM *__restrict__ m)
+{
+  PRISM_DENSE (SM);
+  for (int i = thread_id (); i < SM::size; i += Team<NT>::size)
+    prev[i] = to_float (m[i]);
+}
+
 /* After the loop: acc = acc · factor (accum_mean). */
 template <int NT, typename S>
 PRISM_DEVICE void

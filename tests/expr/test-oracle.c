@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "prism-error.h"
+#include "prism-graph-json.h"
 #include "prism-oracle.h"
 #include "prism-workload.h"
 
@@ -117,6 +118,28 @@ test_workloads_untiled (void)
        * (sum 4096 …), even where saturation stopped at the node limit. */
       assert_all_pass_mode (oracle, PRISM_ABSTRACT_CONCRETE, fused, list[i].name);
     }
+}
+
+/* The one-kernel flash attention (running max, online accumulators) is
+ * reachable: its running max reads as the final max, its accumulators as
+ * the sums they equal, so no tensor of it is pruned, untiled or with its
+ * own tile sizes. */
+static void
+test_online_softmax (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "verify", "graphs",
+                                                 "attention_safe-online.json", NULL);
+  g_autoptr(PrismGraph) flash = prism_graph_load (path, NULL, &error);
+  g_autoptr(PrismGraph) program = NULL;
+  g_autoptr(PrismOracle) oracle = NULL;
+
+  g_assert_no_error (error);
+  program = prism_workload_build ("attention_safe", NULL, &error);
+  g_assert_no_error (error);
+  oracle = oracle_for (program, PRISM_ABSTRACT_UNTILED);
+  assert_all_pass (oracle, flash, "attention_safe-online");
+  assert_all_pass_mode (oracle, PRISM_ABSTRACT_CONCRETE, flash, "attention_safe-online");
 }
 
 /* Oracles in CONCRETE mode, at small shapes (with tile sizes that are not
@@ -667,6 +690,7 @@ main (int argc, char *argv[])
 
   g_test_add_func ("/oracle/workloads-untiled", test_workloads_untiled);
   g_test_add_func ("/oracle/workloads-concrete", test_workloads_concrete);
+  g_test_add_func ("/oracle/online-softmax", test_online_softmax);
   g_test_add_func ("/oracle/rejects", test_rejects);
   g_test_add_func ("/oracle/wrong-fused", test_wrong_fused);
   g_test_add_func ("/oracle/factor-rules", test_factor_rules);

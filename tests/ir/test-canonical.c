@@ -294,6 +294,51 @@ test_identity_accumulator (void)
   assert_same (accum_sum, sum);
 }
 
+/* softmax(X) over rows in blocks of 2: the online form (running max,
+ * accum_online, accum_sum_online) or, with @plain, the block max and the
+ * plain accumulators; the loop walks the columns in @loop steps. */
+static PrismGraph *
+online_softmax (gint64 loop, gboolean plain)
+{
+  g_autoptr(GError) error = NULL;
+  PrismGraph *g = prism_graph_new ();
+  guint x = input (g, "X", 4, 8);
+  gint64 grid[1] = { 2 };
+  PrismGraph *b = prism_block_graph_new_const (1, grid, 128, loop);
+  guint in[1] = { x };
+  guint t = tile (b, g, 0, x, 0, loop > 1 ? 1 : -1);
+  PrismOpAttrs attrs;
+  guint m, e, num, den;
+  int r;
+
+  prism_op_attrs_init (&attrs);
+  attrs.dim = 1;
+  r = prism_graph_add (b, PRISM_OP_MAX, &t, 1, &attrs, &error);
+  g_assert_no_error (error);
+  m = (guint) r;
+  if (!plain)
+    m = op (b, PRISM_OP_RUNNING_MAX, op (b, PRISM_OP_ACCUM_MAX, m, -1), -1);
+  e = op (b, PRISM_OP_EXP, op (b, PRISM_OP_SUB, t, (int) m), -1);
+  num = op (b, plain ? PRISM_OP_ACCUM : PRISM_OP_ACCUM_ONLINE, e, plain ? -1 : (int) m);
+  den = op (b, plain ? PRISM_OP_ACCUM_SUM : PRISM_OP_ACCUM_SUM_ONLINE, e, plain ? -1 : (int) m);
+  block_output (b, op (b, PRISM_OP_DIV, num, (int) den), 0);
+  output (g, kernel (g, b, in, 1));
+  return g;
+}
+
+/* Over one iteration the running max is the block max and the online
+ * accumulators are the plain ones: one candidate.  Over two they differ. */
+static void
+test_online_one_iteration (void)
+{
+  g_autoptr(PrismGraph) online1 = online_softmax (1, FALSE);
+  g_autoptr(PrismGraph) plain1 = online_softmax (1, TRUE);
+  g_autoptr(PrismGraph) online2 = online_softmax (2, FALSE);
+
+  assert_same (online1, plain1);
+  assert_different (online1, online2);
+}
+
 /* Y = X·W (X [4,8], W [8,16]) then exp: the matmul as the predefined op
  * (@how 0), as a custom kernel tiling it — grid 2 over W's columns, a loop
  * of 2 over the inner dim (1) — or with the loop over X's rows, which is no
@@ -402,6 +447,7 @@ main (int argc, char **argv)
   g_test_add_func ("/canonical/independent-kernels", test_independent_kernels);
   g_test_add_func ("/canonical/epilogue-chains", test_epilogue_chains);
   g_test_add_func ("/canonical/identity-accumulator", test_identity_accumulator);
+  g_test_add_func ("/canonical/online-one-iteration", test_online_one_iteration);
   g_test_add_func ("/canonical/one-op-kernel", test_one_op_kernel);
   g_test_add_func ("/canonical/grid-axes", test_grid_axes);
   return g_test_run ();

@@ -10,6 +10,7 @@
 #include <gio/gio.h>
 
 #include "prism-error.h"
+#include "prism-graph-json.h"
 #include "prism-interp.h"
 #include "prism-workload.h"
 
@@ -719,6 +720,130 @@ test_kernel_rescale (void)
     }
 }
 
+/* The online softmax: over a loop of 4 column tiles, accum_sum_online of
+ * exp(x − running max) is Σ exp(x − final max) of the whole row, and
+ * accum_online keeps one such sum per column of the tile. */
+static void
+test_kernel_online (void)
+{
+  g_autoptr(PrismGraph) g = prism_graph_new ();
+  g_autoptr(PrismBuffer) x = random_buffer (2, 2, 8, 0, 18);
+  g_autoptr(GPtrArray) outs = NULL;
+  PrismBuffer *ins[1] = { x };
+  gint64 grid[1] = { 1 };
+  PrismGraph *b = prism_block_graph_new_const (1, grid, 128, 4);
+  int kin[1], xt, m, r, e;
+
+  /* Rows far apart in size: a stale max would be off by a large factor. */
+  for (gint64 c = 0; c < 8; c++)
+    x->data[8 + c] = 40.0 * x->data[8 + c] + (double) c;
+  kin[0] = add_input (g, 2, 2, 8, 0);
+  xt = add_tile (b, g, 0, kin[0], -1, -1, -1, 1);   /* [2, 2] */
+  m = add_op (b, PRISM_OP_ACCUM_MAX, add_op_dim (b, PRISM_OP_MAX, xt, 1, 0, 0), -1, NULL);
+  r = add_op (b, PRISM_OP_RUNNING_MAX, m, -1, NULL);
+  e = add_op (b, PRISM_OP_EXP, add_op (b, PRISM_OP_SUB, xt, r, NULL), -1, NULL);
+  add_block_output (b, add_op (b, PRISM_OP_ACCUM_ONLINE, e, r, NULL), -1, -1, -1);
+  add_block_output (b, add_op (b, PRISM_OP_ACCUM_SUM_ONLINE, e, r, NULL), -1, -1, -1);
+  add_block_output (b, m, -1, -1, -1);
+  add_kernel (g, b, kin, 1);
+
+  outs = run (g, ins, 1, PRISM_PRECISION_F64, 1);
+  assert_shape (out_at (outs, 0), 2, 2, 2, 0);
+  assert_shape (out_at (outs, 1), 2, 2, 1, 0);
+  for (int row = 0; row < 2; row++)
+    {
+      double mx = -INFINITY, sum = 0.0;
+
+      for (int c = 0; c < 8; c++)
+        mx = MAX (mx, at2 (x, row, c));
+      assert_close (at2 (out_at (outs, 2), row, 0), mx, 0.0);
+      for (int c = 0; c < 2; c++)
+        {
+          double col = 0.0;
+          for (int i = 0; i < 4; i++)
+            col += exp (at2 (x, row, 2 * i + c) - mx);
+          assert_close (at2 (out_at (outs, 0), row, c), col, 1e-13);
+          sum += col;
+        }
+      assert_close (at2 (out_at (outs, 1), row, 0), sum, 1e-13);
+    }
+}
+
+/* The largest scaled logit (Q @ K)[b, r, j] / √128 of attention_safe's inputs. */
+static double
+max_logit (const PrismBuffer *q, const PrismBuffer *k)
+{
+  gint64 nb = q->dims[0], rows = q->dims[1], dh = q->dims[2], keys = k->dims[2];
+  double best = -INFINITY;
+
+  for (gint64 bi = 0; bi < nb; bi++)
+    for (gint64 r = 0; r < rows; r++)
+      for (gint64 j = 0; j < keys; j++)
+        {
+          double dot = 0.0;
+          for (gint64 d = 0; d < dh; d++)
+            dot += q->data[(bi * rows + r) * dh + d] * k->data[(bi * dh + d) * keys + j];
+          best = MAX (best, dot / sqrt ((double) dh));
+        }
+  return best;
+}
+
+/* The one-kernel flash attention (tests/verify/graphs/attention_safe-online.json)
+ * computes what attention_safe computes, also where the logits are large
+ * enough that exp without the max overflows: past 11.1 in f16 (scale 4),
+ * past 88.7 even in f32 (scale 8). */
+static void
+test_online_attention (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "verify", "graphs",
+                                                 "attention_safe-online.json", NULL);
+  g_autoptr(PrismGraph) flash = prism_graph_load (path, NULL, &error);
+  g_autoptr(PrismGraph) prog = NULL;
+  const double scales[] = { 1.0, 4.0, 8.0 };
+
+  g_assert_no_error (error);
+  prog = prism_workload_build ("attention_safe", NULL, &error);
+  g_assert_no_error (error);
+  for (guint si = 0; si < G_N_ELEMENTS (scales); si++)
+    {
+      g_autoptr(GPtrArray) ins = prism_interp_make_inputs (prog, 7 + si);
+      g_autoptr(GPtrArray) want = NULL, got = NULL;
+      PrismBuffer *q = g_ptr_array_index (ins, 0), *k = g_ptr_array_index (ins, 1);
+      const PrismBuffer *o1, *o2;
+      double top, worst = 0.0, norm = 0.0;
+
+      for (guint t = 0; t < 2; t++)
+        {
+          PrismBuffer *buf = g_ptr_array_index (ins, t);
+          for (gint64 i = 0; i < buf->numel; i++)
+            buf->data[i] = prism_dtype_round_value (buf->data[i] * scales[si], PRISM_DTYPE_F16);
+        }
+      top = max_logit (q, k);
+      g_test_message ("scale %g: largest logit %.2f", scales[si], top);
+      if (scales[si] == 4.0)
+        {
+          g_assert_cmpfloat (top, >, 11.1);
+          g_assert_true (isinf (prism_dtype_round_value (exp (top), PRISM_DTYPE_F16)));
+        }
+      if (scales[si] == 8.0)
+        g_assert_true (isinf ((float) exp (top)));
+      want = run (prog, (PrismBuffer **) ins->pdata, ins->len, PRISM_PRECISION_F32, 2);
+      got = run (flash, (PrismBuffer **) ins->pdata, ins->len, PRISM_PRECISION_F32, 2);
+      o1 = out_at (want, 0);
+      o2 = out_at (got, 0);
+      g_assert_true (prism_buffer_same_shape (o1, o2));
+      for (gint64 i = 0; i < o1->numel; i++)
+        {
+          g_assert_true (isfinite (o2->data[i]));
+          worst = MAX (worst, fabs (o1->data[i] - o2->data[i]));
+          norm = MAX (norm, fabs (o1->data[i]));
+        }
+      g_test_message ("scale %g: max |difference| %.3g of max |O| %.3g", scales[si], worst, norm);
+      g_assert_cmpfloat (worst, <=, 1e-5 * norm);
+    }
+}
+
 /* Grid and loop split the same dim: block b at iteration i reads the tile
  * (b · F + i).  An order-sensitive accumulator (acc · 2 + x) shows it. */
 static void
@@ -1256,6 +1381,8 @@ main (int argc, char **argv)
   g_test_add_func ("/interp/kernel/accum-epilogue", test_kernel_accum_epilogue);
   g_test_add_func ("/interp/kernel/reducing-accums", test_kernel_reducing_accums);
   g_test_add_func ("/interp/kernel/rescale", test_kernel_rescale);
+  g_test_add_func ("/interp/kernel/online", test_kernel_online);
+  g_test_add_func ("/interp/kernel/online-attention", test_online_attention);
   g_test_add_func ("/interp/kernel/grid-outer-loop-inner", test_kernel_grid_outer_loop_inner);
   g_test_add_func ("/interp/kernel/omap-sum", test_kernel_omap_sum);
   g_test_add_func ("/interp/kernel/maps-2d", test_kernel_maps_2d);

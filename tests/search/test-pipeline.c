@@ -273,6 +273,65 @@ test_safe_workloads (void)
     }
 }
 
+/* The online softmax in the search: on safe attention, with room for 13
+ * block ops (Q, K, V and 1/√d; both matmuls, the scale, the running max
+ * step, sub, exp, the two online accumulators and the divide), a verified
+ * candidate is one kernel with a loop over the keys (at this size with the
+ * divide after it; the full-size search puts it inside too). */
+static void
+test_online_softmax (void)
+{
+  g_autoptr(PrismGraph) prog = program ("attention_safe", "b=1,h=2,q=1,kv=64,dh=32");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismPipeline) p = NULL;
+  g_autoptr(GPtrArray) cands = NULL;
+  PrismPipelineOptions o;
+  gboolean flash = FALSE;
+  Run run = { 0, };
+
+  small_options (&o, 2);
+  o.source = "attention_safe";
+  o.search.max_block_ops = 13;
+  p = prism_pipeline_new (prog, &o, &error);
+  g_assert_no_error (error);
+  run.pipeline = p;
+  prism_pipeline_set_handlers (p, on_event, NULL, &run);
+  g_assert_true (prism_pipeline_run (p, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (run.errors, ==, 0);
+  cands = prism_pipeline_get_candidates (p);
+  for (guint c = 0; c < cands->len && !flash; c++)
+    {
+      const PrismCandidate *cand = g_ptr_array_index (cands, c);
+      const PrismGraph *g = cand->graph;
+      guint n_matmuls = 0, n_kernels = 0, n_other = 0;
+      const PrismGraph *body = NULL;
+
+      for (guint i = 0; i < g->ops->len; i++)
+        {
+          const PrismOp *op = prism_graph_op (g, i);
+          if (op->kind == PRISM_OP_KERNEL)
+            {
+              n_kernels++;
+              body = op->body;
+            }
+          else if (op->kind != PRISM_OP_INPUT && op->kind != PRISM_OP_OUTPUT &&
+                   op->kind != PRISM_OP_CONSTANT && op->kind != PRISM_OP_DIV)
+            n_other++;
+        }
+      /* Sizes are symbolic here: a loop that may split the keys. */
+      if (n_kernels != 1 || n_other != 0 || prism_dim_is_const (body->forloop))
+        continue;
+      for (guint j = 0; j < body->ops->len; j++)
+        n_matmuls += prism_graph_op (body, j)->kind == PRISM_OP_MATMUL;
+      flash = n_matmuls == 2 && has_block_op (g, PRISM_OP_RUNNING_MAX) &&
+              has_block_op (g, PRISM_OP_ACCUM_ONLINE) && has_block_op (g, PRISM_OP_ACCUM_SUM_ONLINE);
+    }
+  g_test_message ("%u candidates", cands->len);
+  if (!flash)
+    g_error ("no candidate is the one-kernel flash attention");
+}
+
 /* A linear layer whose weight is stored row-major (transposed before the
  * matmul): the search keeps the transpose as a predefined op and fuses the
  * rest; every candidate is verified. */
@@ -990,6 +1049,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline/results-file", test_results_file);
   g_test_add_func ("/pipeline/results-load-errors", test_results_load_errors);
   g_test_add_func ("/pipeline/safe-workloads", test_safe_workloads);
+  g_test_add_func ("/pipeline/online-softmax", test_online_softmax);
   g_test_add_func ("/pipeline/transpose-program", test_transpose_program);
   g_test_add_func ("/pipeline/sizes-not-powers-of-two", test_sizes_not_powers_of_two);
   g_test_add_func ("/pipeline/determinism", test_determinism);

@@ -137,6 +137,15 @@ enumerate_kernel (GArray *out, const PrismGraph *g, const PrismOp *kop, int k)
             if (accum_kinds[v] != op->kind)
               push (out, MUT_ACCUM_KIND, k, (int) i, 0, (int) accum_kinds[v]);
           break;
+        case PRISM_OP_ACCUM_ONLINE:
+        case PRISM_OP_ACCUM_SUM_ONLINE:
+          /* The rescale by exp(old max − new max) left out (the plain
+           * accumulators take the value only), or the other online one. */
+          for (guint v = 0; v < G_N_ELEMENTS (accum_kinds); v++)
+            push (out, MUT_ACCUM_KIND, k, (int) i, 0, (int) accum_kinds[v]);
+          push (out, MUT_ACCUM_KIND, k, (int) i, 0,
+                op->kind == PRISM_OP_ACCUM_ONLINE ? PRISM_OP_ACCUM_SUM_ONLINE : PRISM_OP_ACCUM_ONLINE);
+          break;
         default:
           if (prism_op_kind_is_unary (op->kind))
             {
@@ -307,7 +316,8 @@ replay_body (const Mutation *m, int k, const PrismGraph *b, const PrismGraph *ds
           r = prism_graph_add_constant (out, attrs.value, ct->ndims, ct->dtype, NULL);
         }
       else
-        r = prism_graph_add (out, kind, in, op->n_inputs, &attrs, NULL);
+        r = prism_graph_add (out, kind, in, prism_op_kind_arity (kind) == 1 ? 1 : op->n_inputs, &attrs,
+                             NULL);
       if (r < 0)
         return NULL;
       if (here && m->kind == MUT_DUPLICATE)

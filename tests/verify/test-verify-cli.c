@@ -149,6 +149,35 @@ test_files (void)
   g_assert_nonnull (strstr (out, "Not equivalent: the candidate has 3 inputs, the reference 2."));
 }
 
+/* The one-kernel flash attention of the online softmax against the
+ * built-in program's file, as a user would run it: proved with the rules of
+ * group 13; with the numerator's rescale left out it is refused. */
+static void
+test_online_softmax (void)
+{
+  g_autofree char *prog = g_test_build_filename (G_TEST_DIST, "..", "data", "workloads",
+                                                 "attention_safe.json", NULL);
+  g_autofree char *flash = g_test_build_filename (G_TEST_DIST, "verify", "graphs",
+                                                  "attention_safe-online.json", NULL);
+  g_autofree char *wrong = g_test_build_filename (G_TEST_DIST, "verify", "graphs",
+                                                  "attention_safe-online-no-rescale-wrong.json", NULL);
+  const char *a_right[] = { prog, flash, NULL };
+  const char *a_wrong[] = { prog, wrong, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_cmpint (run_verify (a_right, &out, &err), ==, 0);
+  g_assert_true (g_str_has_prefix (out, "verdict: equivalent\n"));
+  g_assert_nonnull (strstr (out, "online-matmul"));
+  g_assert_nonnull (strstr (out, "online-exp"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (run_verify (a_wrong, &out, &err), ==, 1);
+  g_assert_true (g_str_has_prefix (out, "verdict: not-equivalent\n"));
+  g_assert_nonnull (strstr (out, "\nformal: not proved, saturated"));
+  g_assert_nonnull (strstr (out, "\nrandom: differs on seeds 1;"));
+}
+
 /* A dtype that differs is a different interface, also without the
  * randomized test (which would see the difference in the values). */
 static void
@@ -258,6 +287,7 @@ main (int argc, char **argv)
   g_test_add_func ("/verify-cli/files", test_files);
   g_test_add_func ("/verify-cli/options", test_options);
   g_test_add_func ("/verify-cli/dtypes", test_dtypes);
+  g_test_add_func ("/verify-cli/online-softmax", test_online_softmax);
   g_test_add_func ("/verify-cli/random-cannot-run", test_random_cannot_run);
   g_test_add_func ("/verify-cli/bad-input", test_bad_input);
 

@@ -51,6 +51,9 @@ G_GNUC_UNUSED static const struct
   { "rms_norm-grid-replicated.json", "rms_norm", "n=4,d=128", FALSE, NULL },
   { "gqa-flash-decoding.json", "gqa", "b=2,q=128,kv=1152,dh=4", TRUE, "reduce-rename-nested" },
   { "gqa-flash-decoding-grid-split.json", "gqa", "b=2,q=128,kv=1152,dh=4", FALSE, NULL },
+  /* The online softmax (group 13): one kernel, the keys split by the loop. */
+  { "attention_safe-online-small.json", "attention_safe", "b=2,h=2,q=4,kv=96,dh=4", TRUE, "online-matmul" },
+  { "attention_safe-online-small-no-rescale-wrong.json", "attention_safe", "b=2,h=2,q=4,kv=96,dh=4", FALSE, NULL },
 };
 
 /* The first op of @kind in the body of the first custom kernel of @graph, or -1. */

@@ -305,6 +305,20 @@ emit_op (GString *s, const char *indent, const PrismKernelPlan *kp, guint i)
         g_string_append_printf (s, "%sprism::accum_sum_rescale<NT, S%u, S%u> (t%u, t%u, t%u);\n", indent,
                                 a, b, o, a, b);
         break;
+      case PRISM_OP_RUNNING_MAX:
+        /* The accum_max's tile, this iteration's step done. */
+        g_string_append_printf (s, "%sprism::convert<NT, S%u> (t%u, t%u);\n", indent, o, o, a);
+        break;
+      case PRISM_OP_ACCUM_ONLINE:
+      case PRISM_OP_ACCUM_SUM_ONLINE:
+        /* pm<o>: the max the sum is at; every thread has rescaled before
+         * any moves it on. */
+        g_string_append_printf (s, "%sprism::%s<NT, S%u, S%u> (t%u, t%u, t%u, pm%u);\n%sprism::sync ();\n"
+                                "%sprism::online_keep<NT, S%u> (pm%u, t%u);\n", indent,
+                                op->kind == PRISM_OP_ACCUM_ONLINE ? "accum_online" : "accum_sum_online",
+                                op->kind == PRISM_OP_ACCUM_ONLINE ? o : a, b, o, a, b, o, indent,
+                                indent, b, o, b);
+        break;
       default:
         g_assert_not_reached ();
       }
@@ -454,8 +468,17 @@ emit_prologue (GString *s, const PrismKernelPlan *kp)
         }
       else if (prism_op_kind_is_accum (op->kind) && !(p->fused && p->in_registers) &&
                !(op->kind == PRISM_OP_ACCUM && kp->forloop == 1 && !p->fused))
-        g_string_append_printf (s, "  prism::fill<NT, S%u> (t%u, %s);\n", o, o,
-                                op->kind == PRISM_OP_ACCUM_MAX ? "prism::neg_inf ()" : "0.0f");
+        {
+          g_string_append_printf (s, "  prism::fill<NT, S%u> (t%u, %s);\n", o, o,
+                                  op->kind == PRISM_OP_ACCUM_MAX ? "prism::neg_inf ()" : "0.0f");
+          if (prism_op_kind_is_online (op->kind))
+            {
+              g_string_append_printf (s, "  float *const pm%u = ", o);
+              append_smem_ptr (s, kp, p->shadow[0], PRISM_DTYPE_F32);
+              g_string_append_printf (s, ";\n  prism::fill<NT, S%u> (pm%u, prism::neg_inf ());\n",
+                                      op->inputs[1], o);
+            }
+        }
       else if (op->kind == PRISM_OP_INPUT)
         {
           const PrismTensorPlan *tp = &kp->tensors[o];

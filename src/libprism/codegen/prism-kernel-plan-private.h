@@ -28,7 +28,8 @@ typedef struct
   gboolean fused;        /* MATMUL whose only use is an ACCUM, or that ACCUM */
   gboolean in_registers; /* fused: the sum stays in registers (MatmulAccum) */
   int partner;           /* the fused MATMUL's ACCUM op and vice versa */
-  int shadow[2];         /* MATMUL: item of an operand converted for the tensor cores */
+  int shadow[2];         /* MATMUL: item of an operand converted for the tensor cores;
+                          * ACCUM_ONLINE, ACCUM_SUM_ONLINE: [0] the max it last rescaled to */
   gint64 batch, m, n, k;
   /* INPUT / OUTPUT: the data tensor, padded to four dims. */
   gint64 data[PRISM_MAX_DIMS];

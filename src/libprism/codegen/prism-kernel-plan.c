@@ -603,6 +603,10 @@ plan_items (PrismKernelPlan *kp, gboolean pipeline)
       if (prism_op_kind_is_accum (op->kind))
         {
           plan_accum_item (kp, i);
+          /* An online accumulator's copy of the max it last rescaled to. */
+          if (prism_op_kind_is_online (op->kind))
+            p->shadow[0] = add_item (kp, numel4 (kp->tensors[op->inputs[1]].shape), PRISM_DTYPE_F32, FALSE,
+                                     PRISM_POS_PROLOGUE, kp->end);
           continue;
         }
       plan_reuse (kp, i);

@@ -434,8 +434,13 @@ eval_accum (PrismAbstractWalk *w, const Scope *s, const PrismOp *op, guint ndims
   switch (op->kind)
     {
     case PRISM_OP_ACCUM:
+    case PRISM_OP_ACCUM_ONLINE:
+      /* Online: Σ_i x_i with the final max in every x_i (the factors
+       * exp(m_prev − m) telescope), i.e. the sum over the iterations of
+       * its input, whose running max already reads as the final one. */
       return reduce (w, sym->sum, f, a);
     case PRISM_OP_ACCUM_SUM:
+    case PRISM_OP_ACCUM_SUM_ONLINE:
       shape->dims[last] = 1;
       return reduce (w, sym->sum, n, a);
     case PRISM_OP_ACCUM_MEAN:
@@ -548,6 +553,11 @@ eval_op (PrismAbstractWalk *w, const Scope *s, guint op_index, const PrismTensor
 
   if (prism_op_kind_is_unary (op->kind))
     return node1 (w, unary_symbol (sym, op->kind), a);
+
+  /* The running max reads as the final one: in an online accumulator the
+   * rescales replace every running max by the last (its closed form). */
+  if (op->kind == PRISM_OP_RUNNING_MAX)
+    return a;
 
   if (prism_op_kind_is_binary (op->kind))
     {

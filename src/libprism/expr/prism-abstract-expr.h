@@ -42,6 +42,9 @@ G_BEGIN_DECLS
  *     accum_rescale      (accum_rescale F a s)            uninterpreted,
  *                                                         never dropped
  *     accum_sum_rescale  (accum_sum_rescale F·L a s)
+ *     accum_online       (sum F a)            the closed form of the online
+ *     accum_sum_online   (sum F·L a)          softmax: in a, running_max
+ *     running_max        its accum_max's term is the final max (max F x)
  *
  * A sum, max, rms or mean of degree 1 is dropped: `(sum 1 x)` is x.  concat(a, b)
  * is the uninterpreted `(concat a b)`, except that a matmul whose operands

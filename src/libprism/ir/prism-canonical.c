@@ -116,6 +116,9 @@ append_attrs (GString *s, PrismOpKind kind, const PrismOpAttrs *attrs)
     case PRISM_OP_ACCUM_MAX:
     case PRISM_OP_ACCUM_RESCALE:
     case PRISM_OP_ACCUM_SUM_RESCALE:
+    case PRISM_OP_RUNNING_MAX:
+    case PRISM_OP_ACCUM_ONLINE:
+    case PRISM_OP_ACCUM_SUM_ONLINE:
     case PRISM_N_OPS:
       break;
     default:
@@ -262,9 +265,11 @@ make_views (Namer *n)
       if (g->level == PRISM_LEVEL_KERNEL && op->kind == PRISM_OP_KERNEL)
         recognise_one_op_kernel (op, v);
       else if (n->loop1 && (op->kind == PRISM_OP_ACCUM || op->kind == PRISM_OP_ACCUM_MAX ||
-                            op->kind == PRISM_OP_ACCUM_RESCALE))
+                            op->kind == PRISM_OP_ACCUM_RESCALE || op->kind == PRISM_OP_ACCUM_ONLINE ||
+                            op->kind == PRISM_OP_RUNNING_MAX))
         v->identity = TRUE;   /* acc = 0·s + x: the rescale factor does not matter either */
-      else if (n->loop1 && (op->kind == PRISM_OP_ACCUM_SUM || op->kind == PRISM_OP_ACCUM_SUM_RESCALE))
+      else if (n->loop1 && (op->kind == PRISM_OP_ACCUM_SUM || op->kind == PRISM_OP_ACCUM_SUM_RESCALE ||
+                            op->kind == PRISM_OP_ACCUM_SUM_ONLINE))
         {
           /* One iteration of "Σ over iterations and the last dim": the sum over the last dim. */
           v->kind = PRISM_OP_SUM;

@@ -392,6 +392,13 @@ accum_shape (PrismGraph *g, PrismOpKind kind, const PrismTensor *x, const PrismT
       op_error (error, g, kind, "input is already after an accumulator");
       return FALSE;
     }
+  /* The rescale factor exp(m_prev − m) is only defined for a running max. */
+  if (prism_op_kind_is_online (kind) &&
+      (s->producer < 0 || prism_graph_op (g, (guint) s->producer)->kind != PRISM_OP_RUNNING_MAX))
+    {
+      op_error (error, g, kind, "the second input must be a running_max");
+      return FALSE;
+    }
   for (guint i = 0; i < x->ndims; i++)
     out[i] = x->dims[i];
   switch (kind)
@@ -399,11 +406,13 @@ accum_shape (PrismGraph *g, PrismOpKind kind, const PrismTensor *x, const PrismT
     case PRISM_OP_ACCUM:
     case PRISM_OP_ACCUM_MAX:
     case PRISM_OP_ACCUM_RESCALE:
+    case PRISM_OP_ACCUM_ONLINE:
       break;
     case PRISM_OP_ACCUM_SUM:
     case PRISM_OP_ACCUM_MEAN:
     case PRISM_OP_ACCUM_RMS:
     case PRISM_OP_ACCUM_SUM_RESCALE:
+    case PRISM_OP_ACCUM_SUM_ONLINE:
       out[last] = one;
       break;
     case PRISM_OP_ACCUM_SUM_TODIMX:
@@ -421,7 +430,22 @@ accum_shape (PrismGraph *g, PrismOpKind kind, const PrismTensor *x, const PrismT
     default:
       g_assert_not_reached ();
     }
-  if (s != NULL)
+  if (s != NULL && prism_op_kind_is_online (kind))
+    {
+      /* One running max per row of the accumulator: it must not widen it. */
+      if (s->ndims != x->ndims)
+        {
+          op_error (error, g, kind, "the running max has rank %u, the value %u", s->ndims, x->ndims);
+          return FALSE;
+        }
+      for (guint i = 0; i < x->ndims; i++)
+        if (!dim_is_one (s->dims[i]) && !dims_equal (g, s->dims[i], out[i]))
+          {
+            op_error (error, g, kind, "dim %u of the running max is neither 1 nor the accumulator's", i);
+            return FALSE;
+          }
+    }
+  else if (s != NULL)
     {
       PrismTensor tmp = { .ndims = x->ndims };
       PrismDim *unused[PRISM_MAX_DIMS];
@@ -539,6 +563,17 @@ prism_graph_add_op (PrismGraph *g, PrismOpKind kind, const guint *inputs, guint 
           }
       memcpy (out, a->dims, sizeof (PrismDim *) * ndims);
       out[attrs.dim] = tmp = prism_dim_add (a->dims[attrs.dim], b->dims[attrs.dim]);
+    }
+  else if (kind == PRISM_OP_RUNNING_MAX)
+    {
+      /* Read inside the loop: the accumulator's value so far. */
+      if (a->producer < 0 || prism_graph_op (g, (guint) a->producer)->kind != PRISM_OP_ACCUM_MAX)
+        {
+          op_error (error, g, kind, "the input must be an accum_max");
+          return -1;
+        }
+      memcpy (out, a->dims, sizeof (PrismDim *) * ndims);
+      after = FALSE;
     }
   else if (prism_op_kind_is_accum (kind))
     {

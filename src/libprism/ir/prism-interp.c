@@ -450,6 +450,12 @@ compute_op (const Ctx *ctx, const PrismGraph *g, const PrismOp *op, PrismBuffer 
   const PrismBuffer *a = op->n_inputs > 0 ? bufs[op->inputs[0]] : NULL;
   const PrismBuffer *b = op->n_inputs > 1 ? bufs[op->inputs[1]] : NULL;
 
+  if (op->kind == PRISM_OP_RUNNING_MAX)
+    {
+      /* The accum_max's tile holds its value so far: its step comes first. */
+      memcpy (y->data, a->data, sizeof (double) * (gsize) y->numel);
+      return;
+    }
   if (op->kind == PRISM_OP_CONSTANT)
     {
       /* Rounded to its dtype, as an input of that dtype is. */
@@ -481,6 +487,9 @@ compute_op (const Ctx *ctx, const PrismGraph *g, const PrismOp *op, PrismBuffer 
 typedef struct
 {
   PrismBuffer **tiles;   /* per block-graph tensor id (owned) */
+  /* Per block-graph tensor id, for the outputs of online accumulators: the
+   * running max they last rescaled to (owned; NULL elsewhere). */
+  PrismBuffer **prev_max;
 } Workspace;
 
 typedef struct
@@ -590,17 +599,62 @@ broadcast_index (const PrismBuffer *acc, const PrismBuffer *s, gint64 j)
 }
 
 static void
-accum_init (const PrismOp *op, PrismBuffer *acc)
+accum_init (const PrismOp *op, Workspace *ws)
 {
+  PrismBuffer *acc = ws->tiles[op->outputs[0]];
+  PrismBuffer *prev = ws->prev_max[op->outputs[0]];
   double v = op->kind == PRISM_OP_ACCUM_MAX ? -INFINITY : 0.0;
 
   for (gint64 j = 0; j < acc->numel; j++)
     acc->data[j] = v;
+  if (prev != NULL)
+    for (gint64 j = 0; j < prev->numel; j++)
+      prev->data[j] = -INFINITY;
+}
+
+/* exp(m_prev − m), the factor that moves a sum of exp(· − m_prev) terms to
+ * exp(· − m); 1 when the max did not change (also when both are −∞, before
+ * any finite value was seen, where the difference is not defined). */
+static double
+online_factor (const Ctx *ctx, double prev, double cur)
+{
+  if (prev == cur)
+    return 1.0;
+  return rnd (ctx, exp (prev - cur));
+}
+
+/* ACCUM_ONLINE and ACCUM_SUM_ONLINE: acc = acc · exp(m_prev − m) + x. */
+static void
+online_step (const Ctx *ctx, const PrismOp *op, Workspace *ws)
+{
+  const PrismBuffer *x = ws->tiles[op->inputs[0]];
+  const PrismBuffer *m = ws->tiles[op->inputs[1]];
+  PrismBuffer *acc = ws->tiles[op->outputs[0]];
+  PrismBuffer *prev = ws->prev_max[op->outputs[0]];
+  gint64 last = x->dims[x->ndims - 1];
+
+  for (gint64 j = 0; j < acc->numel; j++)
+    {
+      gint64 k = broadcast_index (acc, m, j);
+      double part = 0.0;
+
+      if (op->kind == PRISM_OP_ACCUM_SUM_ONLINE)
+        {
+          for (gint64 c = 0; c < last; c++)
+            part += x->data[j * last + c];
+          part = rnd (ctx, part);
+        }
+      else
+        part = x->data[j];
+      acc->data[j] = rnd (ctx, acc->data[j] * online_factor (ctx, prev->data[k], m->data[k]) + part);
+    }
+  memcpy (prev->data, m->data, sizeof (double) * (gsize) m->numel);
 }
 
 static void
-accum_step (const Ctx *ctx, const PrismOp *op, PrismBuffer **tiles)
+accum_step (const Ctx *ctx, const PrismOp *op, Workspace *ws)
 {
+  PrismBuffer **tiles = ws->tiles;
   const PrismBuffer *x = tiles[op->inputs[0]];
   const PrismBuffer *s = op->n_inputs > 1 ? tiles[op->inputs[1]] : NULL;
   PrismBuffer *acc = tiles[op->outputs[0]];
@@ -609,6 +663,10 @@ accum_step (const Ctx *ctx, const PrismOp *op, PrismBuffer **tiles)
 
   switch ((int) op->kind)
     {
+    case PRISM_OP_ACCUM_ONLINE:
+    case PRISM_OP_ACCUM_SUM_ONLINE:
+      online_step (ctx, op, ws);
+      break;
     case PRISM_OP_ACCUM:
       for (gint64 j = 0; j < acc->numel; j++)
         acc->data[j] = rnd (ctx, acc->data[j] + x->data[j]);
@@ -689,7 +747,7 @@ run_block (const KernelRun *run, Workspace *ws, const gint64 *bidx)
     {
       const PrismOp *op = prism_graph_op (body, i);
       if (prism_op_kind_is_accum (op->kind))
-        accum_init (op, tiles[op->outputs[0]]);
+        accum_init (op, ws);
     }
 
   for (gint64 iter = 0; iter < run->forloop; iter++)
@@ -704,7 +762,7 @@ run_block (const KernelRun *run, Workspace *ws, const gint64 *bidx)
           continue;
         out = op->outputs[0];
         if (prism_op_kind_is_accum (op->kind))
-          accum_step (run->ctx, op, tiles);
+          accum_step (run->ctx, op, ws);
         else if (prism_graph_tensor (body, out)->after_accum)
           continue;
         /* Loop-invariant tiles hold the same values at every iteration;
@@ -750,6 +808,19 @@ workspace_init (const KernelRun *run, Workspace *ws)
       prism_tensor_get_shape (tensor, shape);
       ws->tiles[t] = prism_buffer_new (tensor->ndims, shape);
     }
+  ws->prev_max = g_new0 (PrismBuffer *, body->tensors->len);
+  for (guint i = 0; i < body->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (body, i);
+      const PrismTensor *m;
+      gint64 shape[PRISM_MAX_DIMS];
+
+      if (!prism_op_kind_is_online (op->kind))
+        continue;
+      m = prism_graph_tensor (body, op->inputs[1]);
+      prism_tensor_get_shape (m, shape);
+      ws->prev_max[op->outputs[0]] = prism_buffer_new (m->ndims, shape);
+    }
 }
 
 static void
@@ -758,8 +829,13 @@ workspace_clear (const KernelRun *run, Workspace *ws)
   if (ws->tiles == NULL)
     return;
   for (guint t = 0; t < run->body->tensors->len; t++)
-    prism_buffer_free (ws->tiles[t]);
+    {
+      prism_buffer_free (ws->tiles[t]);
+      if (ws->prev_max[t] != NULL)
+        prism_buffer_free (ws->prev_max[t]);
+    }
   g_clear_pointer (&ws->tiles, g_free);
+  g_clear_pointer (&ws->prev_max, g_free);
 }
 
 /* One item = one combination of the grid axes no output sums over; the

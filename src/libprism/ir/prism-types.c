@@ -41,6 +41,9 @@ static const char * const op_names[PRISM_N_OPS] = {
   [PRISM_OP_MAXIMUM] = "maximum",
   [PRISM_OP_TRANSPOSE] = "transpose",
   [PRISM_OP_CONSTANT] = "constant",
+  [PRISM_OP_RUNNING_MAX] = "running_max",
+  [PRISM_OP_ACCUM_ONLINE] = "accum_online",
+  [PRISM_OP_ACCUM_SUM_ONLINE] = "accum_sum_online",
 };
 
 const char *
@@ -108,7 +111,14 @@ prism_op_kind_is_reduction (PrismOpKind kind)
 gboolean
 prism_op_kind_is_accum (PrismOpKind kind)
 {
-  return kind >= PRISM_OP_ACCUM && kind <= PRISM_OP_ACCUM_SUM_RESCALE;
+  return (kind >= PRISM_OP_ACCUM && kind <= PRISM_OP_ACCUM_SUM_RESCALE) ||
+         prism_op_kind_is_online (kind);
+}
+
+gboolean
+prism_op_kind_is_online (PrismOpKind kind)
+{
+  return kind == PRISM_OP_ACCUM_ONLINE || kind == PRISM_OP_ACCUM_SUM_ONLINE;
 }
 
 gboolean
@@ -122,7 +132,7 @@ prism_op_kind_at_level (PrismOpKind kind, PrismLevel level)
 {
   if (kind == PRISM_OP_KERNEL)
     return level == PRISM_LEVEL_KERNEL;
-  if (kind == PRISM_OP_CONCAT || prism_op_kind_is_accum (kind))
+  if (kind == PRISM_OP_CONCAT || kind == PRISM_OP_RUNNING_MAX || prism_op_kind_is_accum (kind))
     return level == PRISM_LEVEL_BLOCK;
   return kind < PRISM_N_OPS;
 }
@@ -135,7 +145,8 @@ prism_op_kind_arity (PrismOpKind kind)
   if (kind == PRISM_OP_KERNEL)
     return -1;
   if (prism_op_kind_is_binary (kind) || kind == PRISM_OP_MATMUL || kind == PRISM_OP_CONCAT ||
-      kind == PRISM_OP_ACCUM_RESCALE || kind == PRISM_OP_ACCUM_SUM_RESCALE)
+      kind == PRISM_OP_ACCUM_RESCALE || kind == PRISM_OP_ACCUM_SUM_RESCALE ||
+      prism_op_kind_is_online (kind))
     return 2;
   return 1;
 }

@@ -67,6 +67,12 @@ typedef enum
   PRISM_OP_MAXIMUM,      /* elementwise binary maximum, with broadcasting */
   PRISM_OP_TRANSPOSE,    /* output dim d is input dim attrs.perm[d] */
   PRISM_OP_CONSTANT,     /* no inputs: attrs.value in a tensor whose dims are all 1 */
+  /* Online softmax (block level): the running value of an accum_max, read
+   * inside the loop, and accumulators rescaled by exp(previous − current)
+   * of that running max. */
+  PRISM_OP_RUNNING_MAX,      /* inside the loop: the accum_max input's max so far, this iteration included */
+  PRISM_OP_ACCUM_ONLINE,     /* acc = acc · exp(m_prev − m) + x, m the second input (a running_max) */
+  PRISM_OP_ACCUM_SUM_ONLINE, /* acc = acc · exp(m_prev − m) + Σ_lastdim x */
   PRISM_N_OPS
 } PrismOpKind;
 
@@ -83,6 +89,8 @@ gboolean    prism_op_kind_from_string (const char  *name,
 gboolean    prism_op_kind_is_unary    (PrismOpKind  kind);
 gboolean    prism_op_kind_is_binary   (PrismOpKind  kind);
 gboolean    prism_op_kind_is_accum    (PrismOpKind  kind);
+/* ACCUM_ONLINE, ACCUM_SUM_ONLINE: rescaled by their running_max input. */
+gboolean    prism_op_kind_is_online   (PrismOpKind  kind);
 /* SUM, MAX, MEAN: reduce attrs.dim to size 1. */
 gboolean    prism_op_kind_is_reduction (PrismOpKind kind);
 /* TRUE if the op may appear at @level. */

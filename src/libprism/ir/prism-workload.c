@@ -641,8 +641,8 @@ build_attention_safe (const Params *p, GError **error)
 /* Two kernels over (batch, row blocks), both looping over the keys: the
  * first takes the row max of the scaled scores (block max, accum_max), the
  * second subtracts it and accumulates Σ exp · V and Σ exp, dividing in its
- * epilogue.  (One kernel needs the online softmax: a running max and
- * sums rescaled by exp(old max − new max).) */
+ * epilogue.  (The one-kernel form, with the online softmax's running max
+ * and rescaled sums, is tests/verify/graphs/attention_safe-online.json.) */
 static PrismGraph *
 ref_attention_safe (const Params *p, GError **error)
 {

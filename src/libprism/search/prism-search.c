@@ -142,6 +142,10 @@ static const PrismOpKind default_block_ops[] = {
   PRISM_OP_RELU, PRISM_OP_ADD, PRISM_OP_SUB, PRISM_OP_MUL, PRISM_OP_DIV, PRISM_OP_SUM,
   PRISM_OP_RMS_NORM, PRISM_OP_ACCUM, PRISM_OP_ACCUM_SUM, PRISM_OP_ACCUM_MEAN, PRISM_OP_ACCUM_RMS,
   PRISM_OP_MAX, PRISM_OP_MEAN, PRISM_OP_MAXIMUM,
+  /* The online softmax: one step adds max, accum_max and running_max
+   * (add_running_max()); accum and accum_sum of a value that depends on
+   * the running max become accum_online and accum_sum_online. */
+  PRISM_OP_RUNNING_MAX,
 };
 
 void
@@ -532,6 +536,7 @@ typedef struct
   gboolean accumulated;              /* an accumulator reads it */
   guint32 reads;                     /* input dims it depends on (bit input * 4 + dim) */
   guint32 partial;                   /* input dims it is a partial reduction over (same bits) */
+  guint online;                      /* 1 + the running max it depends on, or 0 */
   PrismDimRef src[PRISM_MAX_DIMS];   /* the input dim each dim comes from */
 } BInfo;
 
@@ -1497,9 +1502,11 @@ op_roles (PrismSearch *search, PrismOpKind kind, guint8 roles[][PRISM_MAX_DIMS],
       for (guint d = 0; d < nd; d++)
         out[d] = roles[0][attrs->perm[d]];
       return TRUE;
+    case PRISM_OP_RUNNING_MAX:   /* the max over the last dim it starts with */
     case PRISM_OP_ACCUM_SUM:
     case PRISM_OP_ACCUM_SUM_TODIMX:
     case PRISM_OP_ACCUM_SUM_RESCALE:
+    case PRISM_OP_ACCUM_SUM_ONLINE:
       if (!role_in (search->sum_roles, roles[0][last]))
         return FALSE;
       out[last] = kind == PRISM_OP_ACCUM_SUM_TODIMX ? roles[0][last] : ROLE_ONE;
@@ -1542,11 +1549,18 @@ sem_of (PrismOpKind kind, const guint64 *operands, guint n, int attr, guint8 red
 {
   guint64 h;
 
-  if (kind == PRISM_OP_ACCUM)
+  /* The online accumulators mean their closed form: the plain ones with
+   * the final max in their operand. */
+  if (kind == PRISM_OP_ACCUM || kind == PRISM_OP_ACCUM_ONLINE)
     return operands[0];
+  if (kind == PRISM_OP_ACCUM_SUM_ONLINE)
+    {
+      kind = PRISM_OP_ACCUM_SUM;
+      n = 1;
+    }
   h = hash_add (0x53454d, (guint64) kind * 977 + (guint64) (attr + 3));
   if (prism_op_kind_is_reduction (kind) || kind == PRISM_OP_ACCUM_SUM ||
-      kind == PRISM_OP_ACCUM_MEAN || kind == PRISM_OP_ACCUM_RMS)
+      kind == PRISM_OP_ACCUM_MEAN || kind == PRISM_OP_ACCUM_RMS || kind == PRISM_OP_RUNNING_MAX)
     {
       /* A sum is a sum, whether the loop or the block does it. */
       if (kind == PRISM_OP_ACCUM_SUM)
@@ -2127,20 +2141,30 @@ kernel_open (State *s)
   PrismSearch *search = s->search;
   guint nt = s->kg->tensors->len;
   guint max_in = MIN (search->opts.max_kernel_inputs, PRISM_MAX_OP_INPUTS);
+  guint64 constants = 0;
 
   if (s->n_kernels >= search->opts.max_kernels || s->n_kops >= search->opts.max_kernel_ops)
     {
       PRUNE_STEP (s, PRISM_PRUNE_OPS, step_named (FALSE, N_("open a custom kernel")));
       return;
     }
+  /* The program's constants do not count toward the limit: a kernel reads
+   * one value of them (the one-kernel safe attention reads Q, K, V and
+   * 1/√d). */
+  for (guint t = 0; t < MIN (nt, 20); t++)
+    if (is_leaf_constant (s, t))
+      constants |= (guint64) 1 << t;
   /* Every subset of the tensors: larger ones first, then by bit mask. */
-  for (guint size = MIN (max_in, MIN (nt, 20)); size >= 1; size--)
+  for (guint size = MIN (MIN (max_in + (guint) __builtin_popcountll (constants), PRISM_MAX_OP_INPUTS),
+                         MIN (nt, 20));
+       size >= 1; size--)
   for (guint64 mask = 1; mask < ((guint64) 1 << MIN (nt, 20)); mask++)
     {
       guint ins[PRISM_MAX_OP_INPUTS], n = 0;
       OpKey key;
 
-      if ((guint) __builtin_popcountll (mask) != size)
+      if ((guint) __builtin_popcountll (mask) != size ||
+          (guint) __builtin_popcountll (mask & ~constants) > max_in)
         continue;
       for (guint t = 0; t < nt; t++)
         if (mask & ((guint64) 1 << t))
@@ -2270,8 +2294,16 @@ track_dims (Block *b, PrismOpKind kind, const guint *ins, guint n, const PrismOp
       for (guint d = nd - attrs->norm_dims; d < nd; d++)
         forbid_split (b, ia->src[d], PRISM_SPLIT_NO_GRID | PRISM_SPLIT_NO_LOOP);
     }
+  else if (kind == PRISM_OP_RUNNING_MAX)
+    {
+      /* The loop may split the row (the running max and the online
+       * accumulators combine the iterations' parts); blocks cannot. */
+      forbid_split (b, ia->src[last], PRISM_SPLIT_NO_GRID);
+      out->src[last].input = PRISM_DIM_REF_NONE;
+    }
   else if (kind == PRISM_OP_ACCUM_SUM || kind == PRISM_OP_ACCUM_MEAN ||
-           kind == PRISM_OP_ACCUM_RMS || kind == PRISM_OP_ACCUM_SUM_RESCALE)
+           kind == PRISM_OP_ACCUM_RMS || kind == PRISM_OP_ACCUM_SUM_RESCALE ||
+           kind == PRISM_OP_ACCUM_SUM_ONLINE)
     {
       /* Means and rms of a grid-partitioned row cannot be combined across
        * blocks; sums can (the output map sums the blocks). */
@@ -2337,6 +2369,13 @@ track_partials (Block *b, PrismOpKind kind, const guint *ins, guint n, const Pri
     case PRISM_OP_ACCUM_SUM:
       out->partial = pa | ref_bit (ia->src[last]);
       break;
+    case PRISM_OP_ACCUM_ONLINE:
+    case PRISM_OP_ACCUM_SUM_ONLINE:
+      /* Each block rescales to its own max: what the loop completes here
+       * cannot be split by the grid too (the blocks' sums would mix maxima). */
+      out->partial = pa | (kind == PRISM_OP_ACCUM_SUM_ONLINE ? ref_bit (ia->src[last]) : 0);
+      forbid_bits (b, out->partial, PRISM_SPLIT_NO_GRID);
+      break;
     case PRISM_OP_NEG:
       out->partial = pa;
       break;
@@ -2392,6 +2431,47 @@ ops_needed (PrismSearch *search, const Block *b)
   return MAX (b->n_open_sinks, merge);
 }
 
+/* The search's one step for a running max of @a over its last dim: a block
+ * max, its accum_max and the running_max that reads it in the loop.
+ * Returns the running max's tensor, or -1 (the graph is then truncated by
+ * the caller). */
+static int
+add_running_max (PrismGraph *bg, guint a)
+{
+  PrismOpAttrs attrs;
+  int m, acc;
+  guint in[1];
+
+  prism_op_attrs_init (&attrs);
+  attrs.dim = (int) prism_graph_tensor (bg, a)->ndims - 1;
+  in[0] = a;
+  if ((m = prism_graph_add (bg, PRISM_OP_MAX, in, 1, &attrs, NULL)) < 0)
+    return -1;
+  in[0] = (guint) m;
+  if ((acc = prism_graph_add (bg, PRISM_OP_ACCUM_MAX, in, 1, NULL, NULL)) < 0)
+    return -1;
+  in[0] = (guint) acc;
+  return prism_graph_add (bg, PRISM_OP_RUNNING_MAX, in, 1, NULL, NULL);
+}
+
+/* The running max @ins's values depend on (1 + its tensor), 0 for none, or
+ * G_MAXUINT when they depend on two (no rule reads that). */
+static guint
+online_of (Block *b, const guint *ins, guint n)
+{
+  guint r = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint o = binfo (b, ins[i])->online;
+      if (o != 0 && r != 0 && o != r)
+        return G_MAXUINT;
+      if (o != 0)
+        r = o;
+    }
+  return r;
+}
+
 static void
 try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const PrismOpAttrs *attrs,
               int attr)
@@ -2403,6 +2483,9 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
   guint8 saved_split[PRISM_MAX_OP_INPUTS][PRISM_MAX_DIMS];
   OpKey key, saved_last = b->last;
   gboolean accum = prism_op_kind_is_accum (kind);
+  /* One step, three ops, one of them an accumulator (add_running_max()). */
+  gboolean running = kind == PRISM_OP_RUNNING_MAX;
+  guint cost = 1;
   guint saved_sinks = b->n_sinks, saved_open = b->n_open_sinks;
   BInfo bi = { 0, };
   guint8 cached;
@@ -2414,6 +2497,18 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
   if (opkey_compare (&key, &b->last) <= 0)
     {
       PRUNE_STEP (s, PRISM_PRUNE_ORDER, step_of (TRUE, kind, ins, n, attrs));
+      return;
+    }
+  if (running && b->n_accums >= search->opts.max_accums)
+    {
+      PRUNE_STEP (s, PRISM_PRUNE_ACCUM, step_of (TRUE, kind, ins, n, attrs));
+      return;
+    }
+  if (!accum && online_of (b, ins, n) == G_MAXUINT)
+    {
+      PRUNE_STEP (s, PRISM_PRUNE_LOOP,
+                  step_hint (step_of (TRUE, kind, ins, n, attrs),
+                             N_("it combines values rescaled to two running maxima")));
       return;
     }
   if (accum)
@@ -2442,7 +2537,7 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
     const PrismTensor *ta = prism_graph_tensor (bg, ins[0]);
     gboolean bad = FALSE;
 
-    if (accum)
+    if (accum || running)
       bad = ta->after_accum;
     else if (n == 2)
       bad = ta->after_accum != prism_graph_tensor (bg, ins[1])->after_accum;
@@ -2453,7 +2548,8 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       }
     /* A reduction of a dim that is already 1 adds nothing. */
     if ((kind == PRISM_OP_ACCUM_SUM || kind == PRISM_OP_ACCUM_MEAN || kind == PRISM_OP_ACCUM_RMS ||
-         kind == PRISM_OP_RMS_NORM) && dim_is_one (ta->dims[ta->ndims - 1]))
+         kind == PRISM_OP_RMS_NORM || kind == PRISM_OP_ACCUM_SUM_ONLINE || running) &&
+        dim_is_one (ta->dims[ta->ndims - 1]))
       {
         PRUNE_STEP (s, PRISM_PRUNE_SHAPE, step_of (TRUE, kind, ins, n, attrs));
         return;
@@ -2479,7 +2575,7 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       gboolean after = accum || prism_graph_tensor (bg, ins[0])->after_accum;
       gboolean reduction = prism_op_kind_is_reduction (kind);
       guint8 reduced = reduction ? in_roles[0][attr]
-                       : prism_op_kind_is_accum (kind) ? in_roles[0][nds[0] - 1] : 0;
+                       : prism_op_kind_is_accum (kind) || running ? in_roles[0][nds[0] - 1] : 0;
       for (guint i = 0; i < n; i++)
         operands[i] = binfo (b, ins[i])->sem & ~(guint64) 1;
       sem = sem_of (kind, operands, n, reduction ? 0 : attr, reduced);
@@ -2504,7 +2600,7 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
       return;
     }
 
-  t = prism_graph_add (bg, kind, ins, n, attrs, NULL);
+  t = running ? add_running_max (bg, ins[0]) : prism_graph_add (bg, kind, ins, n, attrs, NULL);
   if (t < 0)
     {
       prism_graph_truncate (bg, n_ops, n_tensors);
@@ -2545,6 +2641,16 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
     bi.reads |= binfo (b, ins[i])->reads;
   track_dims (b, kind, ins, n, attrs, (guint) t, &bi);
   track_partials (b, kind, ins, n, attrs, &bi);
+  bi.online = running ? (guint) t + 1 : accum ? 0 : online_of (b, ins, n);
+  if (running)
+    {
+      /* The block max and its accum_max: read by the next op of the step. */
+      BInfo inner = bi;
+      inner.uses = 1;
+      inner.online = 0;
+      g_array_append_val (b->info, inner);
+      g_array_append_val (b->info, inner);
+    }
   g_array_append_val (b->info, bi);
   for (guint i = 0; i < n; i++)
     {
@@ -2560,12 +2666,11 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
   if (!prism_graph_tensor (bg, (guint) t)->after_accum)
     b->n_open_sinks++;
   if (accum)
-    {
-      binfo (b, ins[0])->accumulated = TRUE;
-      b->n_accums++;
-    }
-  b->n_ops++;
-  s->n_total++;
+    binfo (b, ins[0])->accumulated = TRUE;
+  if (accum || running)
+    b->n_accums++;
+  b->n_ops += cost;
+  s->n_total += cost;
   b->last = key;
 
   if (ops_needed (search, b) > ops_left (s))
@@ -2584,13 +2689,12 @@ try_block_op (State *s, PrismOpKind kind, const guint *ins, guint n, const Prism
 
   /* Undo. */
   b->last = saved_last;
-  s->n_total--;
-  b->n_ops--;
+  s->n_total -= cost;
+  b->n_ops -= cost;
   if (accum)
-    {
-      binfo (b, ins[0])->accumulated = FALSE;
-      b->n_accums--;
-    }
+    binfo (b, ins[0])->accumulated = FALSE;
+  if (accum || running)
+    b->n_accums--;
   for (guint i = 0; i < n; i++)
     binfo (b, ins[i])->uses--;
   b->n_sinks = saved_sinks;
@@ -2648,8 +2752,31 @@ block_ops (State *s)
           if (a < low)
             continue;
           if (kind == PRISM_OP_ACCUM_SUM_TODIMX || kind == PRISM_OP_ACCUM_RESCALE ||
-              kind == PRISM_OP_ACCUM_SUM_RESCALE || kind == PRISM_OP_ACCUM_MAX)
+              kind == PRISM_OP_ACCUM_SUM_RESCALE || kind == PRISM_OP_ACCUM_MAX ||
+              prism_op_kind_is_online (kind))
             continue;
+          if (kind == PRISM_OP_RUNNING_MAX)
+            {
+              if (!ta->after_accum && !dim_is_one (ta->dims[last]) &&
+                  size_in (search->sum_sizes, search->n_sum_sizes, full_size (s, a, last)))
+                try_block_op (s, kind, &a, 1, &attrs, 0);
+              continue;
+            }
+          /* A value rescaled to a running max is accumulated by the online
+           * accumulators, with the same max; no other accumulator is right. */
+          if (prism_op_kind_is_accum (kind) && binfo (b, a)->online != 0)
+            {
+              guint ins[2] = { a, binfo (b, a)->online - 1 };
+
+              if (kind != PRISM_OP_ACCUM && kind != PRISM_OP_ACCUM_SUM)
+                continue;
+              if (kind == PRISM_OP_ACCUM_SUM &&
+                  !size_in (search->sum_sizes, search->n_sum_sizes, full_size (s, a, last)))
+                continue;
+              try_block_op (s, kind == PRISM_OP_ACCUM ? PRISM_OP_ACCUM_ONLINE : PRISM_OP_ACCUM_SUM_ONLINE,
+                            ins, 2, &attrs, 0);
+              continue;
+            }
           if (kind == PRISM_OP_RMS_NORM || kind == PRISM_OP_ACCUM_RMS || kind == PRISM_OP_ACCUM_MEAN)
             {
               if (!size_in (search->norm_sizes, search->n_norm_sizes, full_size (s, a, last)))
@@ -2971,6 +3098,9 @@ restrict_vocabulary (PrismSearch *search, const PrismGraph *program)
   allowed[PRISM_OP_ACCUM] = TRUE;
   if (has[PRISM_OP_SUM])
     allowed[PRISM_OP_ACCUM_SUM] = TRUE;
+  /* A row max the loop may split: only for programs that take a max. */
+  if (has[PRISM_OP_MAX])
+    allowed[PRISM_OP_RUNNING_MAX] = TRUE;
   if (has[PRISM_OP_RMS_NORM])
     {
       allowed[PRISM_OP_ACCUM_RMS] = allowed[PRISM_OP_ACCUM_MEAN] = TRUE;
@@ -3274,13 +3404,10 @@ prism_search_auto_kernel_inputs (const PrismGraph *program)
   guint n = 0;
 
   g_return_val_if_fail (program != NULL, 3);
-  /* A constant is read by a kernel as an input too (the search puts no
-   * constant inside a kernel). */
+  /* Constants are not counted: kernel_open() lets a kernel read them
+   * beyond the limit (one value each). */
   for (guint i = 0; i < program->ops->len; i++)
-    {
-      PrismOpKind kind = prism_graph_op (program, i)->kind;
-      n += kind == PRISM_OP_INPUT || kind == PRISM_OP_CONSTANT;
-    }
+    n += prism_graph_op (program, i)->kind == PRISM_OP_INPUT;
   return CLAMP (n, 3, PRISM_MAX_OP_INPUTS);
 }
 

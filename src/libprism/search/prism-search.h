@@ -141,8 +141,9 @@ void        prism_search_size_candidates (gint64  data_dim,
  * prism_search_auto_kernel_inputs:
  * @program: the program to optimize
  *
- * The limit on a custom kernel's inputs when none is given: as many as the
- * program has inputs and constants, at least 3 and at most
+ * The limit on a custom kernel's inputs when none is given (the program's
+ * constants are never counted against it): as many as the program has
+ * inputs, at least 3 and at most
  * %PRISM_MAX_OP_INPUTS, so that the whole program fits one kernel (Mirage's
  * LoRA graph reads X, W, A and B), while programs of three inputs or fewer
  * keep the limit of 3: their 4th kernel input could only be a tensor that

@@ -512,6 +512,34 @@ translate_kernel (Translation *tr, guint kernel_index, const PrismGraph *body, c
           }
           break;
 
+        case PRISM_OP_RUNNING_MAX:
+          {
+            /* (running v f): at iteration i the max of v over iterations
+             * 0 … i, v the accum_max's input.  With one iteration it is
+             * the accum_max's value, v itself. */
+            const PrismOp *acc = prism_graph_op (body, (guint) a->producer);
+            guint v = t[acc->inputs[0]];
+            t[op->outputs[0]] = has_f ? node2 (tr->term, "running", v, f_sym) : v;
+          }
+          break;
+
+        case PRISM_OP_ACCUM_ONLINE:
+        case PRISM_OP_ACCUM_SUM_ONLINE:
+          {
+            /* (reduce_online x r f) = Σ_i x_i · exp(r_i − r_last); group 13
+             * of verify.rules reads it when x_i = exp(s_i − r_i) · y_i.  The
+             * running max has size 1 along the last dim here (the IR: it is
+             * 1 or the accumulator's, which accum_sum_online makes 1), so
+             * the sum over the last dim may come after the loop's. */
+            guint v = x;
+            if (has_f)
+              v = node3 (tr->term, "reduce_online", v, t[op->inputs[1]], f_sym);
+            if (op->kind == PRISM_OP_ACCUM_SUM_ONLINE)
+              v = node2 (tr->term, "sum", v, prism_term_add_int (tr->term, 0));
+            t[op->outputs[0]] = v;
+          }
+          break;
+
         case PRISM_OP_ACCUM_RESCALE:
         case PRISM_OP_ACCUM_SUM_RESCALE:
           g_set_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,

@@ -44,6 +44,10 @@ G_BEGIN_DECLS
  *   (reduce_max t p)            maximum along p
  *   (scale t p)                 t times size(p) (built only by the rules: a
  *                               reduce of copies along p)
+ *   (running t p)               prefix maximum along p: index i sees max_{j≤i} t_j
+ *                               (running_max of an accum_max of t)
+ *   (reduce_online x r p)       Σ_i x_i · exp(r_i − r_last) along p (accum_online;
+ *                               accum_sum_online sums dim 0 after it)
  *
  * A custom kernel becomes: each block INPUT is its kernel input partitioned
  * along every grid axis that maps a data dim (grid partition outer) and

@@ -44,6 +44,7 @@ static struct
   PrismSymbol map, map2, matmul, sum, divn, rms_norm, rms, concat;
   PrismSymbol partition, replicate, combine, reduce, reduce_max, scale;
   PrismSymbol maximum, max, transpose, constant;
+  PrismSymbol running, reduce_online;
 } sym;
 
 static void
@@ -83,6 +84,8 @@ intern_symbols (void)
       sym.max = prism_symbol_intern ("max");
       sym.transpose = prism_symbol_intern ("transpose");
       sym.constant = prism_symbol_intern ("const");
+      sym.running = prism_symbol_intern ("running");
+      sym.reduce_online = prism_symbol_intern ("reduce_online");
       g_once_init_leave (&done, 1);
     }
 }
@@ -418,6 +421,31 @@ node_type (PrismParTyper *ty, guint node, PrismParType *out, gboolean *cycle)
           return FALSE;
       type_copy (out, a);
       type_set_dim (out, d, prism_dim_add (a->dims[d], b->dims[d]));
+      return TRUE;
+    }
+  if (n == 2 && op == sym.running)
+    {
+      /* The prefix maximum along an axis t has: t's type. */
+      int p = class_axis (ty, ch[1]);
+      if (p < 0 || (a->axes & (G_GUINT64_CONSTANT (1) << p)) == 0)
+        return FALSE;
+      type_copy (out, a);
+      return TRUE;
+    }
+  if (n == 3 && op == sym.reduce_online)
+    {
+      /* x summed along p, rescaled by the running max r: r has x's axes
+       * and every dim of r is 1 or x's, so that one max scales each element. */
+      int p = class_axis (ty, ch[2]);
+      b = class_type (ty, ch[1], cycle);
+      if (p < 0 || b == NULL || (a->axes & (G_GUINT64_CONSTANT (1) << p)) == 0 ||
+          a->axes != b->axes || a->ndims != b->ndims)
+        return FALSE;
+      for (guint i = 0; i < a->ndims; i++)
+        if (!dim_is_one (b->dims[i]) && !prism_dim_equal (a->dims[i], b->dims[i]))
+          return FALSE;
+      type_copy (out, a);
+      out->axes ^= G_GUINT64_CONSTANT (1) << p;
       return TRUE;
     }
   if ((n == 3 && (op == sym.partition || op == sym.combine)) ||
