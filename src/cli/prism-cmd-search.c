@@ -489,7 +489,7 @@ prism_cmd_search (int argc, char **argv)
     { "max-kernel-ops", 0, 0, G_OPTION_ARG_INT, &max_kernel_ops,
       N_("Kernel-level ops per candidate, custom kernels included (default 3)"), N_("N") },
     { "max-block-ops", 0, 0, G_OPTION_ARG_INT, &max_block_ops,
-      N_("Ops per custom kernel, its inputs included (default 11)"), N_("N") },
+      N_("Ops per custom kernel, its inputs included (default 11; 13 for a program that takes a max)"), N_("N") },
     { "max-kernel-inputs", 0, 0, G_OPTION_ARG_INT, &max_kernel_inputs,
       N_("Inputs of one custom kernel (default: the program's inputs, at least 3)"), N_("N") },
     { "max-block-outputs", 0, 0, G_OPTION_ARG_INT, &max_block_outputs,

@@ -621,6 +621,43 @@ test_kernel_inputs_auto (void)
     }
 }
 
+/* max_block_ops 0 (the default) is resolved by prism_search_new(): 13 for
+ * a program that takes a max (the one-kernel flash attention needs them),
+ * 11 otherwise; a limit that is given stays. */
+static void
+test_block_ops_auto (void)
+{
+  static const struct { const char *name; const char *params; guint want; } cases[] = {
+    { "rms_norm", RMS_SMALL, 11 },
+    { "attention", "b=1,h=2,q=1,kv=64,dh=32", 11 },
+    { "attention_safe", "b=1,h=2,q=1,kv=64,dh=32", 13 },
+    { "softmax_safe", "n=4,d=64,v=128", 13 },
+  };
+  PrismSearchOptions o;
+
+  prism_search_options_init (&o);
+  g_assert_cmpuint (o.max_block_ops, ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PrismGraph) program = prism_workload_build (cases[i].name, cases[i].params, &error);
+      PrismSearch *s;
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (prism_search_auto_block_ops (program), ==, cases[i].want);
+      prism_search_options_init (&o);
+      s = prism_search_new (program, &o, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (prism_search_get_options (s)->max_block_ops, ==, cases[i].want);
+      prism_search_free (s);
+      o.max_block_ops = 5;
+      s = prism_search_new (program, &o, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (prism_search_get_options (s)->max_block_ops, ==, 5);
+      prism_search_free (s);
+    }
+}
+
 /* Sampled pruning decisions: the first few of every (depth, reason) bucket
  * the counts have, each with a partial graph, the step and its evidence;
  * sampling changes no count. */
@@ -791,6 +828,7 @@ main (int argc, char **argv)
   g_test_add_func ("/search/stop", test_stop);
   g_test_add_func ("/search/bad-options", test_bad_options);
   g_test_add_func ("/search/kernel-inputs-auto", test_kernel_inputs_auto);
+  g_test_add_func ("/search/block-ops-auto", test_block_ops_auto);
   g_test_add_func ("/search/size-candidates", test_size_candidates);
   g_test_add_func ("/search/size-candidates/divisors", test_size_candidates_divisors);
   return g_test_run ();

@@ -123,6 +123,10 @@ test_preferences_search_limits (void)
   g_assert_cmpfloat (hi, ==, PRISM_MAX_OP_INPUTS);
   g_assert_cmpint (g_settings_get_int (settings, "max-kernel-inputs"), ==, 0);
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (inputs)), ==, "Automatic");
+  /* The kernel's op limit is automatic too (13 for a program with a max). */
+  g_assert_cmpint (g_settings_get_int (settings, "max-block-ops"), ==, 0);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (find_named (dialog, "max-block-ops"))),
+                   ==, "Automatic");
   g_settings_set_int (settings, "max-kernel-inputs", 4);
   g_assert_cmpint (gtk_spin_button_get_value_as_int (inputs), ==, 4);
   gtk_spin_button_set_value (inputs, 2);

@@ -159,7 +159,7 @@ prism_search_options_init (PrismSearchOptions *options)
   options->max_total_ops = 9;
   options->max_kernels = 2;
   options->max_kernel_inputs = 0;  /* prism_search_auto_kernel_inputs() */
-  options->max_block_ops = 11;
+  options->max_block_ops = 0;      /* prism_search_auto_block_ops() */
   options->max_block_outputs = 2;
   options->max_accums = 3;
   options->max_grid_dims = 3;
@@ -3330,8 +3330,8 @@ check_options (const PrismSearchOptions *o, GError **error)
     bad = "max_kernel_inputs must be between 1 and 8 (0: automatic)";
   else if (o->max_block_outputs < 1 || o->max_block_outputs > PRISM_MAX_OP_OUTPUTS)
     bad = "max_block_outputs must be between 1 and 8";
-  else if (o->max_block_ops < 2)
-    bad = "max_block_ops must be at least 2";
+  else if (o->max_block_ops == 1)
+    bad = "max_block_ops must be between 2 and 16 (0: automatic)";
   else if (o->max_total_ops < 1)
     bad = "max_total_ops must be at least 1";
   else if (o->block_threads == 0 || o->block_threads % 32 != 0 || o->block_threads > 1024)
@@ -3411,6 +3411,16 @@ prism_search_auto_kernel_inputs (const PrismGraph *program)
   return CLAMP (n, 3, PRISM_MAX_OP_INPUTS);
 }
 
+guint
+prism_search_auto_block_ops (const PrismGraph *program)
+{
+  g_return_val_if_fail (program != NULL, 11);
+  for (guint i = 0; i < program->ops->len; i++)
+    if (prism_graph_op (program, i)->kind == PRISM_OP_MAX)
+      return 13;
+  return 11;
+}
+
 PrismSearch *
 prism_search_new (const PrismGraph *program, const PrismSearchOptions *options, GError **error)
 {
@@ -3447,6 +3457,8 @@ prism_search_new (const PrismGraph *program, const PrismSearchOptions *options, 
   search->opts = *options;
   if (search->opts.max_kernel_inputs == 0)
     search->opts.max_kernel_inputs = prism_search_auto_kernel_inputs (program);
+  if (search->opts.max_block_ops == 0)
+    search->opts.max_block_ops = prism_search_auto_block_ops (program);
   if (search->opts.kernel_ops == NULL)
     {
       search->opts.kernel_ops = default_kernel_ops;

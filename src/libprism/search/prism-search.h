@@ -93,7 +93,8 @@ typedef struct
   guint max_kernels;        /* custom kernels */
   guint max_kernel_inputs;  /* inputs of one custom kernel; 0 (the default):
                              * prism_search_auto_kernel_inputs() of the program */
-  guint max_block_ops;      /* ops of one block graph, its inputs included, outputs excluded */
+  guint max_block_ops;      /* ops of one block graph, its inputs included, outputs excluded;
+                             * 0 (the default): prism_search_auto_block_ops() of the program */
   guint max_total_ops;      /* ops of the whole graph: predefined ops and block ops without inputs */
   guint max_block_outputs;
   guint max_accums;         /* accumulators per custom kernel */
@@ -153,6 +154,22 @@ void        prism_search_size_candidates (gint64  data_dim,
  * Returns: the limit
  */
 guint       prism_search_auto_kernel_inputs (const PrismGraph *program);
+
+/**
+ * prism_search_auto_block_ops:
+ * @program: the program to optimize
+ *
+ * The limit on a custom kernel's ops (its inputs included) when none is
+ * given: 11, or 13 for a program that takes a max.  The one-kernel flash
+ * attention of a safe softmax reads Q, K, V and 1/√d and holds both matmuls,
+ * the scale, the running max (one step), the subtraction, the exp, both
+ * online sums and the divide: 13.  Raising the limit for the programs
+ * without a max would cost them time for no kernel they need (the online
+ * softmax is only in their vocabulary when they take a max).
+ *
+ * Returns: the limit
+ */
+guint       prism_search_auto_block_ops (const PrismGraph *program);
 
 typedef struct _PrismSearch PrismSearch;
 
