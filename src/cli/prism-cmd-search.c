@@ -497,7 +497,7 @@ prism_cmd_search (int argc, char **argv)
     { "max-accums", 0, 0, G_OPTION_ARG_INT, &max_accums,
       N_("Accumulators of one custom kernel (default 3)"), N_("N") },
     { "max-total-ops", 0, 0, G_OPTION_ARG_INT, &max_total_ops,
-      N_("Ops of a whole candidate: predefined ops and block ops other than inputs (default 9)"), N_("N") },
+      N_("Ops of a whole candidate: predefined ops and block ops other than inputs (default 9, and 2 more for each program input beyond the third)"), N_("N") },
     { "max-grid-dims", 0, 0, G_OPTION_ARG_INT, &max_grid_dims,
       N_("Grid dimensions of a custom kernel, 1 to 3 (default 3)"), N_("N") },
     { "block-threads", 0, 0, G_OPTION_ARG_INT, &block_threads,

@@ -59,7 +59,7 @@ static const Limit search_limits[] = {
   { "max-kernel-inputs", N_("_Inputs per kernel"), N_("Inputs of one custom kernel; more finds fusions of more tensors, and searches longer. Automatic: as many as the program has inputs, at least 3."), 1, N_("Automatic") },
   { "max-block-outputs", N_("O_utputs per kernel"), N_("Outputs of one custom kernel."), 1 },
   { "max-accums", N_("_Accumulators per kernel"), N_("Accumulators of one custom kernel."), 1 },
-  { "max-total-ops", N_("Ops in _all"), N_("Ops of a whole candidate: predefined ops and block ops other than inputs."), 1 },
+  { "max-total-ops", N_("Ops in _all"), N_("Ops of a whole candidate: predefined ops and block ops other than inputs. Automatic: 9, and 2 more for each program input beyond the third."), 1, N_("Automatic") },
   { "max-grid-dims", N_("_Grid dimensions"), N_("Grid dimensions of a custom kernel."), 1 },
   { "block-threads", N_("_Threads per block"), N_("Threads per block of a custom kernel, a multiple of 32."), 32 },
 };

@@ -1471,6 +1471,7 @@ options_to_json (const PrismPipelineOptions *o)
   INT_MEMBER ("max_kernels", s->max_kernels);
   INT_MEMBER ("max_kernel_inputs", s->max_kernel_inputs);
   INT_MEMBER ("max_block_ops", s->max_block_ops);
+  INT_MEMBER ("max_total_ops", s->max_total_ops);
   INT_MEMBER ("max_block_outputs", s->max_block_outputs);
   INT_MEMBER ("max_accums", s->max_accums);
   INT_MEMBER ("max_grid_dims", s->max_grid_dims);

@@ -567,7 +567,7 @@ test_bad_options (void)
     { &o.max_block_outputs, 0 },
     { &o.max_block_ops, 1 },
     { &o.block_threads, 100 },
-    { &o.max_total_ops, 0 },
+    { &o.max_total_ops, 73 },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -654,6 +654,43 @@ test_block_ops_auto (void)
       s = prism_search_new (program, &o, &error);
       g_assert_no_error (error);
       g_assert_cmpuint (prism_search_get_options (s)->max_block_ops, ==, 5);
+      prism_search_free (s);
+    }
+}
+
+/* max_total_ops 0 (the default) is resolved by prism_search_new(): 9, and
+ * 2 more for each program input beyond the third (RMSNorm + Q, K, V's
+ * two-kernel form has 11 ops); a limit that is given stays. */
+static void
+test_total_ops_auto (void)
+{
+  static const struct { const char *name; const char *params; guint want; } cases[] = {
+    { "rms_norm", RMS_SMALL, 9 },
+    { "rmsnorm_mlp", "n=4,d=64", 9 },
+    { "attention_safe", "b=1,h=2,q=1,kv=64,dh=32", 9 },  /* the constant is not an input */
+    { "lora", "n=16,d=64,r=16,o=256", 11 },
+  };
+  PrismSearchOptions o;
+
+  prism_search_options_init (&o);
+  g_assert_cmpuint (o.max_total_ops, ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PrismGraph) program = prism_workload_build (cases[i].name, cases[i].params, &error);
+      PrismSearch *s;
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (prism_search_auto_total_ops (program), ==, cases[i].want);
+      prism_search_options_init (&o);
+      s = prism_search_new (program, &o, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (prism_search_get_options (s)->max_total_ops, ==, cases[i].want);
+      prism_search_free (s);
+      o.max_total_ops = 5;
+      s = prism_search_new (program, &o, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (prism_search_get_options (s)->max_total_ops, ==, 5);
       prism_search_free (s);
     }
 }
@@ -829,6 +866,7 @@ main (int argc, char **argv)
   g_test_add_func ("/search/bad-options", test_bad_options);
   g_test_add_func ("/search/kernel-inputs-auto", test_kernel_inputs_auto);
   g_test_add_func ("/search/block-ops-auto", test_block_ops_auto);
+  g_test_add_func ("/search/total-ops-auto", test_total_ops_auto);
   g_test_add_func ("/search/size-candidates", test_size_candidates);
   g_test_add_func ("/search/size-candidates/divisors", test_size_candidates_divisors);
   return g_test_run ();

@@ -127,6 +127,9 @@ test_preferences_search_limits (void)
   g_assert_cmpint (g_settings_get_int (settings, "max-block-ops"), ==, 0);
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (find_named (dialog, "max-block-ops"))),
                    ==, "Automatic");
+  g_assert_cmpint (g_settings_get_int (settings, "max-total-ops"), ==, 0);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (find_named (dialog, "max-total-ops"))),
+                   ==, "Automatic");
   g_settings_set_int (settings, "max-kernel-inputs", 4);
   g_assert_cmpint (gtk_spin_button_get_value_as_int (inputs), ==, 4);
   gtk_spin_button_set_value (inputs, 2);

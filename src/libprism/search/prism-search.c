@@ -156,7 +156,7 @@ prism_search_options_init (PrismSearchOptions *options)
   options->n_threads = 0;
   options->time_limit_s = 60.0;
   options->max_kernel_ops = 3;
-  options->max_total_ops = 9;
+  options->max_total_ops = 0;      /* prism_search_auto_total_ops() */
   options->max_kernels = 2;
   options->max_kernel_inputs = 0;  /* prism_search_auto_kernel_inputs() */
   options->max_block_ops = 0;      /* prism_search_auto_block_ops() */
@@ -3332,8 +3332,7 @@ check_options (const PrismSearchOptions *o, GError **error)
     bad = "max_block_outputs must be between 1 and 8";
   else if (o->max_block_ops == 1)
     bad = "max_block_ops must be between 2 and 16 (0: automatic)";
-  else if (o->max_total_ops < 1)
-    bad = "max_total_ops must be at least 1";
+
   else if (o->block_threads == 0 || o->block_threads % 32 != 0 || o->block_threads > 1024)
     bad = "block_threads must be a multiple of 32 up to 1024";
   else if (o->n_threads > 1024)
@@ -3412,6 +3411,17 @@ prism_search_auto_kernel_inputs (const PrismGraph *program)
 }
 
 guint
+prism_search_auto_total_ops (const PrismGraph *program)
+{
+  guint inputs = 0;
+
+  g_return_val_if_fail (program != NULL, 9);
+  for (guint i = 0; i < program->ops->len; i++)
+    inputs += prism_graph_op (program, i)->kind == PRISM_OP_INPUT;
+  return 9 + 2 * MIN (inputs - MIN (inputs, 3), 3);
+}
+
+guint
 prism_search_auto_block_ops (const PrismGraph *program)
 {
   g_return_val_if_fail (program != NULL, 11);
@@ -3459,6 +3469,8 @@ prism_search_new (const PrismGraph *program, const PrismSearchOptions *options, 
     search->opts.max_kernel_inputs = prism_search_auto_kernel_inputs (program);
   if (search->opts.max_block_ops == 0)
     search->opts.max_block_ops = prism_search_auto_block_ops (program);
+  if (search->opts.max_total_ops == 0)
+    search->opts.max_total_ops = prism_search_auto_total_ops (program);
   if (search->opts.kernel_ops == NULL)
     {
       search->opts.kernel_ops = default_kernel_ops;

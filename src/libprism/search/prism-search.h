@@ -95,7 +95,8 @@ typedef struct
                              * prism_search_auto_kernel_inputs() of the program */
   guint max_block_ops;      /* ops of one block graph, its inputs included, outputs excluded;
                              * 0 (the default): prism_search_auto_block_ops() of the program */
-  guint max_total_ops;      /* ops of the whole graph: predefined ops and block ops without inputs */
+  guint max_total_ops;      /* ops of the whole graph: predefined ops and block ops without inputs;
+                             * 0 (the default): prism_search_auto_total_ops() of the program */
   guint max_block_outputs;
   guint max_accums;         /* accumulators per custom kernel */
   guint max_grid_dims;      /* 1 to 3 */
@@ -170,6 +171,22 @@ guint       prism_search_auto_kernel_inputs (const PrismGraph *program);
  * Returns: the limit
  */
 guint       prism_search_auto_block_ops (const PrismGraph *program);
+
+/**
+ * prism_search_auto_total_ops:
+ * @program: the program to optimize
+ *
+ * The limit on a whole candidate's ops (predefined ops and block ops other
+ * than inputs) when none is given: 9, plus 2 for each program input beyond
+ * the third (at most 15).  Each further input is one more operand whose
+ * tiles are read and combined — a projection of the same normalised input
+ * by a third weight (RMSNorm + Q, K, V: its two-kernel form has 11 ops) or
+ * LoRA's adapter — while the programs of three inputs or fewer keep the
+ * space of 9.
+ *
+ * Returns: the limit
+ */
+guint       prism_search_auto_total_ops (const PrismGraph *program);
 
 typedef struct _PrismSearch PrismSearch;
 
