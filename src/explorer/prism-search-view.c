@@ -110,6 +110,15 @@ update_counters (PrismSearchView *self)
       g_free (text[i]);
     }
 
+  /* A rate of 0 says why in its tooltip (the status line says it too). */
+  {
+    gboolean is_rate;
+    g_autofree char *pace = prism_search_model_dup_pace (self->model, &is_rate);
+
+    gtk_widget_set_tooltip_text (gtk_widget_get_parent (GTK_WIDGET (self->values[COUNTER_RATE])),
+                                 is_rate ? NULL : pace);
+  }
+
   /* The best speedup says where it comes from. */
   gtk_label_set_label (self->captions[COUNTER_BEST],
                        prism_search_model_get_best (self->model) == NULL ? _("Best speedup")

@@ -440,6 +440,7 @@ snapshot_locked (PrismPipeline *p, PrismRunStats *out)
       out->search.n_tasks = MAX (out->search.n_tasks, s.n_tasks);
     }
   out->time_to_best_s = p->best ? p->best->found_at_s : -1;
+  out->deciding = now.deciding;
   if (p->results != NULL)
     {
       GPtrArray *cands = prism_results_get_candidates (p->results);
@@ -584,6 +585,15 @@ publish_locked (PrismPipeline *p, Entry *entry)
       e->id = c->id;
       g_queue_push_tail (&p->outbox, e);
     }
+}
+
+/* The candidate's decision is made: it is no longer counted as deciding. */
+static void
+set_decided_locked (PrismPipeline *p, Entry *entry, EntryState state)
+{
+  g_assert (entry->state == ENTRY_PENDING && state != ENTRY_PENDING);
+  entry->state = state;
+  p->counters.deciding--;
 }
 
 /* Publishes the decided candidates at the front of the order.  With @all
@@ -732,7 +742,7 @@ reject (PrismPipeline *p, Entry *entry, EntryState state, const PrismGraph *grap
   PrismEvent *e = prism_event_new (PRISM_EVENT_REJECTED);
 
   g_mutex_lock (&p->lock);
-  entry->state = state;
+  set_decided_locked (p, entry, state);
   publish_ready_locked (p);
   g_mutex_unlock (&p->lock);
   e->graph = prism_graph_ref ((PrismGraph *) graph);
@@ -816,7 +826,7 @@ accept (PrismPipeline *p, Entry *entry, const PrismMapCandidate *mc, GPtrArray *
   g_mutex_lock (&p->lock);
   c->task = entry->task;
   c->seq = entry->seq;
-  entry->state = ENTRY_VERIFIED;
+  set_decided_locked (p, entry, ENTRY_VERIFIED);
   entry->candidate = c;
   publish_ready_locked (p);
   g_mutex_unlock (&p->lock);
@@ -866,6 +876,7 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
   entry->queued = g_sequence_insert_sorted (p->order, entry, compare_positions, NULL);
   g_hash_table_insert (p->seen, &entry->key, entry);
   p->counters.map_candidates++;
+  p->counters.deciding++;
   g_mutex_unlock (&p->lock);
 
   /* Sizes first: cheap, and a candidate no GPU can run is not worth a proof. */
@@ -874,7 +885,7 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
   prism_param_stats_add (&p->counters.params, &pstats);
   if (params->len == 0)
     {
-      entry->state = ENTRY_NO_SIZES;
+      set_decided_locked (p, entry, ENTRY_NO_SIZES);
       p->counters.no_sizes++;
       publish_ready_locked (p);
     }
