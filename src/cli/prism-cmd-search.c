@@ -87,14 +87,23 @@ print_progress (Run *run, const PrismEvent *e)
       run->last_time = e->time_s;
     }
   best = run->best_speedup > 0 ? g_strdup_printf ("%.2f×", run->best_speedup) : g_strdup ("–");
-  /* No state is explored while every worker decides a candidate (sizes,
-   * screen, proof): the line says so rather than "0/s". */
+  /* No state is explored while every worker makes and decides the
+   * candidates of an sGraph (maps, sizes, screen, proof): the line says so
+   * rather than "0/s". */
   if (run->rate < 0.5 && s->deciding > 0 && e->kind == PRISM_EVENT_PROGRESS)
     /* TRANSLATORS: in the progress line of `prism search`, in place of the
      * states per second while none are explored; %s is a number */
     pace = g_strdup_printf (ngettext ("deciding %s candidate", "deciding %s candidates",
                                       (gulong) MIN (s->deciding, G_MAXULONG)),
                             u64 (n[4], s->deciding));
+  else if (run->rate < 0.5 && s->instantiating > 0 && e->kind == PRISM_EVENT_PROGRESS)
+    /* TRANSLATORS: in the progress line of `prism search`, in place of the
+     * states per second while the workers make candidates from sGraphs
+     * (maps, sizes) and decide them; %s is a number of sGraphs */
+    pace = g_strdup_printf (ngettext ("making the candidates of %s sGraph",
+                                      "making the candidates of %s sGraphs",
+                                      (gulong) MIN (s->instantiating, G_MAXULONG)),
+                            u64 (n[4], s->instantiating));
   else
     /* TRANSLATORS: states per second in the progress line of `prism search` */
     pace = g_strdup_printf (_("%.0f/s"), run->rate);

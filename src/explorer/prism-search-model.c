@@ -759,8 +759,8 @@ prism_search_model_get_states_per_second (PrismSearchModel *self)
  *
  * The pace of a running search in words: its states per second, or, while
  * it explores none, what it does instead — every worker deciding a
- * candidate (sizes, screen, proof), or the GPU timing the best ones after
- * the search.  A bare "0 states/s" reads as a search that hangs.
+ * candidate (sizes, screen, proof) or making the candidates of an sGraph
+ * (maps, ranking), or the GPU timing the best ones after the search.  A bare "0 states/s" reads as a search that hangs.
  *
  * @is_rate: (out) (optional): set to whether the phrase is the states per second
  *
@@ -792,6 +792,17 @@ prism_search_model_dup_pace (PrismSearchModel *self,
       return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "deciding %s candidate",
                                            "deciding %s candidates",
                                            (gulong) MIN (self->stats.deciding, G_MAXULONG)),
+                              count);
+    }
+  if (self->state == PRISM_SEARCH_STATE_RUNNING && rate == 0 && self->stats.instantiating > 0)
+    {
+      count = prism_format_count (self->stats.instantiating);
+      /* Translators: in the status line, in place of "0 states/s" while
+       * the workers make the candidates of sGraphs (maps, sizes) and
+       * decide them; %s is the number of sGraphs */
+      return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "making the candidates of %s sGraph",
+                                           "making the candidates of %s sGraphs",
+                                           (gulong) MIN (self->stats.instantiating, G_MAXULONG)),
                               count);
     }
   count = prism_format_count (rate);

@@ -441,6 +441,7 @@ snapshot_locked (PrismPipeline *p, PrismRunStats *out)
     }
   out->time_to_best_s = p->best ? p->best->found_at_s : -1;
   out->deciding = now.deciding;
+  out->instantiating = now.instantiating;
   if (p->results != NULL)
     {
       GPtrArray *cands = prism_results_get_candidates (p->results);
@@ -1252,6 +1253,10 @@ search_sgraph (PrismSearch *search, const PrismSGraph *sg, guint task, gpointer 
   e->task = task;
   emit (p, e);
 
+  g_mutex_lock (&p->lock);
+  p->counters.instantiating++;
+  g_mutex_unlock (&p->lock);
+
   if (sg->symbolic)
     instantiate_symbolic (p, sg, task, pos, &ms);
   else
@@ -1266,6 +1271,7 @@ search_sgraph (PrismSearch *search, const PrismSGraph *sg, guint task, gpointer 
     }
   g_mutex_lock (&p->lock);
   prism_map_stats_add (&p->counters.maps, &ms);
+  p->counters.instantiating--;
   g_mutex_unlock (&p->lock);
 }
 

@@ -562,7 +562,8 @@ on_event_deciding (PrismEvent *e, gpointer data)
   DecidingRun *run = data;
 
   g_mutex_lock (&run->lock);
-  if (e->kind == PRISM_EVENT_PROGRESS && run->held && e->stats.deciding == 1)
+  if (e->kind == PRISM_EVENT_PROGRESS && run->held && e->stats.deciding == 1 &&
+      e->stats.instantiating == 1)
     {
       if (run->progress_deciding++ == 0)
         run->states_then = e->stats.search.states;
@@ -575,7 +576,7 @@ on_event_deciding (PrismEvent *e, gpointer data)
         }
     }
   if (e->kind == PRISM_EVENT_FINISHED)
-    run->final_deciding = e->stats.deciding;
+    run->final_deciding = e->stats.deciding + e->stats.instantiating;
   g_mutex_unlock (&run->lock);
 }
 

@@ -594,6 +594,14 @@ test_pace (void)
   pace = prism_search_model_dup_pace (model, NULL);
   g_assert_cmpstr (pace, ==, "deciding 1 candidate");
   g_clear_pointer (&pace, g_free);
+  /* Between decisions, the workers make more candidates from sGraphs. */
+  e = progress_new (8.0, 3000);
+  e->stats.instantiating = 2;
+  prism_search_model_apply_event (model, e);
+  prism_event_unref (e);
+  pace = prism_search_model_dup_pace (model, NULL);
+  g_assert_cmpstr (pace, ==, "making the candidates of 2 sGraphs");
+  g_clear_pointer (&pace, g_free);
 
   /* After the search, the GPU times the best candidates. */
   tuning->tune_status = PRISM_TUNE_MEASURING;
