@@ -12,6 +12,7 @@
 
 #include "prism-candidate-info.h"
 #include "prism-candidates-view.h"
+#include "prism-column-title.h"
 #include "prism-format.h"
 
 typedef enum
@@ -423,7 +424,7 @@ add_compare_column (PrismCandidatesView *self)
   g_signal_connect (factory, "bind", G_CALLBACK (compare_bind_cb), self);
   g_signal_connect (factory, "unbind", G_CALLBACK (compare_unbind_cb), self);
   column = gtk_column_view_column_new (C_("candidates column", "Compare"), g_object_ref (factory));
-  gtk_column_view_column_set_fixed_width (column, 76);
+  prism_column_title_fit (self->column_view, column, 76);
   gtk_column_view_append_column (self->column_view, column);
   self->compare_column = column;
 }
@@ -464,7 +465,7 @@ add_columns (PrismCandidatesView *self)
       gtk_column_view_column_set_sorter (column, sorter);
       g_object_unref (sorter);
       gtk_column_view_column_set_resizable (column, TRUE);
-      gtk_column_view_column_set_fixed_width (column, widths[c]);
+      prism_column_title_fit (self->column_view, column, widths[c]);
       if (c == COLUMN_PARAMS)
         gtk_column_view_column_set_expand (column, TRUE);
       gtk_column_view_append_column (self->column_view, column);
@@ -617,7 +618,7 @@ show_verification (PrismCandidatesView *self,
   pane_heading (box, _("Verification"));
   pane_field (box, _("Method"), prism_candidate_row_get_verification (row));
   if (prism_candidate_row_get_verdict (row) != NULL)
-    pane_field (box, _("Verdict"), prism_candidate_row_get_verdict (row));
+    pane_field (box, _("Verdict"), prism_format_verdict (prism_candidate_row_get_verdict (row)));
   if (prism_candidate_row_get_message (row) != NULL)
     pane_label (box, prism_candidate_row_get_message (row), "dim-label");
 
@@ -919,9 +920,8 @@ items_changed_cb (PrismCandidatesView *self,
 {
   update_count (self);
   /* Room for "Mirage graph 12" while the table has such rows. */
-  gtk_column_view_column_set_fixed_width (self->columns[COLUMN_ID],
-                                          self->model && prism_search_model_get_n_external (self->model) > 0
-                                          ? 128 : 44);
+  prism_column_title_fit (self->column_view, self->columns[COLUMN_ID],
+                          self->model && prism_search_model_get_n_external (self->model) > 0 ? 128 : 44);
   /* A new search empties the store: what was ticked is gone. */
   if (g_list_model_get_n_items (model) == 0 && self->pinned->len > 0)
     prism_candidates_view_clear_compare (self);

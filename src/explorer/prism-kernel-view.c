@@ -10,6 +10,7 @@
 #include <gtksourceview/gtksource.h>
 
 #include "prism-format.h"
+#include "prism-column-title.h"
 #include "prism-kernel-view.h"
 #include "prism-launch-row.h"
 #include "prism-ptxas.h"
@@ -391,7 +392,7 @@ add_columns (PrismKernelView *self)
       g_signal_connect (factory, "bind", G_CALLBACK (cell_bind_cb), GUINT_TO_POINTER (c));
       column = gtk_column_view_column_new (column_title (c), g_object_ref (factory));
       gtk_column_view_column_set_resizable (column, TRUE);
-      gtk_column_view_column_set_fixed_width (column, widths[c]);
+      prism_column_title_fit (self->column_view, column, widths[c]);
       gtk_column_view_append_column (self->column_view, column);
     }
   /* GTK 4.8's column headers have no tooltips: what the columns mean is
@@ -577,6 +578,10 @@ update_labels (PrismKernelView *self)
   else
     gtk_label_set_label (self->registers_label,
                          _("Registers: not measured (Measure Registers compiles the code with nvcc)"));
+  /* The note (nvcc's own words, at times) can be longer than the line. */
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->registers_label),
+                               *gtk_label_get_label (self->registers_label)
+                               ? gtk_label_get_label (self->registers_label) : NULL);
 }
 
 static void

@@ -743,6 +743,8 @@ update_status (PrismWindow *self)
       running = TRUE;
     }
   gtk_label_set_label (self->status_label, text);
+  /* A narrow window (or a long language) ellipsizes it: the tooltip has it whole. */
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), text && *text ? text : NULL);
   gtk_spinner_set_spinning (self->status_spinner, running);
   gtk_widget_set_visible (GTK_WIDGET (self->status_spinner), running);
   gtk_label_set_label (self->gpu_label, self->gpu_status ? self->gpu_status : _("Looking for a GPU…"));
