@@ -86,6 +86,8 @@ struct _PrismKernelView
   GtkStack *content_stack;
   GtkColumnView *column_view;
   GtkSourceView *source_view;
+  GdkFrameClock *source_clock;     /* shows the source after its next paint */
+  gulong source_handler;
   PrismRooflineChart *roofline;
   GtkLabel *message_title;
   GtkLabel *message_label;
@@ -424,11 +426,22 @@ add_columns (PrismKernelView *self)
 static const char *nvcc_path (void);
 
 static void
+cancel_source (PrismKernelView *self)
+{
+  if (self->source_clock != NULL)
+    g_clear_signal_handler (&self->source_handler, self->source_clock);
+  g_clear_object (&self->source_clock);
+}
+
+static void
 set_loading (PrismKernelView *self,
              GCancellable    *cancellable)
 {
   gboolean was_loading = self->cancellable != NULL;
 
+  /* A newer report replaces one whose source was still to come. */
+  if (cancellable != NULL)
+    cancel_source (self);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_set_object (&self->cancellable, cancellable);
@@ -470,14 +483,58 @@ show_message (PrismKernelView *self,
   gtk_stack_set_visible_child_name (self->content_stack, "message");
 }
 
+/* The report's source in the source view, from the top; then the report
+ * is shown whole and the page no longer loading. */
+static void
+show_source (PrismKernelView *self)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->source_view));
+  GtkTextIter start;
+
+  cancel_source (self);
+  gtk_text_buffer_set_text (buffer, self->report ? self->report->source : "", -1);
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  gtk_text_buffer_place_cursor (buffer, &start);
+  gtk_text_view_scroll_to_iter (GTK_TEXT_VIEW (self->source_view), &start, 0, FALSE, 0, 0);
+  set_loading (self, NULL);
+}
+
+static void
+source_after_paint_cb (GdkFrameClock   *clock,
+                       PrismKernelView *self)
+{
+  show_source (self);
+}
+
+/* A new report used to be one frame: the launch table's rows made, the
+ * roofline drawn, and the new source laid out and highlighted, 20 ms and
+ * more of the main thread during a search (docs/benchmarks.md).  The source
+ * now goes in after the frame that shows the rest. */
+static void
+show_source_later (PrismKernelView *self)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+
+  cancel_source (self);
+  if (clock == NULL || !gtk_widget_get_mapped (GTK_WIDGET (self)))
+    {
+      show_source (self);
+      return;
+    }
+  self->source_clock = g_object_ref (clock);
+  self->source_handler = g_signal_connect (clock, "after-paint", G_CALLBACK (source_after_paint_cb), self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* Shows @report (and @baseline in the roofline); its source at once or,
+ * with @source_later, after the next frame, and then it is done loading. */
 static void
 show_report (PrismKernelView   *self,
              PrismKernelReport *report,
              PrismKernelReport *baseline,
-             const char        *error)
+             const char        *error,
+             gboolean           source_later)
 {
-  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->source_view));
-  GtkTextIter start;
 
   if (report != NULL)
     prism_kernel_report_ref (report);
@@ -489,17 +546,16 @@ show_report (PrismKernelView   *self,
   self->baseline_report = baseline;
   g_clear_pointer (&self->message, g_free);
 
-  g_list_store_remove_all (self->launches);
-  for (guint i = 0; report != NULL && i < prism_kernel_report_get_n_launches (report); i++)
-    {
-      g_autoptr(PrismLaunchRow) row = prism_launch_row_new (report, i);
-      g_list_store_append (self->launches, row);
-    }
-  gtk_text_buffer_set_text (buffer, report ? report->source : "", -1);
-  gtk_text_buffer_get_start_iter (buffer, &start);
-  gtk_text_buffer_place_cursor (buffer, &start);
-  gtk_text_view_scroll_to_iter (GTK_TEXT_VIEW (self->source_view), &start, 0, FALSE, 0, 0);
+  /* One change for the table, not one per launch (each relays it out). */
+  {
+    guint n = report != NULL ? prism_kernel_report_get_n_launches (report) : 0;
+    g_autoptr(GPtrArray) rows = g_ptr_array_new_full (n, g_object_unref);
 
+    for (guint i = 0; i < n; i++)
+      g_ptr_array_add (rows, prism_launch_row_new (report, i));
+    g_list_store_splice (self->launches, 0, g_list_model_get_n_items (G_LIST_MODEL (self->launches)),
+                         rows->pdata, rows->len);
+  }
   self->shown_candidate_us = candidate_measured_us (self);
   self->shown_baseline_us = baseline_measured_us (self);
   prism_roofline_chart_set_reports (self->roofline, self->candidate ? report : NULL, baseline,
@@ -513,6 +569,10 @@ show_report (PrismKernelView   *self,
   else
     show_message (self, _("No Code to Show"), error ? error : _("The program cannot be generated."));
   update_labels (self);
+  if (source_later && report != NULL)
+    show_source_later (self);
+  else
+    show_source (self);
 }
 
 /* The page's title says whose code it is; the line under it, for which
@@ -632,11 +692,10 @@ job_done_cb (GObject      *object,
       g_clear_pointer (&result, job_result_free);
       return;
     }
-  set_loading (self, NULL);
+  /* Done loading once the source is in (the measure action depends on
+   * the report then shown). */
   show_report (self, result->candidate ? result->candidate : self->candidate ? NULL : result->baseline,
-               result->baseline, result->error);
-  /* The measure action depends on the report now shown. */
-  set_loading (self, NULL);
+               result->baseline, result->error, TRUE);
   job_result_free (result);
 }
 
@@ -652,7 +711,7 @@ start_job (PrismKernelView *self,
   if (self->program == NULL)
     {
       set_loading (self, NULL);
-      show_report (self, NULL, NULL, NULL);
+      show_report (self, NULL, NULL, NULL, FALSE);
       return;
     }
 
@@ -794,6 +853,7 @@ prism_kernel_view_dispose (GObject *object)
   PrismKernelView *self = (PrismKernelView *)object;
   GtkWidget *child;
 
+  cancel_source (self);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
@@ -927,7 +987,7 @@ prism_kernel_view_init (PrismKernelView *self)
                                  _("nvcc is not installed: registers and spills cannot be measured"));
   self->dirty = TRUE;
   set_loading (self, NULL);
-  show_report (self, NULL, NULL, NULL);
+  show_report (self, NULL, NULL, NULL, FALSE);
 }
 
 /*
