@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "prism-chart-text.h"
+#include "prism-chart-zoom.h"
 #include "prism-format.h"
 #include "prism-speedup-chart.h"
 
@@ -34,7 +35,6 @@
 #define HOVER_RADIUS 10.0
 
 #define ZOOM_STEP    1.25   /* one wheel notch or key press */
-#define MAX_ZOOM     1000.0 /* the smallest view is this share of the full range */
 
 #define COLOR_BEST   "#3584e4"
 #define COLOR_POINTS "#e66100"
@@ -60,11 +60,8 @@ struct _PrismSpeedupChart
   double pointer_x, pointer_y;
   gboolean pointer_inside;
 
-  /* The visible range, when zoomed; else the full one. */
-  gboolean zoomed;
-  double t0, t1, s0, s1;
-  double drag_t0, drag_s0;  /* the view's corner when the drag began */
-  graphene_rect_t plot;     /* where the last snapshot drew the plot area */
+  /* Seconds across, speedup up, from 0 to the axes' ends. */
+  PrismChartZoom zoom;
   GPtrArray *time_ticks;    /* the last drawing's tick labels (char *), for tests */
   GPtrArray *speedup_ticks;
 };
@@ -187,89 +184,32 @@ get_view (PrismSpeedupChart *self,
           double            *s0,
           double            *s1)
 {
-  if (self->zoomed)
-    {
-      *t0 = self->t0;
-      *t1 = self->t1;
-      *s0 = self->s0;
-      *s1 = self->s1;
-      return;
-    }
-  *t0 = 0;
-  *t1 = self->max_time_s;
-  *s0 = 0;
-  *s1 = self->max_speedup;
+  prism_chart_zoom_set_full (&self->zoom, 0, self->max_time_s, 0, self->max_speedup);
+  prism_chart_zoom_get_view (&self->zoom, t0, t1, s0, s1);
 }
 
-/* [*lo, *lo + width] within [0, full], no narrower than the deepest zoom
- * allows; a width clamped keeps the range's centre. */
+/* The actions, Reset Zoom and the drawing follow the zoom. */
 static void
-clamp_range (double *lo,
-             double  width,
-             double  full)
+zoom_changed (PrismSpeedupChart *self,
+              gboolean           was_zoomed)
 {
-  double clamped = CLAMP (width, full / MAX_ZOOM, full);
+  gboolean zoomed = self->zoom.zoomed;
 
-  *lo += (width - clamped) / 2;
-  *lo = CLAMP (*lo, 0, full - clamped);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "chart.reset-zoom", zoomed);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "chart.zoom-out", zoomed);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  if (zoomed != was_zoomed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_ZOOMED]);
 }
 
 static void
 set_zoomed (PrismSpeedupChart *self,
             gboolean           zoomed)
 {
-  gboolean changed = self->zoomed != zoomed;
+  gboolean was_zoomed = self->zoom.zoomed;
 
-  self->zoomed = zoomed;
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "chart.reset-zoom", zoomed);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "chart.zoom-out", zoomed);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-  if (changed)
-    g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_ZOOMED]);
-}
-
-/* Shows [t0, t1] × [s0, s1], kept within the axes' full range; the full
- * range itself is no zoom (the axes follow the search again). */
-static void
-set_view (PrismSpeedupChart *self,
-          double             t0,
-          double             t1,
-          double             s0,
-          double             s1)
-{
-  double wt = t1 - t0, ws = s1 - s0;
-
-  /* Nothing drawn yet: no range to zoom into. */
-  if (self->max_time_s <= 0 || self->max_speedup <= 0)
-    return;
-  clamp_range (&t0, wt, self->max_time_s);
-  clamp_range (&s0, ws, self->max_speedup);
-  wt = CLAMP (wt, self->max_time_s / MAX_ZOOM, self->max_time_s);
-  ws = CLAMP (ws, self->max_speedup / MAX_ZOOM, self->max_speedup);
-  self->t0 = t0;
-  self->t1 = t0 + wt;
-  self->s0 = s0;
-  self->s1 = s0 + ws;
-  set_zoomed (self, wt < self->max_time_s * (1 - 1e-9) || ws < self->max_speedup * (1 - 1e-9));
-}
-
-/* Moves the view started at (@t0, @s0) by (@dx, @dy) pixels, the content
- * following the pointer. */
-static void
-pan_from (PrismSpeedupChart *self,
-          double             t0,
-          double             s0,
-          double             dx,
-          double             dy)
-{
-  double vt0, vt1, vs0, vs1;
-
-  if (!self->zoomed || self->plot.size.width <= 0 || self->plot.size.height <= 0)
-    return;
-  get_view (self, &vt0, &vt1, &vs0, &vs1);
-  t0 -= dx / self->plot.size.width * (vt1 - vt0);
-  s0 += dy / self->plot.size.height * (vs1 - vs0);
-  set_view (self, t0, t0 + (vt1 - vt0), s0, s0 + (vs1 - vs0));
+  self->zoom.zoomed = zoomed;
+  zoom_changed (self, was_zoomed);
 }
 
 static void
@@ -424,7 +364,7 @@ prism_speedup_chart_snapshot (GtkWidget   *widget,
   if (plot_w < 40 || plot_h < 30)
     return;
 
-  self->plot = GRAPHENE_RECT_INIT (left, top, plot_w, plot_h);
+  self->zoom.plot = GRAPHENE_RECT_INIT (left, top, plot_w, plot_h);
   update_ranges (self);
   get_view (self, &vt0, &vt1, &vs0, &vs1);
   points = prism_search_model_get_points (self->model, &n_points);
@@ -464,7 +404,7 @@ prism_speedup_chart_snapshot (GtkWidget   *widget,
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
   /* Unzoomed, the points at the axes' ends are drawn whole; zoomed, the
    * lines stop at the plot's edges. */
-  if (self->zoomed)
+  if (self->zoom.zoomed)
     cairo_rectangle (cr, left, top, plot_w, plot_h);
   else
     cairo_rectangle (cr, left, top - DOT_RADIUS - 2, plot_w + DOT_RADIUS + 2, plot_h + DOT_RADIUS + 2);
@@ -567,7 +507,7 @@ prism_speedup_chart_snapshot (GtkWidget   *widget,
 
       pango_layout_set_markup (layout, markup, -1);
       prism_chart_text_size (layout, &tw, &th);
-      if (x >= left - 0.5 && (!self->zoomed || x <= right + 0.5) && y >= top && y <= bottom + 0.5)
+      if (x >= left - 0.5 && (!self->zoom.zoomed || x <= right + 0.5) && y >= top && y <= bottom + 0.5)
         prism_chart_append_text (snapshot, layout, &best_color, MIN (x + 4, right - tw), y - th - 2);
     }
   else
@@ -666,7 +606,7 @@ pressed_cb (PrismSpeedupChart *self,
   if (id == 0)
     {
       /* A double click off the points shows everything again. */
-      if (n_press == 2 && self->zoomed)
+      if (n_press == 2 && self->zoom.zoomed)
         {
           gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
           prism_speedup_chart_reset_zoom (self);
@@ -687,8 +627,8 @@ scroll_cb (PrismSpeedupChart        *self,
 {
   GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (controller));
   GdkEvent *event = gtk_event_controller_get_current_event (GTK_EVENT_CONTROLLER (controller));
-  double x = self->plot.origin.x + self->plot.size.width / 2;
-  double y = self->plot.origin.y + self->plot.size.height / 2;
+  double x = self->zoom.plot.origin.x + self->zoom.plot.size.width / 2;
+  double y = self->zoom.plot.origin.y + self->zoom.plot.size.height / 2;
 
   if (dy == 0)
     return FALSE;
@@ -713,13 +653,12 @@ drag_begin_cb (PrismSpeedupChart *self,
                GtkGestureDrag    *gesture)
 {
   /* Unzoomed there is nothing to pan; a press on a point selects it. */
-  if (!self->zoomed || prism_speedup_chart_candidate_at (self, x, y) != 0)
+  if (!self->zoom.zoomed || prism_speedup_chart_candidate_at (self, x, y) != 0)
     {
       gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_DENIED);
       return;
     }
-  self->drag_t0 = self->t0;
-  self->drag_s0 = self->s0;
+  prism_chart_zoom_drag_begin (&self->zoom);
 }
 
 static void
@@ -728,8 +667,13 @@ drag_update_cb (PrismSpeedupChart *self,
                 double             dy,
                 GtkGestureDrag    *gesture)
 {
+  gboolean was_zoomed = self->zoom.zoomed;
+  double t0, t1, s0, s1;
+
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self), "grabbing");
-  pan_from (self, self->drag_t0, self->drag_s0, dx, dy);
+  get_view (self, &t0, &t1, &s0, &s1);   /* the full range, as now */
+  if (prism_chart_zoom_drag_to (&self->zoom, dx, dy))
+    zoom_changed (self, was_zoomed);
 }
 
 static void
@@ -749,8 +693,8 @@ zoom_action (GtkWidget  *widget,
   PrismSpeedupChart *self = PRISM_SPEEDUP_CHART (widget);
   double factor = g_str_equal (action_name, "chart.zoom-in") ? ZOOM_STEP : 1 / ZOOM_STEP;
 
-  prism_speedup_chart_zoom_at (self, self->plot.origin.x + self->plot.size.width / 2,
-                               self->plot.origin.y + self->plot.size.height / 2, factor, FALSE);
+  prism_speedup_chart_zoom_at (self, self->zoom.plot.origin.x + self->zoom.plot.size.width / 2,
+                               self->zoom.plot.origin.y + self->zoom.plot.size.height / 2, factor, FALSE);
 }
 
 static void
@@ -865,7 +809,7 @@ prism_speedup_chart_get_property (GObject    *object,
       break;
 
     case PROP_ZOOMED:
-      g_value_set_boolean (value, self->zoomed);
+      g_value_set_boolean (value, self->zoom.zoomed);
       break;
 
     default:
@@ -1090,21 +1034,16 @@ prism_speedup_chart_zoom_at (PrismSpeedupChart *self,
                              double             factor,
                              gboolean           time_only)
 {
-  double vt0, vt1, vs0, vs1, ft, fs, t, sp, wt, ws;
+  gboolean was_zoomed;
+  double t0, t1, s0, s1;
 
   g_return_if_fail (PRISM_IS_SPEEDUP_CHART (self));
   g_return_if_fail (factor > 0);
 
-  if (self->plot.size.width <= 0 || self->plot.size.height <= 0)
-    return;
-  get_view (self, &vt0, &vt1, &vs0, &vs1);
-  ft = CLAMP ((x - self->plot.origin.x) / self->plot.size.width, 0, 1);
-  fs = CLAMP ((self->plot.origin.y + self->plot.size.height - y) / self->plot.size.height, 0, 1);
-  t = vt0 + ft * (vt1 - vt0);
-  sp = vs0 + fs * (vs1 - vs0);
-  wt = (vt1 - vt0) / factor;
-  ws = time_only ? vs1 - vs0 : (vs1 - vs0) / factor;
-  set_view (self, t - ft * wt, t - ft * wt + wt, sp - fs * ws, sp - fs * ws + ws);
+  was_zoomed = self->zoom.zoomed;
+  get_view (self, &t0, &t1, &s0, &s1);
+  if (prism_chart_zoom_at (&self->zoom, x, y, factor, time_only))
+    zoom_changed (self, was_zoomed);
 }
 
 /**
@@ -1119,8 +1058,14 @@ prism_speedup_chart_pan (PrismSpeedupChart *self,
                          double             dx,
                          double             dy)
 {
+  gboolean was_zoomed;
+  double t0, t1, s0, s1;
+
   g_return_if_fail (PRISM_IS_SPEEDUP_CHART (self));
-  pan_from (self, self->t0, self->s0, dx, dy);
+  was_zoomed = self->zoom.zoomed;
+  get_view (self, &t0, &t1, &s0, &s1);
+  if (prism_chart_zoom_pan (&self->zoom, dx, dy))
+    zoom_changed (self, was_zoomed);
 }
 
 /* Shows the axes' full range again, following the search. */
@@ -1135,7 +1080,7 @@ gboolean
 prism_speedup_chart_get_zoomed (PrismSpeedupChart *self)
 {
   g_return_val_if_fail (PRISM_IS_SPEEDUP_CHART (self), FALSE);
-  return self->zoomed;
+  return self->zoom.zoomed;
 }
 
 /**
