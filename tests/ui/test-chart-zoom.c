@@ -1,4 +1,4 @@
-/* test-speedup-chart.c — the speedup chart zooms and pans
+/* test-chart-zoom.c — the speedup chart and the roofline zoom and pan
  *
  * Candidates go into a search model as a session would deliver them; the
  * chart's own controllers get the wheel, the drag and the double click
@@ -15,6 +15,9 @@
 #include <string.h>
 #include <gtk/gtk.h>
 
+#include "prism-gpu-target.h"
+#include "prism-kernel-report.h"
+#include "prism-roofline-chart.h"
 #include "prism-search-model.h"
 #include "prism-search-view.h"
 #include "prism-speedup-chart.h"
@@ -257,6 +260,104 @@ test_zoom (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The roofline zooms in log space: the wheel over a launch's point keeps it
+ * under the pointer, the ticks become 1, 2, 5 of the visible decades,
+ * points out of view are not hovered, a double click or 0 shows every
+ * decade again, and another report starts unzoomed. */
+static void
+test_roofline_zoom (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) program = prism_workload_build ("rms_norm", "n=8,d=256", &error);
+  g_autoptr(PrismKernelReport) report = NULL;
+  g_autoptr(PrismKernelReport) other = NULL;
+  GtkWidget *window = gtk_window_new ();
+  PrismRooflineChart *chart = PRISM_ROOFLINE_CHART (prism_roofline_chart_new ());
+  GtkEventController *motion, *scroll, *click;
+  const PrismRooflinePoint *point;
+  double full[4], view[4], x, y;
+  gboolean handled = FALSE, any_fine = FALSE;
+  int index = -1;
+
+  g_assert_no_error (error);
+  report = prism_kernel_report_new (program, prism_gpu_target_default (), FALSE, FALSE, NULL, &error);
+  g_assert_no_error (error);
+  other = prism_kernel_report_new (program, prism_gpu_target_default (), TRUE, FALSE, NULL, &error);
+  g_assert_no_error (error);
+  gtk_window_set_default_size (GTK_WINDOW (window), 700, 520);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (chart));
+  prism_roofline_chart_set_reports (chart, report, NULL, 0, 0);
+  gtk_window_present (GTK_WINDOW (window));
+  motion = find_controller (GTK_WIDGET (chart), GTK_TYPE_EVENT_CONTROLLER_MOTION);
+  scroll = find_controller (GTK_WIDGET (chart), GTK_TYPE_EVENT_CONTROLLER_SCROLL);
+  click = find_controller (GTK_WIDGET (chart), GTK_TYPE_GESTURE_CLICK);
+
+  gtk_widget_queue_draw (GTK_WIDGET (chart));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (chart));
+  g_assert_false (prism_roofline_chart_get_zoomed (chart));
+  prism_roofline_chart_get_view (chart, &full[0], &full[1], &full[2], &full[3]);
+  g_assert_cmpuint (prism_roofline_chart_get_n_points (chart), >, 0);
+  point = prism_roofline_chart_get_point (chart, 0);
+  x = point->x;
+  y = point->y;
+  g_assert_cmpint (prism_roofline_chart_point_at (chart, x, y), ==, 0);
+
+  /* Six notches up over the first point. */
+  g_signal_emit_by_name (motion, "enter", x, y);
+  g_signal_emit_by_name (motion, "motion", x, y);
+  g_signal_emit_by_name (scroll, "scroll", 0.0, -6.0, &handled);
+  g_assert_true (handled);
+  g_assert_true (prism_roofline_chart_get_zoomed (chart));
+  gtk_widget_queue_draw (GTK_WIDGET (chart));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (chart));
+  save_screenshot (window, "roofline-zoomed.png");
+  prism_roofline_chart_get_view (chart, &view[0], &view[1], &view[2], &view[3]);
+  g_test_message ("roofline zoomed from 10^%g–10^%g to 10^%.2f–10^%.2f FLOP/B", full[0], full[1], view[0], view[1]);
+  g_assert_cmpfloat (fabs ((view[1] - view[0]) - (full[1] - full[0]) / pow (1.25, 6)), <, 1e-6);
+  point = prism_roofline_chart_get_point (chart, 0);
+  g_assert_cmpfloat (fabs (point->x - x), <, 1);
+  g_assert_cmpfloat (fabs (point->y - y), <, 1);
+  g_assert_cmpint (prism_roofline_chart_point_at (chart, x, y), ==, 0);
+  /* Fewer than three decades in view: 2s and 5s between them. */
+  {
+    GPtrArray *ticks = prism_roofline_chart_get_ticks (chart);
+
+    g_assert_cmpfloat (view[1] - view[0], <, 3);
+    for (guint i = 0; i < ticks->len; i++)
+      any_fine |= ((const char *) g_ptr_array_index (ticks, i))[0] == '2' ||
+                  ((const char *) g_ptr_array_index (ticks, i))[0] == '5';
+    g_assert_true (any_fine);
+  }
+  /* Panned far away, the point is out of view and not hovered. */
+  prism_roofline_chart_pan (chart, -1e6, -1e6);
+  gtk_widget_queue_draw (GTK_WIDGET (chart));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (chart));
+  prism_roofline_chart_get_view (chart, &view[0], &view[1], &view[2], &view[3]);
+  g_assert_cmpfloat (fabs (view[1] - full[1]), <, 1e-9);
+  for (guint i = 0; i < prism_roofline_chart_get_n_points (chart); i++)
+    if (prism_roofline_chart_get_point (chart, i)->intensity < pow (10, view[0]))
+      index = (int) i;
+  if (index >= 0)
+    g_assert_cmpint (prism_roofline_chart_point_at (chart, x, y), !=, index);
+
+  /* A double click shows every decade again. */
+  g_signal_emit_by_name (click, "pressed", 2, 5.0, 5.0);
+  g_assert_false (prism_roofline_chart_get_zoomed (chart));
+  /* The keys' actions, and another report starts unzoomed. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (chart), "roofline.zoom-in", NULL));
+  g_assert_true (prism_roofline_chart_get_zoomed (chart));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (chart), "roofline.reset-zoom", NULL));
+  g_assert_false (prism_roofline_chart_get_zoomed (chart));
+  prism_roofline_chart_zoom_at (chart, x, y, 3, FALSE);
+  g_assert_true (prism_roofline_chart_get_zoomed (chart));
+  prism_roofline_chart_set_reports (chart, report, NULL, 5.0, 0);   /* a measurement: kept */
+  g_assert_true (prism_roofline_chart_get_zoomed (chart));
+  prism_roofline_chart_set_reports (chart, other, NULL, 0, 0);
+  g_assert_false (prism_roofline_chart_get_zoomed (chart));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -269,5 +370,6 @@ main (int argc, char *argv[])
   g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
 
   g_test_add_func ("/explorer/speedup-chart/zoom", test_zoom);
+  g_test_add_func ("/explorer/roofline/zoom", test_roofline_zoom);
   return g_test_run ();
 }
