@@ -86,6 +86,7 @@ struct _PrismKernelView
   GtkStack *content_stack;
   GtkColumnView *column_view;
   GtkSourceView *source_view;
+  GtkButton *reset_zoom_button;
   GdkFrameClock *source_clock;     /* shows the source after its next paint */
   gulong source_handler;
   PrismRooflineChart *roofline;
@@ -804,6 +805,28 @@ measure_registers_action (GtkWidget  *widget,
     start_job (self, TRUE);
 }
 
+static void
+reset_zoom_clicked_cb (PrismKernelView *self,
+                       GtkButton       *button)
+{
+  prism_roofline_chart_reset_zoom (self->roofline);
+}
+
+/* Reset Zoom is there only while the roofline is zoomed; it keeps its place
+ * (transparent and insensitive otherwise), so that the chart does not move
+ * under the pointer when it appears. */
+static void
+roofline_zoomed_cb (PrismKernelView    *self,
+                    GParamSpec         *pspec,
+                    PrismRooflineChart *roofline)
+{
+  gboolean zoomed = prism_roofline_chart_get_zoomed (roofline);
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->reset_zoom_button), zoomed);
+  gtk_widget_set_opacity (GTK_WIDGET (self->reset_zoom_button), zoomed ? 1 : 0);
+  gtk_widget_set_can_target (GTK_WIDGET (self->reset_zoom_button), zoomed);
+}
+
 static GtkSourceStyleScheme *
 pick_style_scheme (void)
 {
@@ -960,6 +983,8 @@ prism_kernel_view_class_init (PrismKernelViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrismKernelView, content_stack);
   gtk_widget_class_bind_template_child (widget_class, PrismKernelView, column_view);
   gtk_widget_class_bind_template_child (widget_class, PrismKernelView, source_view);
+  gtk_widget_class_bind_template_child (widget_class, PrismKernelView, reset_zoom_button);
+  gtk_widget_class_bind_template_callback (widget_class, reset_zoom_clicked_cb);
   gtk_widget_class_bind_template_child (widget_class, PrismKernelView, roofline);
   gtk_widget_class_bind_template_child (widget_class, PrismKernelView, message_title);
   gtk_widget_class_bind_template_child (widget_class, PrismKernelView, message_label);
@@ -982,6 +1007,9 @@ prism_kernel_view_init (PrismKernelView *self)
   gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (selection));
   add_columns (self);
   setup_source_view (self);
+  g_signal_connect_object (self->roofline, "notify::zoomed", G_CALLBACK (roofline_zoomed_cb), self,
+                           G_CONNECT_SWAPPED);
+  roofline_zoomed_cb (self, NULL, self->roofline);
   if (nvcc_path () == NULL)
     gtk_widget_set_tooltip_text (GTK_WIDGET (self->measure_button),
                                  _("nvcc is not installed: registers and spills cannot be measured"));
@@ -1178,4 +1206,11 @@ prism_kernel_view_dup_cell_text (PrismKernelView *self,
     if (g_strcmp0 (column_ids[c], column) == 0)
       return cell_text (prism_launch_row_get_launch (row), c);
   return NULL;
+}
+
+GtkWidget *
+prism_kernel_view_get_reset_zoom_button (PrismKernelView *self)
+{
+  g_return_val_if_fail (PRISM_IS_KERNEL_VIEW (self), NULL);
+  return GTK_WIDGET (self->reset_zoom_button);
 }

@@ -54,6 +54,7 @@ struct _PrismRooflineChart
   double x_lo, x_hi, y_lo, y_hi;
   /* What is shown of them (log10), and the last drawing's ticks (tests) */
   PrismChartZoom zoom;
+  gboolean notified_zoomed;
   double vx0, vx1, vy0, vy1;
   GPtrArray *x_ticks;
 
@@ -62,6 +63,14 @@ struct _PrismRooflineChart
 };
 
 G_DEFINE_FINAL_TYPE (PrismRooflineChart, prism_roofline_chart, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_ZOOMED,
+  N_PROPS
+};
+
+static GParamSpec *properties [N_PROPS];
 
 /*
  * Auxiliary methods
@@ -632,6 +641,11 @@ leave_cb (PrismRooflineChart       *self,
 static void
 zoom_changed (PrismRooflineChart *self)
 {
+  if (self->notified_zoomed != self->zoom.zoomed)
+    {
+      self->notified_zoomed = self->zoom.zoomed;
+      g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_ZOOMED]);
+    }
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "roofline.reset-zoom", self->zoom.zoomed);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "roofline.zoom-out", self->zoom.zoomed);
   gtk_widget_queue_draw (GTK_WIDGET (self));
@@ -754,12 +768,39 @@ prism_roofline_chart_finalize (GObject *object)
 }
 
 static void
+prism_roofline_chart_get_property (GObject    *object,
+                                   guint       prop_id,
+                                   GValue     *value,
+                                   GParamSpec *pspec)
+{
+  PrismRooflineChart *self = PRISM_ROOFLINE_CHART (object);
+
+  switch (prop_id)
+    {
+    case PROP_ZOOMED:
+      g_value_set_boolean (value, self->zoom.zoomed);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 prism_roofline_chart_class_init (PrismRooflineChartClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->finalize = prism_roofline_chart_finalize;
+  object_class->get_property = prism_roofline_chart_get_property;
+
+  /* Whether a part of the decades is shown (the Kernel page shows Reset
+   * Zoom then). */
+  properties [PROP_ZOOMED] =
+    g_param_spec_boolean ("zoomed", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   widget_class->snapshot = prism_roofline_chart_snapshot;
   widget_class->measure = prism_roofline_chart_measure;
