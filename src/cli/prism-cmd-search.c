@@ -78,8 +78,9 @@ static void
 print_progress (Run *run, const PrismEvent *e)
 {
   const PrismRunStats *s = &e->stats;
-  char n[4][24];
+  char n[5][24];
   g_autofree char *best = NULL;
+  g_autofree char *pace = NULL;
   double dt = e->time_s - run->last_time;
 
   if (dt > 0.2)
@@ -89,10 +90,31 @@ print_progress (Run *run, const PrismEvent *e)
       run->last_time = e->time_s;
     }
   best = run->best_speedup > 0 ? g_strdup_printf ("%.2f×", run->best_speedup) : g_strdup ("–");
+  /* No state is explored while every worker makes and decides the
+   * candidates of an sGraph (maps, sizes, screen, proof): the line says so
+   * rather than "0/s". */
+  if (run->rate < 0.5 && s->deciding > 0 && e->kind == PRISM_EVENT_PROGRESS)
+    /* TRANSLATORS: in the progress line of `prism search`, in place of the
+     * states per second while none are explored; %s is a number */
+    pace = g_strdup_printf (ngettext ("deciding %s candidate", "deciding %s candidates",
+                                      (gulong) MIN (s->deciding, G_MAXULONG)),
+                            u64 (n[4], s->deciding));
+  else if (run->rate < 0.5 && s->instantiating > 0 && e->kind == PRISM_EVENT_PROGRESS)
+    /* TRANSLATORS: in the progress line of `prism search`, in place of the
+     * states per second while the workers make candidates from sGraphs
+     * (maps, sizes) and decide them; %s is a number of sGraphs */
+    pace = g_strdup_printf (ngettext ("making the candidates of %s sGraph",
+                                      "making the candidates of %s sGraphs",
+                                      (gulong) MIN (s->instantiating, G_MAXULONG)),
+                            u64 (n[4], s->instantiating));
+  else
+    /* TRANSLATORS: states per second in the progress line of `prism search` */
+    pace = g_strdup_printf (_("%.0f/s"), run->rate);
   /* TRANSLATORS: the progress line of `prism search`; the %s after the
-   * name are counters (states, pruned, sGraphs, verified) */
-  fprintf (stderr, _("%s%s: %s states (%.0f/s), %s pruned, %s sGraphs, %s verified, best %s, %.1f s"),
-           run->tty ? "\r\033[K" : "", run->name, u64 (n[0], s->search.states), run->rate,
+   * name are counters (states, its pace: "120/s" or "deciding 2
+   * candidates", pruned, sGraphs, verified) */
+  fprintf (stderr, _("%s%s: %s states (%s), %s pruned, %s sGraphs, %s verified, best %s, %.1f s"),
+           run->tty ? "\r\033[K" : "", run->name, u64 (n[0], s->search.states), pace,
            u64 (n[1], prism_search_stats_total_pruned (&s->search)),
            u64 (n[2], s->search.sgraphs), u64 (n[3], s->verified), best, e->time_s);
   if (run->tty)

@@ -12,6 +12,7 @@
 
 #include "prism-candidate-info.h"
 #include "prism-candidates-view.h"
+#include "prism-column-title.h"
 #include "prism-format.h"
 
 typedef enum
@@ -54,6 +55,8 @@ struct _PrismCandidatesView
   GtkButton *clear_compare_button;
   guint n_selected;
   GPtrArray *pinned;                  /* PrismCandidateRow, at most 2, oldest first */
+  double scroll_to;                   /* the table's scroll position to restore, or -1 */
+  gulong rows_changed_handler;
 };
 
 G_DEFINE_FINAL_TYPE (PrismCandidatesView, prism_candidates_view, GTK_TYPE_WIDGET)
@@ -423,7 +426,7 @@ add_compare_column (PrismCandidatesView *self)
   g_signal_connect (factory, "bind", G_CALLBACK (compare_bind_cb), self);
   g_signal_connect (factory, "unbind", G_CALLBACK (compare_unbind_cb), self);
   column = gtk_column_view_column_new (C_("candidates column", "Compare"), g_object_ref (factory));
-  gtk_column_view_column_set_fixed_width (column, 76);
+  prism_column_title_fit (self->column_view, column, 76);
   gtk_column_view_append_column (self->column_view, column);
   self->compare_column = column;
 }
@@ -464,7 +467,7 @@ add_columns (PrismCandidatesView *self)
       gtk_column_view_column_set_sorter (column, sorter);
       g_object_unref (sorter);
       gtk_column_view_column_set_resizable (column, TRUE);
-      gtk_column_view_column_set_fixed_width (column, widths[c]);
+      prism_column_title_fit (self->column_view, column, widths[c]);
       if (c == COLUMN_PARAMS)
         gtk_column_view_column_set_expand (column, TRUE);
       gtk_column_view_append_column (self->column_view, column);
@@ -617,7 +620,7 @@ show_verification (PrismCandidatesView *self,
   pane_heading (box, _("Verification"));
   pane_field (box, _("Method"), prism_candidate_row_get_verification (row));
   if (prism_candidate_row_get_verdict (row) != NULL)
-    pane_field (box, _("Verdict"), prism_candidate_row_get_verdict (row));
+    pane_field (box, _("Verdict"), prism_format_verdict (prism_candidate_row_get_verdict (row)));
   if (prism_candidate_row_get_message (row) != NULL)
     pane_label (box, prism_candidate_row_get_message (row), "dim-label");
 
@@ -892,7 +895,8 @@ rows_changed_cb (PrismCandidatesView *self,
   GtkAdjustment *vadjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->column_view));
   GtkWidget *list_view;
 
-  if (added == 0 || g_list_model_get_n_items (model) == 0)
+  if (added == 0 || g_list_model_get_n_items (model) == 0 ||
+      gtk_column_view_get_model (self->column_view) == NULL)
     return;
   if (vadjustment != NULL &&
       gtk_adjustment_get_value (vadjustment) > gtk_adjustment_get_lower (vadjustment) + 1)
@@ -919,9 +923,8 @@ items_changed_cb (PrismCandidatesView *self,
 {
   update_count (self);
   /* Room for "Mirage graph 12" while the table has such rows. */
-  gtk_column_view_column_set_fixed_width (self->columns[COLUMN_ID],
-                                          self->model && prism_search_model_get_n_external (self->model) > 0
-                                          ? 128 : 44);
+  prism_column_title_fit (self->column_view, self->columns[COLUMN_ID],
+                          self->model && prism_search_model_get_n_external (self->model) > 0 ? 128 : 44);
   /* A new search empties the store: what was ticked is gone. */
   if (g_list_model_get_n_items (model) == 0 && self->pinned->len > 0)
     prism_candidates_view_clear_compare (self);
@@ -937,6 +940,61 @@ model_changed_cb (PrismCandidatesView *self,
 /*
  * GObject overrides
  */
+
+/* The table's rows come back when it is shown: once it has grown tall
+ * enough, it is scrolled to where it was. */
+static void
+restore_scroll_cb (PrismCandidatesView *self,
+                   GtkAdjustment       *vadjustment)
+{
+  if (self->scroll_to < 0)
+    return;
+  if (gtk_adjustment_get_upper (vadjustment) - gtk_adjustment_get_page_size (vadjustment) < self->scroll_to &&
+      gtk_adjustment_get_upper (vadjustment) < g_list_model_get_n_items (G_LIST_MODEL (self->sorted)) * 4.0)
+    return;   /* not laid out yet */
+  gtk_adjustment_set_value (vadjustment, self->scroll_to);
+  self->scroll_to = -1;
+}
+
+/* GTK 4.8's column view makes and binds the widgets of the rows added in
+ * its visible range even while it is not shown: during a search, about
+ * 0.7 ms of the main loop per candidate, 15 ms for a batch of 20, with the
+ * Kernel or Search page in front (docs/benchmarks.md).  Hidden, the table
+ * has no rows; the selection, sorting and counts go on without it. */
+static void
+prism_candidates_view_map (GtkWidget *widget)
+{
+  PrismCandidatesView *self = PRISM_CANDIDATES_VIEW (widget);
+  GtkAdjustment *vadjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->column_view));
+
+  GTK_WIDGET_CLASS (prism_candidates_view_parent_class)->map (widget);
+  if (gtk_column_view_get_model (self->column_view) == NULL)
+    {
+      gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
+      g_clear_signal_handler (&self->rows_changed_handler, self->selection);
+      self->rows_changed_handler = g_signal_connect_object (self->selection, "items-changed",
+                                                            G_CALLBACK (rows_changed_cb), self,
+                                                            G_CONNECT_SWAPPED);
+      if (vadjustment != NULL)
+        restore_scroll_cb (self, vadjustment);
+    }
+}
+
+static void
+prism_candidates_view_unmap (GtkWidget *widget)
+{
+  PrismCandidatesView *self = PRISM_CANDIDATES_VIEW (widget);
+  GtkAdjustment *vadjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->column_view));
+
+  if (gtk_column_view_get_model (self->column_view) != NULL)
+    {
+      self->scroll_to = vadjustment != NULL ? gtk_adjustment_get_value (vadjustment) : -1;
+      if (self->scroll_to <= 0)
+        self->scroll_to = -1;
+      gtk_column_view_set_model (self->column_view, NULL);
+    }
+  GTK_WIDGET_CLASS (prism_candidates_view_parent_class)->unmap (widget);
+}
 
 static void
 prism_candidates_view_dispose (GObject *object)
@@ -1011,6 +1069,8 @@ prism_candidates_view_class_init (PrismCandidatesViewClass *klass)
   object_class->dispose = prism_candidates_view_dispose;
   object_class->get_property = prism_candidates_view_get_property;
   object_class->set_property = prism_candidates_view_set_property;
+  widget_class->map = prism_candidates_view_map;
+  widget_class->unmap = prism_candidates_view_unmap;
 
   properties [PROP_MODEL] =
     g_param_spec_object ("model", NULL, NULL, PRISM_TYPE_SEARCH_MODEL,
@@ -1058,12 +1118,17 @@ prism_candidates_view_init (PrismCandidatesView *self)
   gtk_multi_sorter_append (sorter, GTK_SORTER (gtk_custom_sorter_new (compare_ids, NULL, NULL)));
   self->sorted = gtk_sort_list_model_new (NULL, GTK_SORTER (sorter));
   self->selection = gtk_multi_selection_new (g_object_ref (G_LIST_MODEL (self->sorted)));
-  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
+  /* The table gets its rows when shown (map()). */
+  self->scroll_to = -1;
+  g_signal_connect_object (gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->column_view)), "changed",
+                           G_CALLBACK (restore_scroll_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->selection, "selection-changed",
                            G_CALLBACK (selection_changed_cb), self, G_CONNECT_SWAPPED);
-  /* After the view's own handler, which moves its anchor row. */
-  g_signal_connect_object (self->selection, "items-changed",
-                           G_CALLBACK (rows_changed_cb), self, G_CONNECT_SWAPPED);
+  /* After the view's own handler, which moves its anchor row: connected
+   * again each time the table gets its rows (map()). */
+  self->rows_changed_handler = g_signal_connect_object (self->selection, "items-changed",
+                                                        G_CALLBACK (rows_changed_cb), self,
+                                                        G_CONNECT_SWAPPED);
   /* Fastest first. */
   gtk_column_view_sort_by_column (self->column_view, self->columns[COLUMN_SPEEDUP], GTK_SORT_DESCENDING);
   update_count (self);

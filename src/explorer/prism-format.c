@@ -182,6 +182,22 @@ prism_format_prune_reason (PrismPruneReason reason)
     }
 }
 
+/* The verdicts are identifiers of results.json; the window says them in
+ * words.  One it does not know is shown as it is. */
+const char *
+prism_format_verdict (const char *verdict)
+{
+  if (g_strcmp0 (verdict, "equivalent") == 0)
+    return C_("verdict", "equivalent");
+  if (g_strcmp0 (verdict, "not-equivalent") == 0)
+    return C_("verdict", "not equivalent");
+  if (g_strcmp0 (verdict, "unknown") == 0)
+    return C_("verdict", "neither proved nor refuted");
+  if (g_strcmp0 (verdict, "verifier-bug") == 0)
+    return C_("verdict", "the proof and the test disagree");
+  return verdict;
+}
+
 /*
  * Rewrite rules in mathematical notation
  */

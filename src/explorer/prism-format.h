@@ -33,6 +33,8 @@ char *prism_format_intensity (double flop_per_byte);
 
 /* A pruning reason in a few words, for legends: "Shape mismatch" (transfer none) */
 const char *prism_format_prune_reason (PrismPruneReason reason);
+/* The verifier's verdict ("equivalent", "not-equivalent", …) in words (transfer none) */
+const char *prism_format_verdict      (const char       *verdict);
 char       *prism_format_rule         (const char       *name);
 
 G_END_DECLS

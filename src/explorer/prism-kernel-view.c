@@ -10,6 +10,7 @@
 #include <gtksourceview/gtksource.h>
 
 #include "prism-format.h"
+#include "prism-column-title.h"
 #include "prism-kernel-view.h"
 #include "prism-launch-row.h"
 #include "prism-ptxas.h"
@@ -85,6 +86,9 @@ struct _PrismKernelView
   GtkStack *content_stack;
   GtkColumnView *column_view;
   GtkSourceView *source_view;
+  GtkButton *reset_zoom_button;
+  GdkFrameClock *source_clock;     /* shows the source after its next paint */
+  gulong source_handler;
   PrismRooflineChart *roofline;
   GtkLabel *message_title;
   GtkLabel *message_label;
@@ -391,7 +395,7 @@ add_columns (PrismKernelView *self)
       g_signal_connect (factory, "bind", G_CALLBACK (cell_bind_cb), GUINT_TO_POINTER (c));
       column = gtk_column_view_column_new (column_title (c), g_object_ref (factory));
       gtk_column_view_column_set_resizable (column, TRUE);
-      gtk_column_view_column_set_fixed_width (column, widths[c]);
+      prism_column_title_fit (self->column_view, column, widths[c]);
       gtk_column_view_append_column (self->column_view, column);
     }
   /* GTK 4.8's column headers have no tooltips: what the columns mean is
@@ -423,11 +427,22 @@ add_columns (PrismKernelView *self)
 static const char *nvcc_path (void);
 
 static void
+cancel_source (PrismKernelView *self)
+{
+  if (self->source_clock != NULL)
+    g_clear_signal_handler (&self->source_handler, self->source_clock);
+  g_clear_object (&self->source_clock);
+}
+
+static void
 set_loading (PrismKernelView *self,
              GCancellable    *cancellable)
 {
   gboolean was_loading = self->cancellable != NULL;
 
+  /* A newer report replaces one whose source was still to come. */
+  if (cancellable != NULL)
+    cancel_source (self);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_set_object (&self->cancellable, cancellable);
@@ -469,14 +484,58 @@ show_message (PrismKernelView *self,
   gtk_stack_set_visible_child_name (self->content_stack, "message");
 }
 
+/* The report's source in the source view, from the top; then the report
+ * is shown whole and the page no longer loading. */
+static void
+show_source (PrismKernelView *self)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->source_view));
+  GtkTextIter start;
+
+  cancel_source (self);
+  gtk_text_buffer_set_text (buffer, self->report ? self->report->source : "", -1);
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  gtk_text_buffer_place_cursor (buffer, &start);
+  gtk_text_view_scroll_to_iter (GTK_TEXT_VIEW (self->source_view), &start, 0, FALSE, 0, 0);
+  set_loading (self, NULL);
+}
+
+static void
+source_after_paint_cb (GdkFrameClock   *clock,
+                       PrismKernelView *self)
+{
+  show_source (self);
+}
+
+/* A new report used to be one frame: the launch table's rows made, the
+ * roofline drawn, and the new source laid out and highlighted, 20 ms and
+ * more of the main thread during a search (docs/benchmarks.md).  The source
+ * now goes in after the frame that shows the rest. */
+static void
+show_source_later (PrismKernelView *self)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+
+  cancel_source (self);
+  if (clock == NULL || !gtk_widget_get_mapped (GTK_WIDGET (self)))
+    {
+      show_source (self);
+      return;
+    }
+  self->source_clock = g_object_ref (clock);
+  self->source_handler = g_signal_connect (clock, "after-paint", G_CALLBACK (source_after_paint_cb), self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* Shows @report (and @baseline in the roofline); its source at once or,
+ * with @source_later, after the next frame, and then it is done loading. */
 static void
 show_report (PrismKernelView   *self,
              PrismKernelReport *report,
              PrismKernelReport *baseline,
-             const char        *error)
+             const char        *error,
+             gboolean           source_later)
 {
-  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->source_view));
-  GtkTextIter start;
 
   if (report != NULL)
     prism_kernel_report_ref (report);
@@ -488,17 +547,16 @@ show_report (PrismKernelView   *self,
   self->baseline_report = baseline;
   g_clear_pointer (&self->message, g_free);
 
-  g_list_store_remove_all (self->launches);
-  for (guint i = 0; report != NULL && i < prism_kernel_report_get_n_launches (report); i++)
-    {
-      g_autoptr(PrismLaunchRow) row = prism_launch_row_new (report, i);
-      g_list_store_append (self->launches, row);
-    }
-  gtk_text_buffer_set_text (buffer, report ? report->source : "", -1);
-  gtk_text_buffer_get_start_iter (buffer, &start);
-  gtk_text_buffer_place_cursor (buffer, &start);
-  gtk_text_view_scroll_to_iter (GTK_TEXT_VIEW (self->source_view), &start, 0, FALSE, 0, 0);
+  /* One change for the table, not one per launch (each relays it out). */
+  {
+    guint n = report != NULL ? prism_kernel_report_get_n_launches (report) : 0;
+    g_autoptr(GPtrArray) rows = g_ptr_array_new_full (n, g_object_unref);
 
+    for (guint i = 0; i < n; i++)
+      g_ptr_array_add (rows, prism_launch_row_new (report, i));
+    g_list_store_splice (self->launches, 0, g_list_model_get_n_items (G_LIST_MODEL (self->launches)),
+                         rows->pdata, rows->len);
+  }
   self->shown_candidate_us = candidate_measured_us (self);
   self->shown_baseline_us = baseline_measured_us (self);
   prism_roofline_chart_set_reports (self->roofline, self->candidate ? report : NULL, baseline,
@@ -512,6 +570,10 @@ show_report (PrismKernelView   *self,
   else
     show_message (self, _("No Code to Show"), error ? error : _("The program cannot be generated."));
   update_labels (self);
+  if (source_later && report != NULL)
+    show_source_later (self);
+  else
+    show_source (self);
 }
 
 /* The page's title says whose code it is; the line under it, for which
@@ -577,6 +639,10 @@ update_labels (PrismKernelView *self)
   else
     gtk_label_set_label (self->registers_label,
                          _("Registers: not measured (Measure Registers compiles the code with nvcc)"));
+  /* The note (nvcc's own words, at times) can be longer than the line. */
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->registers_label),
+                               *gtk_label_get_label (self->registers_label)
+                               ? gtk_label_get_label (self->registers_label) : NULL);
 }
 
 static void
@@ -627,11 +693,10 @@ job_done_cb (GObject      *object,
       g_clear_pointer (&result, job_result_free);
       return;
     }
-  set_loading (self, NULL);
+  /* Done loading once the source is in (the measure action depends on
+   * the report then shown). */
   show_report (self, result->candidate ? result->candidate : self->candidate ? NULL : result->baseline,
-               result->baseline, result->error);
-  /* The measure action depends on the report now shown. */
-  set_loading (self, NULL);
+               result->baseline, result->error, TRUE);
   job_result_free (result);
 }
 
@@ -647,7 +712,7 @@ start_job (PrismKernelView *self,
   if (self->program == NULL)
     {
       set_loading (self, NULL);
-      show_report (self, NULL, NULL, NULL);
+      show_report (self, NULL, NULL, NULL, FALSE);
       return;
     }
 
@@ -740,6 +805,28 @@ measure_registers_action (GtkWidget  *widget,
     start_job (self, TRUE);
 }
 
+static void
+reset_zoom_clicked_cb (PrismKernelView *self,
+                       GtkButton       *button)
+{
+  prism_roofline_chart_reset_zoom (self->roofline);
+}
+
+/* Reset Zoom is there only while the roofline is zoomed; it keeps its place
+ * (transparent and insensitive otherwise), so that the chart does not move
+ * under the pointer when it appears. */
+static void
+roofline_zoomed_cb (PrismKernelView    *self,
+                    GParamSpec         *pspec,
+                    PrismRooflineChart *roofline)
+{
+  gboolean zoomed = prism_roofline_chart_get_zoomed (roofline);
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->reset_zoom_button), zoomed);
+  gtk_widget_set_opacity (GTK_WIDGET (self->reset_zoom_button), zoomed ? 1 : 0);
+  gtk_widget_set_can_target (GTK_WIDGET (self->reset_zoom_button), zoomed);
+}
+
 static GtkSourceStyleScheme *
 pick_style_scheme (void)
 {
@@ -789,6 +876,7 @@ prism_kernel_view_dispose (GObject *object)
   PrismKernelView *self = (PrismKernelView *)object;
   GtkWidget *child;
 
+  cancel_source (self);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
@@ -895,6 +983,8 @@ prism_kernel_view_class_init (PrismKernelViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrismKernelView, content_stack);
   gtk_widget_class_bind_template_child (widget_class, PrismKernelView, column_view);
   gtk_widget_class_bind_template_child (widget_class, PrismKernelView, source_view);
+  gtk_widget_class_bind_template_child (widget_class, PrismKernelView, reset_zoom_button);
+  gtk_widget_class_bind_template_callback (widget_class, reset_zoom_clicked_cb);
   gtk_widget_class_bind_template_child (widget_class, PrismKernelView, roofline);
   gtk_widget_class_bind_template_child (widget_class, PrismKernelView, message_title);
   gtk_widget_class_bind_template_child (widget_class, PrismKernelView, message_label);
@@ -917,12 +1007,15 @@ prism_kernel_view_init (PrismKernelView *self)
   gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (selection));
   add_columns (self);
   setup_source_view (self);
+  g_signal_connect_object (self->roofline, "notify::zoomed", G_CALLBACK (roofline_zoomed_cb), self,
+                           G_CONNECT_SWAPPED);
+  roofline_zoomed_cb (self, NULL, self->roofline);
   if (nvcc_path () == NULL)
     gtk_widget_set_tooltip_text (GTK_WIDGET (self->measure_button),
                                  _("nvcc is not installed: registers and spills cannot be measured"));
   self->dirty = TRUE;
   set_loading (self, NULL);
-  show_report (self, NULL, NULL, NULL);
+  show_report (self, NULL, NULL, NULL, FALSE);
 }
 
 /*
@@ -1113,4 +1206,11 @@ prism_kernel_view_dup_cell_text (PrismKernelView *self,
     if (g_strcmp0 (column_ids[c], column) == 0)
       return cell_text (prism_launch_row_get_launch (row), c);
   return NULL;
+}
+
+GtkWidget *
+prism_kernel_view_get_reset_zoom_button (PrismKernelView *self)
+{
+  g_return_val_if_fail (PRISM_IS_KERNEL_VIEW (self), NULL);
+  return GTK_WIDGET (self->reset_zoom_button);
 }

@@ -42,6 +42,8 @@ PrismKernelReport  *prism_kernel_view_get_baseline_report (PrismKernelView *self
 GListModel         *prism_kernel_view_get_launches    (PrismKernelView   *self);
 GtkColumnView      *prism_kernel_view_get_column_view (PrismKernelView   *self);
 PrismRooflineChart *prism_kernel_view_get_roofline    (PrismKernelView   *self);
+/* The roofline's Reset Zoom button (tests). */
+GtkWidget          *prism_kernel_view_get_reset_zoom_button (PrismKernelView *self);
 /* The source view's text (transfer full). */
 char               *prism_kernel_view_dup_source      (PrismKernelView   *self);
 /* The page's title and the line under it (transfer none). */

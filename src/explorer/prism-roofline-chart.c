@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "prism-chart-text.h"
+#include "prism-chart-zoom.h"
 #include "prism-format.h"
 #include "prism-roofline-chart.h"
 
@@ -28,6 +29,7 @@
 #define AXIS_BOTTOM  40.0
 #define DOT_RADIUS    4.0
 #define HOVER_RADIUS 10.0
+#define ZOOM_STEP    1.25   /* one wheel notch or key press */
 
 #define COLOR_CANDIDATE "#e66100"
 #define COLOR_BASELINE  "#5e5c64"
@@ -50,12 +52,25 @@ struct _PrismRooflineChart
   guint n_not_drawn;
   /* Decades of the axes, as log10 */
   double x_lo, x_hi, y_lo, y_hi;
+  /* What is shown of them (log10), and the last drawing's ticks (tests) */
+  PrismChartZoom zoom;
+  gboolean notified_zoomed;
+  double vx0, vx1, vy0, vy1;
+  GPtrArray *x_ticks;
 
   double pointer_x, pointer_y;
   guint pointer_inside : 1;
 };
 
 G_DEFINE_FINAL_TYPE (PrismRooflineChart, prism_roofline_chart, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_ZOOMED,
+  N_PROPS
+};
+
+static GParamSpec *properties [N_PROPS];
 
 /*
  * Auxiliary methods
@@ -330,6 +345,27 @@ draw_legend (PrismRooflineChart *self,
   *y += line_height + 10;
 }
 
+/* The ticks of a log axis between 10^@lo and 10^@hi: its decades, and the
+ * 2s and 5s between them when fewer than three decades are in view. */
+static void
+visible_ticks (double  lo,
+               double  hi,
+               GArray *ticks)
+{
+  static const double fine[] = { 1, 2, 5 };
+  guint n_steps = hi - lo < 3 ? G_N_ELEMENTS (fine) : 1;
+
+  g_array_set_size (ticks, 0);
+  for (double e = floor (lo); e <= ceil (hi); e++)
+    for (guint i = 0; i < n_steps; i++)
+      {
+        double v = fine[i] * pow (10, e);
+
+        if (log10 (v) >= lo - 1e-9 && log10 (v) <= hi + 1e-9)
+          g_array_append_val (ticks, v);
+      }
+}
+
 static void
 draw_ceilings (PrismRooflineChart *self,
                cairo_t            *cr,
@@ -345,8 +381,8 @@ draw_ceilings (PrismRooflineChart *self,
   GdkRGBA tensor_color = parse_color (COLOR_TENSOR);
   GdkRGBA fp32_color = parse_color (COLOR_FP32);
 
-#define PX(v) (left + (log10 (v) - self->x_lo) / (self->x_hi - self->x_lo) * plot_w)
-#define PY(v) (top + plot_h - (log10 (v) - self->y_lo) / (self->y_hi - self->y_lo) * plot_h)
+#define PX(v) (left + (log10 (v) - self->vx0) / (self->vx1 - self->vx0) * plot_w)
+#define PY(v) (top + plot_h - (log10 (v) - self->vy0) / (self->vy1 - self->vy0) * plot_h)
 
   cairo_set_line_width (cr, 2);
   /* Bandwidth slopes, up to the tensor-core peak. */
@@ -413,30 +449,46 @@ prism_roofline_chart_snapshot (GtkWidget   *widget,
   if (plot_w < 60 || plot_h < 40)
     return;
 
-#define PX(v) (left + (log10 (v) - self->x_lo) / (self->x_hi - self->x_lo) * plot_w)
-#define PY(v) (bottom - (log10 (v) - self->y_lo) / (self->y_hi - self->y_lo) * plot_h)
+  self->zoom.plot = GRAPHENE_RECT_INIT (left, top, plot_w, plot_h);
+  prism_chart_zoom_set_full (&self->zoom, self->x_lo, self->x_hi, self->y_lo, self->y_hi);
+  prism_chart_zoom_get_view (&self->zoom, &self->vx0, &self->vx1, &self->vy0, &self->vy1);
+  g_ptr_array_set_size (self->x_ticks, 0);
 
-  /* Decade grid and its labels. */
-  for (double e = self->y_lo; e <= self->y_hi + 1e-9; e++)
-    {
-      g_autofree char *label = format_decade (pow (10, e));
-      g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, label);
-      double tw, th, y = floor (PY (pow (10, e)));
+#define PX(v) (left + (log10 (v) - self->vx0) / (self->vx1 - self->vx0) * plot_w)
+#define PY(v) (bottom - (log10 (v) - self->vy0) / (self->vy1 - self->vy0) * plot_h)
 
-      gtk_snapshot_append_color (snapshot, &grid, &GRAPHENE_RECT_INIT (left, y, plot_w, 1));
-      prism_chart_text_size (layout, &tw, &th);
-      prism_chart_append_text (snapshot, layout, &dim, left - 6 - tw, y - th / 2);
-    }
-  for (double e = self->x_lo; e <= self->x_hi + 1e-9; e++)
-    {
-      g_autofree char *label = format_decade (pow (10, e));
-      g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, label);
-      double tw, th, x = floor (PX (pow (10, e)));
+  /* Decade grid and its labels; zoomed into less than a few decades, the
+   * 2s and 5s too. */
+  {
+    g_autoptr(GArray) ticks = g_array_new (FALSE, FALSE, sizeof (double));
 
-      gtk_snapshot_append_color (snapshot, &grid, &GRAPHENE_RECT_INIT (x, top, 1, plot_h));
-      prism_chart_text_size (layout, &tw, &th);
-      prism_chart_append_text (snapshot, layout, &dim, CLAMP (x - tw / 2, left - tw / 2, width - PAD - tw), bottom + 4);
-    }
+    visible_ticks (self->vy0, self->vy1, ticks);
+    for (guint i = 0; i < ticks->len; i++)
+      {
+        double v = g_array_index (ticks, double, i);
+        g_autofree char *label = format_decade (v);
+        g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, label);
+        double tw, th, y = floor (PY (v));
+
+        gtk_snapshot_append_color (snapshot, &grid, &GRAPHENE_RECT_INIT (left, y, plot_w, 1));
+        prism_chart_text_size (layout, &tw, &th);
+        prism_chart_append_text (snapshot, layout, &dim, left - 6 - tw, y - th / 2);
+      }
+    visible_ticks (self->vx0, self->vx1, ticks);
+    for (guint i = 0; i < ticks->len; i++)
+      {
+        double v = g_array_index (ticks, double, i);
+        g_autofree char *label = format_decade (v);
+        g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, label);
+        double tw, th, x = floor (PX (v));
+
+        gtk_snapshot_append_color (snapshot, &grid, &GRAPHENE_RECT_INIT (x, top, 1, plot_h));
+        prism_chart_text_size (layout, &tw, &th);
+        prism_chart_append_text (snapshot, layout, &dim, CLAMP (x - tw / 2, left - tw / 2, width - PAD - tw),
+                                 bottom + 4);
+        g_ptr_array_add (self->x_ticks, g_steal_pointer (&label));
+      }
+  }
   {
     g_autoptr(PangoLayout) x_title =
       gtk_widget_create_pango_layout (widget, _("Arithmetic intensity (FLOP per DRAM byte)"));
@@ -465,6 +517,12 @@ prism_roofline_chart_snapshot (GtkWidget   *widget,
           continue;
         p->x = PX (p->intensity);
         p->y = PY (p->gflops);
+        /* Zoomed, a point out of view is neither drawn nor hovered. */
+        if (self->zoom.zoomed && !prism_chart_zoom_contains (&self->zoom, p->x, p->y))
+          {
+            p->x = p->y = -G_MAXDOUBLE;
+            continue;
+          }
         if (self->pointer_inside &&
             hypot (p->x - self->pointer_x, p->y - self->pointer_y) <= HOVER_RADIUS &&
             (hover < 0 || hypot (p->x - self->pointer_x, p->y - self->pointer_y) <
@@ -580,6 +638,118 @@ leave_cb (PrismRooflineChart       *self,
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+static void
+zoom_changed (PrismRooflineChart *self)
+{
+  if (self->notified_zoomed != self->zoom.zoomed)
+    {
+      self->notified_zoomed = self->zoom.zoomed;
+      g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_ZOOMED]);
+    }
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "roofline.reset-zoom", self->zoom.zoomed);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "roofline.zoom-out", self->zoom.zoomed);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* The wheel zooms both log axes around the pointer (Shift: intensity only). */
+static gboolean
+scroll_cb (PrismRooflineChart       *self,
+           double                    dx,
+           double                    dy,
+           GtkEventControllerScroll *controller)
+{
+  GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (controller));
+  GdkEvent *event = gtk_event_controller_get_current_event (GTK_EVENT_CONTROLLER (controller));
+  double x = self->zoom.plot.origin.x + self->zoom.plot.size.width / 2;
+  double y = self->zoom.plot.origin.y + self->zoom.plot.size.height / 2;
+
+  if (dy == 0)
+    return FALSE;
+  /* Touchpads report pixels: a notch is about ten of them. */
+  if (event != NULL && gdk_scroll_event_get_direction (event) == GDK_SCROLL_SMOOTH &&
+      gdk_event_get_device (event) != NULL &&
+      gdk_device_get_source (gdk_event_get_device (event)) == GDK_SOURCE_TOUCHPAD)
+    dy /= 10;
+  if (self->pointer_inside)
+    {
+      x = self->pointer_x;
+      y = self->pointer_y;
+    }
+  prism_roofline_chart_zoom_at (self, x, y, pow (ZOOM_STEP, -dy), (state & GDK_SHIFT_MASK) != 0);
+  return TRUE;
+}
+
+static void
+drag_begin_cb (PrismRooflineChart *self,
+               double              x,
+               double              y,
+               GtkGestureDrag     *gesture)
+{
+  if (!self->zoom.zoomed)
+    {
+      gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_DENIED);
+      return;
+    }
+  prism_chart_zoom_drag_begin (&self->zoom);
+}
+
+static void
+drag_update_cb (PrismRooflineChart *self,
+                double              dx,
+                double              dy,
+                GtkGestureDrag     *gesture)
+{
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self), "grabbing");
+  if (prism_chart_zoom_drag_to (&self->zoom, dx, dy))
+    zoom_changed (self);
+}
+
+static void
+drag_end_cb (PrismRooflineChart *self,
+             double              dx,
+             double              dy,
+             GtkGestureDrag     *gesture)
+{
+  gtk_widget_set_cursor (GTK_WIDGET (self), NULL);
+}
+
+/* A double click shows every decade again. */
+static void
+pressed_cb (PrismRooflineChart *self,
+            int                 n_press,
+            double              x,
+            double              y,
+            GtkGestureClick    *gesture)
+{
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+  if (n_press == 2 && self->zoom.zoomed)
+    {
+      gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+      prism_roofline_chart_reset_zoom (self);
+    }
+}
+
+static void
+zoom_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  PrismRooflineChart *self = PRISM_ROOFLINE_CHART (widget);
+
+  prism_roofline_chart_zoom_at (self, self->zoom.plot.origin.x + self->zoom.plot.size.width / 2,
+                                self->zoom.plot.origin.y + self->zoom.plot.size.height / 2,
+                                g_str_equal (action_name, "roofline.zoom-in") ? ZOOM_STEP : 1 / ZOOM_STEP,
+                                FALSE);
+}
+
+static void
+reset_zoom_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  prism_roofline_chart_reset_zoom (PRISM_ROOFLINE_CHART (widget));
+}
+
 /*
  * GObject overrides
  */
@@ -592,8 +762,28 @@ prism_roofline_chart_finalize (GObject *object)
   g_clear_pointer (&self->candidate, prism_kernel_report_unref);
   g_clear_pointer (&self->baseline, prism_kernel_report_unref);
   g_clear_pointer (&self->points, g_array_unref);
+  g_clear_pointer (&self->x_ticks, g_ptr_array_unref);
 
   G_OBJECT_CLASS (prism_roofline_chart_parent_class)->finalize (object);
+}
+
+static void
+prism_roofline_chart_get_property (GObject    *object,
+                                   guint       prop_id,
+                                   GValue     *value,
+                                   GParamSpec *pspec)
+{
+  PrismRooflineChart *self = PRISM_ROOFLINE_CHART (object);
+
+  switch (prop_id)
+    {
+    case PROP_ZOOMED:
+      g_value_set_boolean (value, self->zoom.zoomed);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
@@ -603,10 +793,29 @@ prism_roofline_chart_class_init (PrismRooflineChartClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->finalize = prism_roofline_chart_finalize;
+  object_class->get_property = prism_roofline_chart_get_property;
+
+  /* Whether a part of the decades is shown (the Kernel page shows Reset
+   * Zoom then). */
+  properties [PROP_ZOOMED] =
+    g_param_spec_boolean ("zoomed", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   widget_class->snapshot = prism_roofline_chart_snapshot;
   widget_class->measure = prism_roofline_chart_measure;
   widget_class->query_tooltip = prism_roofline_chart_query_tooltip;
+
+  gtk_widget_class_install_action (widget_class, "roofline.zoom-in", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "roofline.zoom-out", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "roofline.reset-zoom", NULL, reset_zoom_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, 0, "roofline.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, 0, "roofline.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Add, 0, "roofline.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, 0, "roofline.zoom-out", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Subtract, 0, "roofline.zoom-out", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, 0, "roofline.reset-zoom", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "roofline.reset-zoom", NULL);
 
   gtk_widget_class_set_css_name (widget_class, "rooflinechart");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
@@ -616,7 +825,21 @@ static void
 prism_roofline_chart_init (PrismRooflineChart *self)
 {
   GtkEventController *motion = gtk_event_controller_motion_new ();
+  GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+  GtkGesture *drag = gtk_gesture_drag_new ();
+  GtkGesture *click = gtk_gesture_click_new ();
 
+  self->x_ticks = g_ptr_array_new_with_free_func (g_free);
+  gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
+  g_signal_connect_object (scroll, "scroll", G_CALLBACK (scroll_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), scroll);
+  g_signal_connect_object (drag, "drag-begin", G_CALLBACK (drag_begin_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (drag, "drag-update", G_CALLBACK (drag_update_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (drag, "drag-end", G_CALLBACK (drag_end_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
+  g_signal_connect_object (click, "pressed", G_CALLBACK (pressed_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
+  zoom_changed (self);
   self->points = g_array_new (FALSE, TRUE, sizeof (PrismRooflinePoint));
   g_array_set_clear_func (self->points, point_clear);
   g_signal_connect_object (motion, "motion", G_CALLBACK (motion_cb), self, G_CONNECT_SWAPPED);
@@ -647,6 +870,13 @@ prism_roofline_chart_set_reports (PrismRooflineChart *self,
 {
   g_return_if_fail (PRISM_IS_ROOFLINE_CHART (self));
 
+  /* Another candidate's launches are on other decades; a measurement of the
+   * same one keeps the view. */
+  if (candidate != self->candidate || baseline != self->baseline)
+    {
+      self->zoom.zoomed = FALSE;
+      zoom_changed (self);
+    }
   if (candidate != NULL)
     prism_kernel_report_ref (candidate);
   if (baseline != NULL)
@@ -757,4 +987,80 @@ prism_roofline_chart_describe_at (PrismRooflineChart *self,
                                       prism_kernel_role_to_label (launch->role), launch->ops,
                                       intensity, rate, time, prism_kernel_report_launch_limiter (launch));
     }
+}
+
+/**
+ * prism_roofline_chart_zoom_at:
+ * @x: (in): the point that stays put, in widget coordinates
+ * @factor: more than 1 zooms in, less than 1 out
+ * @intensity_only: zoom the intensity axis only
+ *
+ * Zooms around (@x, @y) in log space, within the chart's decades.
+ */
+void
+prism_roofline_chart_zoom_at (PrismRooflineChart *self,
+                              double              x,
+                              double              y,
+                              double              factor,
+                              gboolean            intensity_only)
+{
+  g_return_if_fail (PRISM_IS_ROOFLINE_CHART (self));
+  g_return_if_fail (factor > 0);
+
+  prism_chart_zoom_set_full (&self->zoom, self->x_lo, self->x_hi, self->y_lo, self->y_hi);
+  if (prism_chart_zoom_at (&self->zoom, x, y, factor, intensity_only))
+    zoom_changed (self);
+}
+
+/* Moves a zoomed view by (@dx, @dy) pixels, the content following. */
+void
+prism_roofline_chart_pan (PrismRooflineChart *self,
+                          double              dx,
+                          double              dy)
+{
+  g_return_if_fail (PRISM_IS_ROOFLINE_CHART (self));
+  if (prism_chart_zoom_pan (&self->zoom, dx, dy))
+    zoom_changed (self);
+}
+
+void
+prism_roofline_chart_reset_zoom (PrismRooflineChart *self)
+{
+  g_return_if_fail (PRISM_IS_ROOFLINE_CHART (self));
+  self->zoom.zoomed = FALSE;
+  zoom_changed (self);
+}
+
+gboolean
+prism_roofline_chart_get_zoomed (PrismRooflineChart *self)
+{
+  g_return_val_if_fail (PRISM_IS_ROOFLINE_CHART (self), FALSE);
+  return self->zoom.zoomed;
+}
+
+/**
+ * prism_roofline_chart_get_view:
+ * @x0: (out): log10 of the lowest intensity shown in the last drawing; and so on
+ */
+void
+prism_roofline_chart_get_view (PrismRooflineChart *self,
+                               double             *x0,
+                               double             *x1,
+                               double             *y0,
+                               double             *y1)
+{
+  g_return_if_fail (PRISM_IS_ROOFLINE_CHART (self));
+  *x0 = self->vx0;
+  *x1 = self->vx1;
+  *y0 = self->vy0;
+  *y1 = self->vy1;
+}
+
+/* Returns: (transfer none) (element-type utf8): the intensity axis' tick
+ * labels of the last drawing (tests) */
+GPtrArray *
+prism_roofline_chart_get_ticks (PrismRooflineChart *self)
+{
+  g_return_val_if_fail (PRISM_IS_ROOFLINE_CHART (self), NULL);
+  return self->x_ticks;
 }

@@ -67,5 +67,23 @@ int                       prism_roofline_chart_point_at       (PrismRooflineChar
 char                     *prism_roofline_chart_describe_at    (PrismRooflineChart *self,
                                                                double              x,
                                                                double              y);
+/* Zoom and pan (the wheel, a drag, the roofline.zoom-in, roofline.zoom-out
+ * and roofline.reset-zoom actions; a double click resets). */
+void                      prism_roofline_chart_zoom_at        (PrismRooflineChart *self,
+                                                               double              x,
+                                                               double              y,
+                                                               double              factor,
+                                                               gboolean            intensity_only);
+void                      prism_roofline_chart_pan            (PrismRooflineChart *self,
+                                                               double              dx,
+                                                               double              dy);
+void                      prism_roofline_chart_reset_zoom     (PrismRooflineChart *self);
+gboolean                  prism_roofline_chart_get_zoomed     (PrismRooflineChart *self);
+void                      prism_roofline_chart_get_view       (PrismRooflineChart *self,
+                                                               double             *x0,
+                                                               double             *x1,
+                                                               double             *y0,
+                                                               double             *y1);
+GPtrArray                *prism_roofline_chart_get_ticks      (PrismRooflineChart *self);
 
 G_END_DECLS

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <glib/gi18n.h>
 
+#include "prism-format.h"
 #include "prism-search-model.h"
 
 /* The model lives on the main thread: the session hands it batches of
@@ -751,6 +752,64 @@ prism_search_model_get_states_per_second (PrismSearchModel *self)
 {
   g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), 0);
   return self->states_per_s;
+}
+
+/**
+ * prism_search_model_dup_pace:
+ *
+ * The pace of a running search in words: its states per second, or, while
+ * it explores none, what it does instead — every worker deciding a
+ * candidate (sizes, screen, proof) or making the candidates of an sGraph
+ * (maps, ranking), or the GPU timing the best ones after the search.  A bare "0 states/s" reads as a search that hangs.
+ *
+ * @is_rate: (out) (optional): set to whether the phrase is the states per second
+ *
+ * Returns: (transfer full): one translated phrase ("1.2 k states/s")
+ */
+char *
+prism_search_model_dup_pace (PrismSearchModel *self,
+                             gboolean         *is_rate)
+{
+  g_autofree char *count = NULL;
+  guint64 rate;
+
+  g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), NULL);
+
+  rate = (guint64) self->states_per_s;
+  if (is_rate != NULL)
+    *is_rate = FALSE;
+  if (self->state == PRISM_SEARCH_STATE_RUNNING && self->has_tuning &&
+      self->tune_status == PRISM_TUNE_MEASURING)
+    /* Translators: in the status line, in place of the states per second
+     * once the search has ended and the GPU times its best candidates */
+    return g_strdup (_("timing candidates on the GPU"));
+  if (self->state == PRISM_SEARCH_STATE_RUNNING && rate == 0 && self->stats.deciding > 0)
+    {
+      count = prism_format_count (self->stats.deciding);
+      /* Translators: in the status line, in place of "0 states/s" while
+       * every worker decides (sizes, screens, proves) a candidate; %s is
+       * their number */
+      return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "deciding %s candidate",
+                                           "deciding %s candidates",
+                                           (gulong) MIN (self->stats.deciding, G_MAXULONG)),
+                              count);
+    }
+  if (self->state == PRISM_SEARCH_STATE_RUNNING && rate == 0 && self->stats.instantiating > 0)
+    {
+      count = prism_format_count (self->stats.instantiating);
+      /* Translators: in the status line, in place of "0 states/s" while
+       * the workers make the candidates of sGraphs (maps, sizes) and
+       * decide them; %s is the number of sGraphs */
+      return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "making the candidates of %s sGraph",
+                                           "making the candidates of %s sGraphs",
+                                           (gulong) MIN (self->stats.instantiating, G_MAXULONG)),
+                              count);
+    }
+  count = prism_format_count (rate);
+  if (is_rate != NULL)
+    *is_rate = TRUE;
+  /* Translators: the search's pace in the status line */
+  return g_strdup_printf (_("%s states/s"), count);
 }
 
 /* Returns: one more than the deepest depth anything happened at */

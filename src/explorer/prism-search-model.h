@@ -79,6 +79,8 @@ const char             *prism_search_model_get_error         (PrismSearchModel  
 const PrismRunStats    *prism_search_model_get_stats         (PrismSearchModel  *self);
 double                  prism_search_model_get_elapsed       (PrismSearchModel  *self);
 double                  prism_search_model_get_states_per_second (PrismSearchModel *self);
+char                   *prism_search_model_dup_pace          (PrismSearchModel  *self,
+                                                              gboolean          *is_rate);
 guint                   prism_search_model_get_n_depths      (PrismSearchModel  *self);
 const PrismSearchDepth *prism_search_model_get_depth         (PrismSearchModel  *self,
                                                               guint              depth);

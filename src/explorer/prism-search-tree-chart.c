@@ -51,6 +51,7 @@ typedef struct
   guint64 rejected;
   guint64 other;               /* pruned branches merged into the hatched segment */
   guint n_other;               /* … from this many reasons */
+  graphene_rect_t counts;      /* where its counts were drawn, if they were cut short */
 } Row;
 
 typedef struct
@@ -525,6 +526,26 @@ prism_search_tree_chart_snapshot (GtkWidget   *widget,
     }
   row_height = CLAMP ((height - y - footer_height) / self->rows->len - ROW_GAP, ROW_MIN, ROW_MAX);
 
+  /* The counts column widens for the longest row's counts (longer in some
+   * languages), taking up to 55% of the width from the bars, which are on
+   * a log scale and read as well shorter. */
+  if (counts_width > 0)
+    {
+      double widest = 0;
+
+      for (guint i = 0; i < self->rows->len; i++)
+        {
+          g_autofree char *counts = row_counts (&g_array_index (self->rows, Row, i));
+          g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, counts);
+          double tw;
+
+          prism_chart_text_size (layout, &tw, NULL);
+          widest = MAX (widest, ceil (tw));
+        }
+      counts_width = MAX (counts_width, MIN (widest, floor (width * 0.55)));
+      bar_width = MAX (40, width - bar_x - counts_width - PAD - 28);
+    }
+
   for (guint i = 0; i < self->rows->len; i++)
     log_max = MAX (log_max, log1p ((double) row_total (&g_array_index (self->rows, Row, i))));
 
@@ -575,6 +596,9 @@ prism_search_tree_chart_snapshot (GtkWidget   *widget,
           prism_chart_text_size (counts_layout, &tw, &th);
           prism_chart_append_text (snapshot, counts_layout, &dim, width - PAD - counts_width,
                        y + (row_height - th) / 2);
+          /* Cut short, the counts are whole in the tooltip. */
+          if (pango_layout_is_ellipsized (counts_layout))
+            row->counts = GRAPHENE_RECT_INIT (width - PAD - counts_width, y, counts_width, row_height);
         }
       y += row_height + ROW_GAP;
     }
@@ -914,6 +938,16 @@ prism_search_tree_chart_describe_at (PrismSearchTreeChart *self,
     if (graphene_rect_contains_point (&g_array_index (self->hits, Hit, i).rect,
                                       &GRAPHENE_POINT_INIT (x, y)))
       hit = &g_array_index (self->hits, Hit, i);
+  for (guint i = 0; hit == NULL && i < self->rows->len; i++)
+    {
+      row = &g_array_index (self->rows, Row, i);
+      if (row->counts.size.width > 0 && graphene_rect_contains_point (&row->counts, &GRAPHENE_POINT_INIT (x, y)))
+        {
+          g_autofree char *counts = row_counts (row);
+
+          return g_markup_escape_text (counts, -1);
+        }
+    }
   if (hit == NULL)
     return NULL;
 
@@ -1055,4 +1089,21 @@ prism_search_tree_chart_reason_color (PrismPruneReason  reason,
 {
   g_return_if_fail (reason < PRISM_N_PRUNE_REASONS);
   *color = parse_color (reason_colors[reason]);
+}
+
+/**
+ * prism_search_tree_chart_count_cut_rows:
+ *
+ * Returns: how many rows of the last drawing had their counts cut short
+ *   (whole in their tooltip; tests)
+ */
+guint
+prism_search_tree_chart_count_cut_rows (PrismSearchTreeChart *self)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (PRISM_IS_SEARCH_TREE_CHART (self), 0);
+  for (guint i = 0; i < self->rows->len; i++)
+    n += g_array_index (self->rows, Row, i).counts.size.width > 0;
+  return n;
 }

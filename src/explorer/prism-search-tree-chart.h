@@ -40,4 +40,6 @@ GtkWidget        *prism_search_tree_chart_get_samples_popover (PrismSearchTreeCh
 void              prism_search_tree_chart_reason_color      (PrismPruneReason      reason,
                                                              GdkRGBA              *color);
 
+guint prism_search_tree_chart_count_cut_rows (PrismSearchTreeChart *self);
+
 G_END_DECLS

@@ -39,6 +39,7 @@ struct _PrismSearchView
   GtkPaned *paned;
   PrismSearchTreeChart *tree_chart;
   PrismSpeedupChart *speedup_chart;
+  GtkButton *reset_zoom_button;
   GtkLabel *gpu_status;
 
   GtkLabel *values[N_COUNTERS];
@@ -109,6 +110,15 @@ update_counters (PrismSearchView *self)
       gtk_label_set_label (self->values[i], text[i]);
       g_free (text[i]);
     }
+
+  /* A rate of 0 says why in its tooltip (the status line says it too). */
+  {
+    gboolean is_rate;
+    g_autofree char *pace = prism_search_model_dup_pace (self->model, &is_rate);
+
+    gtk_widget_set_tooltip_text (gtk_widget_get_parent (GTK_WIDGET (self->values[COUNTER_RATE])),
+                                 is_rate ? NULL : pace);
+  }
 
   /* The best speedup says where it comes from. */
   gtk_label_set_label (self->captions[COUNTER_BEST],
@@ -199,6 +209,28 @@ prism_search_view_set_property (GObject      *object,
 }
 
 static void
+reset_zoom_clicked_cb (PrismSearchView *self,
+                       GtkButton       *button)
+{
+  prism_speedup_chart_reset_zoom (self->speedup_chart);
+}
+
+/* Reset Zoom is there only while the chart is zoomed; it keeps its place
+ * (transparent and insensitive otherwise), so that the chart does not move
+ * under the pointer when it appears. */
+static void
+chart_zoomed_cb (PrismSearchView   *self,
+                 GParamSpec        *pspec,
+                 PrismSpeedupChart *chart)
+{
+  gboolean zoomed = prism_speedup_chart_get_zoomed (chart);
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->reset_zoom_button), zoomed);
+  gtk_widget_set_opacity (GTK_WIDGET (self->reset_zoom_button), zoomed ? 1 : 0);
+  gtk_widget_set_can_target (GTK_WIDGET (self->reset_zoom_button), zoomed);
+}
+
+static void
 prism_search_view_class_init (PrismSearchViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -222,6 +254,8 @@ prism_search_view_class_init (PrismSearchViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrismSearchView, tree_chart);
   gtk_widget_class_bind_template_child (widget_class, PrismSearchView, speedup_chart);
   gtk_widget_class_bind_template_child (widget_class, PrismSearchView, gpu_status);
+  gtk_widget_class_bind_template_child (widget_class, PrismSearchView, reset_zoom_button);
+  gtk_widget_class_bind_template_callback (widget_class, reset_zoom_clicked_cb);
   gtk_widget_class_set_css_name (widget_class, "searchview");
 }
 
@@ -229,6 +263,9 @@ static void
 prism_search_view_init (PrismSearchView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  g_signal_connect_object (self->speedup_chart, "notify::zoomed", G_CALLBACK (chart_zoomed_cb), self,
+                           G_CONNECT_SWAPPED);
+  chart_zoomed_cb (self, NULL, self->speedup_chart);
 
   for (guint i = 0; i < N_COUNTERS; i++)
     {
@@ -348,4 +385,16 @@ prism_search_view_get_gpu_status (PrismSearchView *self)
   if (self->gpu_status == NULL || !gtk_widget_get_visible (GTK_WIDGET (self->gpu_status)))
     return NULL;
   return gtk_label_get_label (self->gpu_status);
+}
+
+/**
+ * prism_search_view_get_reset_zoom_button:
+ *
+ * Returns: (transfer none): the speedup chart's Reset Zoom button (tests)
+ */
+GtkWidget *
+prism_search_view_get_reset_zoom_button (PrismSearchView *self)
+{
+  g_return_val_if_fail (PRISM_IS_SEARCH_VIEW (self), NULL);
+  return GTK_WIDGET (self->reset_zoom_button);
 }

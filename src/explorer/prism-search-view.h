@@ -22,6 +22,7 @@ void                  prism_search_view_set_model         (PrismSearchView  *sel
                                                            PrismSearchModel *model);
 PrismSearchTreeChart *prism_search_view_get_tree_chart    (PrismSearchView  *self);
 PrismSpeedupChart    *prism_search_view_get_speedup_chart (PrismSearchView  *self);
+GtkWidget            *prism_search_view_get_reset_zoom_button (PrismSearchView *self);
 /* The value shown by the counter named "states", "rate", "pruned",
  * "sgraphs", "verified", "best" or "elapsed" (tests). */
 const char           *prism_search_view_get_counter       (PrismSearchView  *self,

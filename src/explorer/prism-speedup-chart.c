@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "prism-chart-text.h"
+#include "prism-chart-zoom.h"
 #include "prism-format.h"
 #include "prism-speedup-chart.h"
 
@@ -20,13 +21,20 @@
  * verified, hollow when its speedup is the cost model's prediction and
  * filled when it was measured on a GPU. Within a search the axes only grow,
  * in nice steps, so the chart does not jitter while it runs; the next search
- * starts them again. */
+ * starts them again.
+ *
+ * The wheel zooms around the pointer (both axes; with Shift the time axis
+ * only), a drag pans, a double click or 0 shows everything again.  Zoomed,
+ * the view stays where the user put it while the search goes on, within
+ * the axes' full range; the ticks are those of the visible range. */
 
 #define PAD          12.0
 #define AXIS_LEFT    46.0
 #define AXIS_BOTTOM  24.0
 #define DOT_RADIUS    3.5
 #define HOVER_RADIUS 10.0
+
+#define ZOOM_STEP    1.25   /* one wheel notch or key press */
 
 #define COLOR_BEST   "#3584e4"
 #define COLOR_POINTS "#e66100"
@@ -48,9 +56,14 @@ struct _PrismSpeedupChart
   double max_speedup;
   guint run;              /* the model's run the axes belong to */
   gboolean measured_legend;
-  GArray *dots;          /* Dot, where the last snapshot drew the points */
+  GArray *dots;          /* Dot, where the last snapshot drew the points (visible ones) */
   double pointer_x, pointer_y;
   gboolean pointer_inside;
+
+  /* Seconds across, speedup up, from 0 to the axes' ends. */
+  PrismChartZoom zoom;
+  GPtrArray *time_ticks;    /* the last drawing's tick labels (char *), for tests */
+  GPtrArray *speedup_ticks;
 };
 
 G_DEFINE_FINAL_TYPE (PrismSpeedupChart, prism_speedup_chart, GTK_TYPE_WIDGET)
@@ -58,6 +71,7 @@ G_DEFINE_FINAL_TYPE (PrismSpeedupChart, prism_speedup_chart, GTK_TYPE_WIDGET)
 enum {
   PROP_0,
   PROP_MODEL,
+  PROP_ZOOMED,
   N_PROPS
 };
 
@@ -107,6 +121,9 @@ time_step (double range,
   static const double steps[] = { 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600,
                                   7200, 14400, 43200, 86400 };
 
+  /* Zoomed into less than a few seconds: tenths, hundredths… */
+  if (range <= max_ticks * steps[0])
+    return nice_step (range, max_ticks);
   for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
     if (range / steps[i] <= max_ticks)
       return steps[i];
@@ -157,6 +174,42 @@ update_ranges (PrismSpeedupChart *self)
       step = nice_step (top, 5);
       self->max_speedup = ceil (top / step) * step;
     }
+}
+
+/* The range drawn: the user's when zoomed, else the axes' full range. */
+static void
+get_view (PrismSpeedupChart *self,
+          double            *t0,
+          double            *t1,
+          double            *s0,
+          double            *s1)
+{
+  prism_chart_zoom_set_full (&self->zoom, 0, self->max_time_s, 0, self->max_speedup);
+  prism_chart_zoom_get_view (&self->zoom, t0, t1, s0, s1);
+}
+
+/* The actions, Reset Zoom and the drawing follow the zoom. */
+static void
+zoom_changed (PrismSpeedupChart *self,
+              gboolean           was_zoomed)
+{
+  gboolean zoomed = self->zoom.zoomed;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "chart.reset-zoom", zoomed);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "chart.zoom-out", zoomed);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  if (zoomed != was_zoomed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_ZOOMED]);
+}
+
+static void
+set_zoomed (PrismSpeedupChart *self,
+            gboolean           zoomed)
+{
+  gboolean was_zoomed = self->zoom.zoomed;
+
+  self->zoom.zoomed = zoomed;
+  zoom_changed (self, was_zoomed);
 }
 
 static void
@@ -281,6 +334,7 @@ prism_speedup_chart_snapshot (GtkWidget   *widget,
   double height = gtk_widget_get_height (widget);
   double top = PAD, left = PAD + AXIS_LEFT, right = width - PAD - 8, bottom;
   double plot_w, plot_h, step, elapsed;
+  double vt0, vt1, vs0, vs1;
   const PrismSpeedupPoint *points, *best;
   guint n_points = 0, n_best = 0;
   GdkRGBA fg, dim, grid, best_color, dot_color;
@@ -298,6 +352,8 @@ prism_speedup_chart_snapshot (GtkWidget   *widget,
   dot_color = parse_color (COLOR_POINTS);
 
   g_array_set_size (self->dots, 0);
+  g_ptr_array_set_size (self->time_ticks, 0);
+  g_ptr_array_set_size (self->speedup_ticks, 0);
   if (self->model == NULL)
     return;
 
@@ -308,40 +364,50 @@ prism_speedup_chart_snapshot (GtkWidget   *widget,
   if (plot_w < 40 || plot_h < 30)
     return;
 
+  self->zoom.plot = GRAPHENE_RECT_INIT (left, top, plot_w, plot_h);
   update_ranges (self);
+  get_view (self, &vt0, &vt1, &vs0, &vs1);
   points = prism_search_model_get_points (self->model, &n_points);
   best = prism_search_model_get_best_series (self->model, &n_best);
   elapsed = prism_search_model_get_elapsed (self->model);
 
-#define X(t) (left + (t) / self->max_time_s * plot_w)
-#define Y(s) (bottom - (s) / self->max_speedup * plot_h)
+#define X(t) (left + ((t) - vt0) / (vt1 - vt0) * plot_w)
+#define Y(s) (bottom - ((s) - vs0) / (vs1 - vs0) * plot_h)
 
-  /* Grid and tick labels. */
-  step = nice_step (self->max_speedup, 5);
-  for (double s = 0; s <= self->max_speedup + step / 1000; s += step)
+  /* Grid and tick labels, of the visible range. */
+  step = nice_step (vs1 - vs0, 5);
+  /* Whole multiples of the step (and never −0). */
+  for (double i = MAX (ceil (vs0 / step - 1e-6), 0); i * step <= vs1 + step / 1000; i++)
     {
-      g_autofree char *label = g_strdup_printf ("%g×", s);
+      g_autofree char *label = g_strdup_printf ("%g×", i * step);
       g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, label);
-      double tw, th, y = floor (Y (s));
+      double tw, th, y = floor (Y (i * step));
 
       gtk_snapshot_append_color (snapshot, &grid, &GRAPHENE_RECT_INIT (left, y, plot_w, 1));
       prism_chart_text_size (layout, &tw, &th);
       prism_chart_append_text (snapshot, layout, &dim, left - 6 - tw, y - th / 2);
+      g_ptr_array_add (self->speedup_ticks, g_steal_pointer (&label));
     }
-  step = time_step (self->max_time_s, 6);
-  for (double t = 0; t <= self->max_time_s + step / 1000; t += step)
+  step = time_step (vt1 - vt0, 6);
+  for (double i = MAX (ceil (vt0 / step - 1e-6), 0); i * step <= vt1 + step / 1000; i++)
     {
-      g_autofree char *label = format_tick_time (t);
+      g_autofree char *label = format_tick_time (i * step);
       g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, label);
-      double tw, th, x = floor (X (t));
+      double tw, th, x = floor (X (i * step));
 
       gtk_snapshot_append_color (snapshot, &grid, &GRAPHENE_RECT_INIT (x, top, 1, plot_h));
       prism_chart_text_size (layout, &tw, &th);
       prism_chart_append_text (snapshot, layout, &dim, CLAMP (x - tw / 2, left - tw / 2, width - PAD - tw),
                    bottom + 5);
+      g_ptr_array_add (self->time_ticks, g_steal_pointer (&label));
     }
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
-  cairo_rectangle (cr, left, top - DOT_RADIUS - 2, plot_w + DOT_RADIUS + 2, plot_h + DOT_RADIUS + 2);
+  /* Unzoomed, the points at the axes' ends are drawn whole; zoomed, the
+   * lines stop at the plot's edges. */
+  if (self->zoom.zoomed)
+    cairo_rectangle (cr, left, top, plot_w, plot_h);
+  else
+    cairo_rectangle (cr, left, top - DOT_RADIUS - 2, plot_w + DOT_RADIUS + 2, plot_h + DOT_RADIUS + 2);
   cairo_clip (cr);
 
   /* Baseline. */
@@ -381,6 +447,9 @@ prism_speedup_chart_snapshot (GtkWidget   *widget,
     {
       Dot dot = { X (points[i].time_s), Y (points[i].speedup), points[i] };
 
+      /* Zoomed, the points outside the view are neither drawn nor hit. */
+      if (dot.x < left - 0.5 || dot.x > right + 0.5 || dot.y < top - 0.5 || dot.y > bottom + 0.5)
+        continue;
       g_array_append_val (self->dots, dot);
       if (self->pointer_inside &&
           hypot (dot.x - self->pointer_x, dot.y - self->pointer_y) <= HOVER_RADIUS &&
@@ -417,14 +486,16 @@ prism_speedup_chart_snapshot (GtkWidget   *widget,
     }
   cairo_destroy (cr);
 
-  /* Labels on the lines: the baseline's, and the best speedup at its end. */
-  {
-    g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, _("baseline"));
-    double tw, th;
+  /* Labels on the lines, where they are in view: the baseline's, and the
+   * best speedup at its end. */
+  if (vs0 <= 1 && 1 <= vs1)
+    {
+      g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, _("baseline"));
+      double tw, th;
 
-    prism_chart_text_size (layout, &tw, &th);
-    prism_chart_append_text (snapshot, layout, &dim, right - tw - 2, Y (1) + 2);
-  }
+      prism_chart_text_size (layout, &tw, &th);
+      prism_chart_append_text (snapshot, layout, &dim, right - tw - 2, Y (1) + 2);
+    }
   if (n_best > 0)
     {
       g_autofree char *text = prism_format_speedup (best[n_best - 1].speedup);
@@ -432,11 +503,12 @@ prism_speedup_chart_snapshot (GtkWidget   *widget,
       g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, NULL);
       double tw, th;
       double x = X (MAX (elapsed, best[n_best - 1].time_s));
+      double y = Y (best[n_best - 1].speedup);
 
       pango_layout_set_markup (layout, markup, -1);
       prism_chart_text_size (layout, &tw, &th);
-      prism_chart_append_text (snapshot, layout, &best_color, MIN (x + 4, right - tw),
-                   Y (best[n_best - 1].speedup) - th - 2);
+      if (x >= left - 0.5 && (!self->zoom.zoomed || x <= right + 0.5) && y >= top && y <= bottom + 0.5)
+        prism_chart_append_text (snapshot, layout, &best_color, MIN (x + 4, right - tw), y - th - 2);
     }
   else
     {
@@ -530,10 +602,107 @@ pressed_cb (PrismSpeedupChart *self,
 {
   guint id = prism_speedup_chart_candidate_at (self, x, y);
 
+  gtk_widget_grab_focus (GTK_WIDGET (self));
   if (id == 0)
-    return;
+    {
+      /* A double click off the points shows everything again. */
+      if (n_press == 2 && self->zoom.zoomed)
+        {
+          gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+          prism_speedup_chart_reset_zoom (self);
+        }
+      return;
+    }
   gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
   g_signal_emit (self, signals[CANDIDATE_ACTIVATED], 0, id);
+}
+
+/* The wheel zooms around the pointer; Shift zooms the time axis only.
+ * Plain and Ctrl+wheel alike: the chart does not scroll. */
+static gboolean
+scroll_cb (PrismSpeedupChart        *self,
+           double                    dx,
+           double                    dy,
+           GtkEventControllerScroll *controller)
+{
+  GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (controller));
+  GdkEvent *event = gtk_event_controller_get_current_event (GTK_EVENT_CONTROLLER (controller));
+  double x = self->zoom.plot.origin.x + self->zoom.plot.size.width / 2;
+  double y = self->zoom.plot.origin.y + self->zoom.plot.size.height / 2;
+
+  if (dy == 0)
+    return FALSE;
+  /* Touchpads report pixels: a notch is about ten of them. */
+  if (event != NULL && gdk_scroll_event_get_direction (event) == GDK_SCROLL_SMOOTH &&
+      gdk_event_get_device (event) != NULL &&
+      gdk_device_get_source (gdk_event_get_device (event)) == GDK_SOURCE_TOUCHPAD)
+    dy /= 10;
+  if (self->pointer_inside)
+    {
+      x = self->pointer_x;
+      y = self->pointer_y;
+    }
+  prism_speedup_chart_zoom_at (self, x, y, pow (ZOOM_STEP, -dy), (state & GDK_SHIFT_MASK) != 0);
+  return TRUE;
+}
+
+static void
+drag_begin_cb (PrismSpeedupChart *self,
+               double             x,
+               double             y,
+               GtkGestureDrag    *gesture)
+{
+  /* Unzoomed there is nothing to pan; a press on a point selects it. */
+  if (!self->zoom.zoomed || prism_speedup_chart_candidate_at (self, x, y) != 0)
+    {
+      gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_DENIED);
+      return;
+    }
+  prism_chart_zoom_drag_begin (&self->zoom);
+}
+
+static void
+drag_update_cb (PrismSpeedupChart *self,
+                double             dx,
+                double             dy,
+                GtkGestureDrag    *gesture)
+{
+  gboolean was_zoomed = self->zoom.zoomed;
+  double t0, t1, s0, s1;
+
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self), "grabbing");
+  get_view (self, &t0, &t1, &s0, &s1);   /* the full range, as now */
+  if (prism_chart_zoom_drag_to (&self->zoom, dx, dy))
+    zoom_changed (self, was_zoomed);
+}
+
+static void
+drag_end_cb (PrismSpeedupChart *self,
+             double             dx,
+             double             dy,
+             GtkGestureDrag    *gesture)
+{
+  gtk_widget_set_cursor (GTK_WIDGET (self), NULL);
+}
+
+static void
+zoom_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  PrismSpeedupChart *self = PRISM_SPEEDUP_CHART (widget);
+  double factor = g_str_equal (action_name, "chart.zoom-in") ? ZOOM_STEP : 1 / ZOOM_STEP;
+
+  prism_speedup_chart_zoom_at (self, self->zoom.plot.origin.x + self->zoom.plot.size.width / 2,
+                               self->zoom.plot.origin.y + self->zoom.plot.size.height / 2, factor, FALSE);
+}
+
+static void
+reset_zoom_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  prism_speedup_chart_reset_zoom (PRISM_SPEEDUP_CHART (widget));
 }
 
 static gboolean
@@ -598,6 +767,7 @@ model_changed_cb (PrismSpeedupChart *self,
       self->run = prism_search_model_get_run (model);
       self->max_time_s = 0;
       self->max_speedup = 0;
+      set_zoomed (self, FALSE);
     }
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
@@ -618,6 +788,8 @@ prism_speedup_chart_finalize (GObject *object)
   PrismSpeedupChart *self = (PrismSpeedupChart *)object;
 
   g_clear_pointer (&self->dots, g_array_unref);
+  g_clear_pointer (&self->time_ticks, g_ptr_array_unref);
+  g_clear_pointer (&self->speedup_ticks, g_ptr_array_unref);
 
   G_OBJECT_CLASS (prism_speedup_chart_parent_class)->finalize (object);
 }
@@ -634,6 +806,10 @@ prism_speedup_chart_get_property (GObject    *object,
     {
     case PROP_MODEL:
       g_value_set_object (value, self->model);
+      break;
+
+    case PROP_ZOOMED:
+      g_value_set_boolean (value, self->zoom.zoomed);
       break;
 
     default:
@@ -678,6 +854,11 @@ prism_speedup_chart_class_init (PrismSpeedupChartClass *klass)
   properties [PROP_MODEL] =
     g_param_spec_object ("model", NULL, NULL, PRISM_TYPE_SEARCH_MODEL,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Whether a part of the axes' range is shown (the Search page shows
+   * Reset Zoom then). */
+  properties [PROP_ZOOMED] =
+    g_param_spec_boolean ("zoomed", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
@@ -688,6 +869,17 @@ prism_speedup_chart_class_init (PrismSpeedupChartClass *klass)
     g_signal_new ("candidate-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                   NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
 
+  gtk_widget_class_install_action (widget_class, "chart.zoom-in", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "chart.zoom-out", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "chart.reset-zoom", NULL, reset_zoom_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, 0, "chart.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, 0, "chart.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Add, 0, "chart.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, 0, "chart.zoom-out", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Subtract, 0, "chart.zoom-out", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, 0, "chart.reset-zoom", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "chart.reset-zoom", NULL);
+
   gtk_widget_class_set_css_name (widget_class, "speedupchart");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
 }
@@ -696,9 +888,21 @@ static void
 prism_speedup_chart_init (PrismSpeedupChart *self)
 {
   GtkEventController *motion = gtk_event_controller_motion_new ();
+  GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
   GtkGesture *click = gtk_gesture_click_new ();
+  GtkGesture *drag = gtk_gesture_drag_new ();
 
   self->dots = g_array_new (FALSE, FALSE, sizeof (Dot));
+  self->time_ticks = g_ptr_array_new_with_free_func (g_free);
+  self->speedup_ticks = g_ptr_array_new_with_free_func (g_free);
+  gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
+  g_signal_connect_object (scroll, "scroll", G_CALLBACK (scroll_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), scroll);
+  g_signal_connect_object (drag, "drag-begin", G_CALLBACK (drag_begin_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (drag, "drag-update", G_CALLBACK (drag_update_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (drag, "drag-end", G_CALLBACK (drag_end_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
+  set_zoomed (self, FALSE);
   g_signal_connect_object (motion, "motion", G_CALLBACK (motion_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (motion, "leave", G_CALLBACK (leave_cb), self, G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self), motion);
@@ -753,7 +957,7 @@ prism_speedup_chart_set_model (PrismSpeedupChart *self,
     }
   self->max_time_s = 0;
   self->max_speedup = 0;
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  set_zoomed (self, FALSE);
   g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_MODEL]);
 }
 
@@ -812,4 +1016,114 @@ prism_speedup_chart_count_dots (PrismSpeedupChart *self,
     if (!g_array_index (self->dots, Dot, i).point.measured == !measured)
       n++;
   return n;
+}
+
+/**
+ * prism_speedup_chart_zoom_at:
+ * @x: (in): the point that stays put, in widget coordinates
+ * @factor: more than 1 zooms in, less than 1 out
+ * @time_only: zoom the time axis only
+ *
+ * Zooms the view around (@x, @y), within the axes' full range; zoomed out
+ * to all of it, the chart follows the search again.
+ */
+void
+prism_speedup_chart_zoom_at (PrismSpeedupChart *self,
+                             double             x,
+                             double             y,
+                             double             factor,
+                             gboolean           time_only)
+{
+  gboolean was_zoomed;
+  double t0, t1, s0, s1;
+
+  g_return_if_fail (PRISM_IS_SPEEDUP_CHART (self));
+  g_return_if_fail (factor > 0);
+
+  was_zoomed = self->zoom.zoomed;
+  get_view (self, &t0, &t1, &s0, &s1);
+  if (prism_chart_zoom_at (&self->zoom, x, y, factor, time_only))
+    zoom_changed (self, was_zoomed);
+}
+
+/**
+ * prism_speedup_chart_pan:
+ * @dx: pixels to the right the content moves
+ * @dy: pixels down
+ *
+ * Moves a zoomed view, within the axes' full range (unzoomed, nothing).
+ */
+void
+prism_speedup_chart_pan (PrismSpeedupChart *self,
+                         double             dx,
+                         double             dy)
+{
+  gboolean was_zoomed;
+  double t0, t1, s0, s1;
+
+  g_return_if_fail (PRISM_IS_SPEEDUP_CHART (self));
+  was_zoomed = self->zoom.zoomed;
+  get_view (self, &t0, &t1, &s0, &s1);
+  if (prism_chart_zoom_pan (&self->zoom, dx, dy))
+    zoom_changed (self, was_zoomed);
+}
+
+/* Shows the axes' full range again, following the search. */
+void
+prism_speedup_chart_reset_zoom (PrismSpeedupChart *self)
+{
+  g_return_if_fail (PRISM_IS_SPEEDUP_CHART (self));
+  set_zoomed (self, FALSE);
+}
+
+gboolean
+prism_speedup_chart_get_zoomed (PrismSpeedupChart *self)
+{
+  g_return_val_if_fail (PRISM_IS_SPEEDUP_CHART (self), FALSE);
+  return self->zoom.zoomed;
+}
+
+/**
+ * prism_speedup_chart_get_view:
+ * @t0: (out) (optional): the first second shown
+ * @t1: (out) (optional): the last
+ * @s0: (out) (optional): the lowest speedup shown
+ * @s1: (out) (optional): the highest
+ *
+ * The range shown (as of the last drawing when not zoomed).
+ */
+void
+prism_speedup_chart_get_view (PrismSpeedupChart *self,
+                              double            *t0,
+                              double            *t1,
+                              double            *s0,
+                              double            *s1)
+{
+  double a, b, c, d;
+
+  g_return_if_fail (PRISM_IS_SPEEDUP_CHART (self));
+  get_view (self, &a, &b, &c, &d);
+  if (t0)
+    *t0 = a;
+  if (t1)
+    *t1 = b;
+  if (s0)
+    *s0 = c;
+  if (s1)
+    *s1 = d;
+}
+
+/**
+ * prism_speedup_chart_get_ticks:
+ * @orientation: horizontal for the time axis, vertical for the speedup's
+ *
+ * Returns: (transfer none) (element-type utf8): the tick labels of the last
+ *   drawing, in order (tests)
+ */
+GPtrArray *
+prism_speedup_chart_get_ticks (PrismSpeedupChart *self,
+                               GtkOrientation     orientation)
+{
+  g_return_val_if_fail (PRISM_IS_SPEEDUP_CHART (self), NULL);
+  return orientation == GTK_ORIENTATION_HORIZONTAL ? self->time_ticks : self->speedup_ticks;
 }

@@ -34,6 +34,26 @@ gboolean          prism_speedup_chart_find_point  (PrismSpeedupChart *self,
 guint             prism_speedup_chart_count_dots  (PrismSpeedupChart *self,
                                                    gboolean           measured);
 
+/* Zoom and pan (the wheel, a drag, the chart.zoom-in, chart.zoom-out and
+ * chart.reset-zoom actions; a double click resets). */
+void              prism_speedup_chart_zoom_at     (PrismSpeedupChart *self,
+                                                   double             x,
+                                                   double             y,
+                                                   double             factor,
+                                                   gboolean           time_only);
+void              prism_speedup_chart_pan         (PrismSpeedupChart *self,
+                                                   double             dx,
+                                                   double             dy);
+void              prism_speedup_chart_reset_zoom  (PrismSpeedupChart *self);
+gboolean          prism_speedup_chart_get_zoomed  (PrismSpeedupChart *self);
+void              prism_speedup_chart_get_view    (PrismSpeedupChart *self,
+                                                   double            *t0,
+                                                   double            *t1,
+                                                   double            *s0,
+                                                   double            *s1);
+GPtrArray        *prism_speedup_chart_get_ticks   (PrismSpeedupChart *self,
+                                                   GtkOrientation     orientation);
+
 /* Whether the last drawing's legend had the "measured on GPU" entry (tests). */
 gboolean          prism_speedup_chart_get_measured_legend (PrismSpeedupChart *self);
 

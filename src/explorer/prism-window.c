@@ -684,7 +684,7 @@ update_status (PrismWindow *self)
   PrismSessionState state = self->session ? prism_session_get_state (self->session) : PRISM_SESSION_IDLE;
   PrismSearchModel *model = self->search_model;
   const PrismRunStats *stats = prism_search_model_get_stats (model);
-  g_autofree char *rate = prism_format_count ((guint64) prism_search_model_get_states_per_second (model));
+  g_autofree char *pace = prism_search_model_dup_pace (model, NULL);
   g_autofree char *pruned = prism_format_count (prism_search_stats_total_pruned (&stats->search));
   g_autofree char *verified = prism_format_count (prism_search_model_get_verified (model));
   g_autofree char *best = prism_format_speedup (prism_search_model_get_best_speedup (model));
@@ -697,11 +697,12 @@ update_status (PrismWindow *self)
                                                                      "prism-mirage-file")
                                                 : NULL;
 
-  /* Translators: the status line's counters: states per second, pruned
-   * branches, verified candidates, best speedup (and whether it is predicted
-   * or measured), search time */
-  counters = g_strdup_printf (_("%s states/s · %s pruned · %s verified · best %s%s · %s"),
-                              rate, pruned, verified, best,
+  /* Translators: the status line's counters: the search's pace ("1.2 k
+   * states/s", "deciding 2 candidates"), pruned branches, verified
+   * candidates, best speedup (and whether it is predicted or measured),
+   * search time */
+  counters = g_strdup_printf (_("%s · %s pruned · %s verified · best %s%s · %s"),
+                              pace, pruned, verified, best,
                               prism_search_model_get_best (model) == NULL ? ""
                               : prism_search_model_get_best_measured (model) ? _(" (measured)")
                               : _(" (predicted)"),
@@ -742,6 +743,8 @@ update_status (PrismWindow *self)
       running = TRUE;
     }
   gtk_label_set_label (self->status_label, text);
+  /* A narrow window (or a long language) ellipsizes it: the tooltip has it whole. */
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), text && *text ? text : NULL);
   gtk_spinner_set_spinning (self->status_spinner, running);
   gtk_widget_set_visible (GTK_WIDGET (self->status_spinner), running);
   gtk_label_set_label (self->gpu_label, self->gpu_status ? self->gpu_status : _("Looking for a GPU…"));

@@ -487,6 +487,8 @@ snapshot_locked (PrismPipeline *p, PrismRunStats *out)
   /* Tasks finished elsewhere are tasks of the file too. */
   out->search.n_tasks = MAX (out->search.n_tasks, p->peer_tasks);
   out->time_to_best_s = p->best ? p->best->found_at_s : -1;
+  out->deciding = now.deciding;
+  out->instantiating = now.instantiating;
   if (p->results != NULL)
     {
       GPtrArray *cands = prism_results_get_candidates (p->results);
@@ -632,6 +634,15 @@ publish_locked (PrismPipeline *p, Entry *entry)
       e->id = c->id;
       g_queue_push_tail (&p->outbox, e);
     }
+}
+
+/* The candidate's decision is made: it is no longer counted as deciding. */
+static void
+set_decided_locked (PrismPipeline *p, Entry *entry, EntryState state)
+{
+  g_assert (entry->state == ENTRY_PENDING && state != ENTRY_PENDING);
+  entry->state = state;
+  p->counters.deciding--;
 }
 
 /* Publishes the decided candidates at the front of the order.  With @all
@@ -780,7 +791,7 @@ reject (PrismPipeline *p, Entry *entry, EntryState state, const PrismGraph *grap
   PrismEvent *e = prism_event_new (PRISM_EVENT_REJECTED);
 
   g_mutex_lock (&p->lock);
-  entry->state = state;
+  set_decided_locked (p, entry, state);
   g_cond_broadcast (&p->decided);
   publish_ready_locked (p);
   g_mutex_unlock (&p->lock);
@@ -865,7 +876,7 @@ accept (PrismPipeline *p, Entry *entry, const PrismMapCandidate *mc, GPtrArray *
   g_mutex_lock (&p->lock);
   c->task = entry->task;
   c->seq = entry->seq;
-  entry->state = ENTRY_VERIFIED;
+  set_decided_locked (p, entry, ENTRY_VERIFIED);
   entry->candidate = c;
   p->own_candidates++;
   g_cond_broadcast (&p->decided);
@@ -939,6 +950,7 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
   entry->queued = g_sequence_insert_sorted (p->order, entry, compare_positions, NULL);
   g_hash_table_insert (p->seen, &entry->key, entry);
   p->counters.map_candidates++;
+  p->counters.deciding++;
   g_mutex_unlock (&p->lock);
 
 decide_new:
@@ -948,7 +960,7 @@ decide_new:
   prism_param_stats_add (&p->counters.params, &pstats);
   if (params->len == 0)
     {
-      entry->state = ENTRY_NO_SIZES;
+      set_decided_locked (p, entry, ENTRY_NO_SIZES);
       p->counters.no_sizes++;
       g_cond_broadcast (&p->decided);
       publish_ready_locked (p);
@@ -1318,6 +1330,10 @@ search_sgraph (PrismSearch *search, const PrismSGraph *sg, guint task, gpointer 
   e->task = task;
   emit (p, e);
 
+  g_mutex_lock (&p->lock);
+  p->counters.instantiating++;
+  g_mutex_unlock (&p->lock);
+
   if (sg->symbolic)
     instantiate_symbolic (p, sg, task, pos, &ms);
   else
@@ -1332,6 +1348,7 @@ search_sgraph (PrismSearch *search, const PrismSGraph *sg, guint task, gpointer 
     }
   g_mutex_lock (&p->lock);
   prism_map_stats_add (&p->counters.maps, &ms);
+  p->counters.instantiating--;
   g_mutex_unlock (&p->lock);
 }
 

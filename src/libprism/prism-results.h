@@ -198,6 +198,13 @@ typedef struct
   guint64 distinct;        /* different programs as executed (prism_candidates_count_distinct()) */
   double setup_s;          /* building the oracle and the verifier (in search.elapsed_s) */
   double time_to_best_s;   /* when the current best was verified, -1 if none */
+  /* Gauges, not counters: candidates whose decision (sizes, screen, proof)
+   * is under way at the snapshot, and sGraphs whose candidates are being
+   * made (maps, ranking, then those decisions).  While every worker is busy
+   * with one, no state is explored, and these say why.  Neither added by
+   * prism_run_stats_add() nor saved. */
+  guint64 deciding;
+  guint64 instantiating;
 } PrismRunStats;
 
 /* (transfer full) an object with every counter; pruned reasons by name. */

@@ -697,6 +697,96 @@ test_stable_ids (void)
     g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (two, digest)), ==, GPOINTER_TO_UINT (id));
 }
 
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean held;          /* the first decision waits while this is set */
+  guint progress_deciding;/* PROGRESS events saying one candidate is being decided */
+  guint64 states_then;    /* states of the first of them, and of the last */
+  guint64 states_last;
+  guint64 final_deciding; /* of the FINISHED event */
+  gint calls;
+} DecidingRun;
+
+static void
+on_event_deciding (PrismEvent *e, gpointer data)
+{
+  DecidingRun *run = data;
+
+  g_mutex_lock (&run->lock);
+  if (e->kind == PRISM_EVENT_PROGRESS && run->held && e->stats.deciding == 1 &&
+      e->stats.instantiating == 1)
+    {
+      if (run->progress_deciding++ == 0)
+        run->states_then = e->stats.search.states;
+      run->states_last = e->stats.search.states;
+      /* Two ticks while the decision is held: the search stood still. */
+      if (run->progress_deciding == 2)
+        {
+          run->held = FALSE;
+          g_cond_broadcast (&run->cond);
+        }
+    }
+  if (e->kind == PRISM_EVENT_FINISHED)
+    run->final_deciding = e->stats.deciding + e->stats.instantiating;
+  g_mutex_unlock (&run->lock);
+}
+
+/* The first decision is held until the progress events said it is under way
+ * (bounded: a missing event fails the test, it does not hang it). */
+static PrismVerdictKind
+held_verify (const PrismGraph *candidate, JsonNode **evidence, char **message, gpointer data)
+{
+  DecidingRun *run = data;
+
+  if (g_atomic_int_add (&run->calls, 1) == 0)
+    {
+      gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+      g_mutex_lock (&run->lock);
+      while (run->held && g_cond_wait_until (&run->cond, &run->lock, end))
+        ;
+      run->held = FALSE;
+      g_mutex_unlock (&run->lock);
+    }
+  *evidence = NULL;
+  *message = NULL;
+  return PRISM_VERDICT_EQUIVALENT;
+}
+
+/* While the one worker decides a candidate no state is explored; the
+ * progress events say that one candidate is being decided (the CLI and the
+ * explorer say so instead of "0 states/s"), and none is at the end. */
+static void
+test_deciding (void)
+{
+  g_autoptr(PrismGraph) prog = program ("rms_norm", RMS);
+  g_autoptr(PrismPipeline) p = NULL;
+  g_autoptr(GError) error = NULL;
+  PrismPipelineOptions o;
+  DecidingRun run = { 0, };
+
+  small_options (&o, 1);
+  o.verify_func = held_verify;
+  o.verify_data = &run;
+  g_mutex_init (&run.lock);
+  g_cond_init (&run.cond);
+  run.held = TRUE;
+  run.final_deciding = G_MAXUINT64;
+  p = prism_pipeline_new (prog, &o, &error);
+  g_assert_no_error (error);
+  prism_pipeline_set_handlers (p, on_event_deciding, NULL, &run);
+  g_assert_true (prism_pipeline_run (p, &error));
+  g_assert_no_error (error);
+
+  g_assert_cmpuint (run.progress_deciding, >=, 2);
+  g_assert_cmpuint (run.states_last, ==, run.states_then);
+  g_assert_cmpuint (run.final_deciding, ==, 0);
+  g_cond_clear (&run.cond);
+  g_mutex_clear (&run.lock);
+}
+
 /* Pruned branches by depth go to results.json (summing to the totals by
  * reason) and back; a file written before they were counted loads with
  * none. */
@@ -1054,6 +1144,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline/sizes-not-powers-of-two", test_sizes_not_powers_of_two);
   g_test_add_func ("/pipeline/determinism", test_determinism);
   g_test_add_func ("/pipeline/stable-ids", test_stable_ids);
+  g_test_add_func ("/pipeline/deciding", test_deciding);
   g_test_add_func ("/pipeline/equivalent-forms", test_equivalent_forms);
   g_test_add_func ("/pipeline/stats-pruned-by-depth", test_stats_pruned_by_depth);
   g_test_add_func ("/pipeline/resume", test_resume);

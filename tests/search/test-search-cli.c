@@ -268,6 +268,23 @@ test_json_lines (void)
   g_assert_cmpstr (last, ==, "finished");
 }
 
+/* While the one worker decides a candidate that takes seconds (the
+ * randomized test at the real shapes of 16 × 8192 × 8192 matmuls), no
+ * state is explored: the progress line says what the search is doing
+ * instead of "0/s". */
+static void
+test_progress_deciding (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "deciding", NULL);
+  g_autofree char *err = NULL;
+  const char *args[] = { "rms_norm:n=16,d=8192", "--full-random", "--threads", "1",
+                         "--time-limit", "2", "--tune-top", "0", "--out", dir, NULL };
+
+  g_assert_cmpint (run_search (args, NULL, &err), <=, 1);
+  g_test_message ("%s", err);
+  g_assert_nonnull (strstr (err, " states (deciding 1 candidate), "));
+}
+
 /* --full-random: every candidate also passed the randomized test at the
  * program's real shapes, recorded beside the small-shape screen. */
 static void
@@ -524,6 +541,7 @@ main (int argc, char **argv)
   g_test_add_func ("/search-cli/sigint", test_sigint);
   g_test_add_func ("/search-cli/json-lines", test_json_lines);
   g_test_add_func ("/search-cli/full-random", test_full_random);
+  g_test_add_func ("/search-cli/progress-deciding", test_progress_deciding);
   g_test_add_func ("/search-cli/limit-options", test_limit_options);
   g_test_add_func ("/search-cli/limits-reach-search", test_limits_reach_search);
   g_test_add_func ("/search-cli/nothing-faster", test_nothing_faster);

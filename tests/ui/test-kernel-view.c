@@ -441,6 +441,19 @@ test_kernel_reference (void)
   g_assert_cmpuint (prism_kernel_view_get_baseline_report (s.view)->launches->len, ==,
                     json_array_get_length (manifest_kernels (baseline)));
   save_screenshot (s.window, "kernel-reference.png");
+  /* Zoomed, the roofline's Reset Zoom is there, and shows every decade. */
+  {
+    PrismRooflineChart *roofline = prism_kernel_view_get_roofline (s.view);
+    GtkWidget *reset = prism_kernel_view_get_reset_zoom_button (s.view);
+
+    g_assert_false (gtk_widget_get_sensitive (reset));
+    prism_roofline_chart_zoom_at (roofline, 100, 100, 4, FALSE);
+    g_assert_true (prism_roofline_chart_get_zoomed (roofline));
+    g_assert_true (gtk_widget_get_sensitive (reset));
+    g_signal_emit_by_name (reset, "clicked");
+    g_assert_false (prism_roofline_chart_get_zoomed (roofline));
+    g_assert_false (gtk_widget_get_sensitive (reset));
+  }
 
   /* Copy puts the source on the clipboard. */
   gdk_clipboard_set_text (gtk_widget_get_clipboard (s.window), "");

@@ -552,6 +552,76 @@ test_nothing_faster (void)
   g_assert_cmpuint (n_points, ==, 0);
 }
 
+/* While no state is explored, the pace says why: every worker deciding a
+ * candidate, or the GPU timing the best ones; a searching one is counted
+ * in states per second, and a finished search is not said to decide. */
+static void
+test_pace (void)
+{
+  g_autoptr(PrismSearchModel) model = prism_search_model_new ();
+  g_autoptr(PrismEvent) tuning = prism_event_new (PRISM_EVENT_TUNING);
+  g_autoptr(PrismEvent) done = prism_event_new (PRISM_EVENT_TUNING);
+  g_autoptr(PrismEvent) finished = prism_event_new (PRISM_EVENT_FINISHED);
+  g_autofree char *pace = NULL;
+  PrismEvent *e;
+
+  e = progress_new (1.0, 1000);
+  prism_search_model_apply_event (model, e);
+  prism_event_unref (e);
+  e = progress_new (2.0, 3000);
+  e->stats.deciding = 2;
+  prism_search_model_apply_event (model, e);
+  prism_event_unref (e);
+  pace = prism_search_model_dup_pace (model, NULL);
+  g_assert_cmpstr (pace, ==, "2.00 k states/s");
+  g_clear_pointer (&pace, g_free);
+
+  /* Three seconds without a state, two candidates being decided. */
+  for (guint i = 0; i < 4; i++)
+    {
+      e = progress_new (3.0 + i, 3000);
+      e->stats.deciding = 2;
+      prism_search_model_apply_event (model, e);
+      prism_event_unref (e);
+    }
+  pace = prism_search_model_dup_pace (model, NULL);
+  g_assert_cmpstr (pace, ==, "deciding 2 candidates");
+  g_clear_pointer (&pace, g_free);
+  e = progress_new (7.0, 3000);
+  e->stats.deciding = 1;
+  prism_search_model_apply_event (model, e);
+  prism_event_unref (e);
+  pace = prism_search_model_dup_pace (model, NULL);
+  g_assert_cmpstr (pace, ==, "deciding 1 candidate");
+  g_clear_pointer (&pace, g_free);
+  /* Between decisions, the workers make more candidates from sGraphs. */
+  e = progress_new (8.0, 3000);
+  e->stats.instantiating = 2;
+  prism_search_model_apply_event (model, e);
+  prism_event_unref (e);
+  pace = prism_search_model_dup_pace (model, NULL);
+  g_assert_cmpstr (pace, ==, "making the candidates of 2 sGraphs");
+  g_clear_pointer (&pace, g_free);
+
+  /* After the search, the GPU times the best candidates. */
+  tuning->tune_status = PRISM_TUNE_MEASURING;
+  tuning->message = g_strdup ("Test GPU");
+  tuning->tune_count = 3;
+  prism_search_model_apply_event (model, tuning);
+  pace = prism_search_model_dup_pace (model, NULL);
+  g_assert_cmpstr (pace, ==, "timing candidates on the GPU");
+  g_clear_pointer (&pace, g_free);
+  done->tune_status = PRISM_TUNE_DONE;
+  done->message = g_strdup ("Test GPU");
+  prism_search_model_apply_event (model, done);
+  finished->message = g_strdup ("stopped");
+  finished->stats.search.states = 3000;
+  finished->stats.deciding = 1;   /* cut short by the stop */
+  prism_search_model_apply_event (model, finished);
+  pace = prism_search_model_dup_pace (model, NULL);
+  g_assert_cmpstr (pace, ==, "0 states/s");
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -565,6 +635,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/explorer/search-model/nothing-faster", test_nothing_faster);
   g_test_add_func ("/explorer/search-model/coalescing", test_coalescing);
   g_test_add_func ("/explorer/search-model/ids-kept", test_ids_kept);
+  g_test_add_func ("/explorer/search-model/pace", test_pace);
   g_test_add_func ("/explorer/candidate-row/evidence", test_row_evidence);
   g_test_add_func ("/explorer/candidate-row/measured", test_row_measured);
 
