@@ -32,6 +32,9 @@ typedef struct _PrismMpiRun PrismMpiRun;
 PrismMpiRun *prism_mpi_run_init          (GError            **error);
 guint        prism_mpi_run_get_rank      (PrismMpiRun        *run);
 guint        prism_mpi_run_get_size      (PrismMpiRun        *run);
+/* This rank's place among the job's ranks on its node (0 alone), which
+ * chooses its GPU. */
+guint        prism_mpi_run_get_local_rank (PrismMpiRun       *run);
 
 /**
  * prism_mpi_run_check_startup:
