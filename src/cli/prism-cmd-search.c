@@ -740,6 +740,9 @@ prism_cmd_search (int argc, char **argv)
     }
   g_free (run.gpu);
   result = run.error ? PRISM_EXIT_BAD_INPUT : cands->len > 0 ? PRISM_EXIT_OK : PRISM_EXIT_FAILED;
+  /* Ranks started differently: bad usage, whatever was found. */
+  if (mpi != NULL && prism_mpi_run_is_misconfigured (mpi))
+    result = PRISM_EXIT_BAD_INPUT;
   prism_mpi_run_finish (mpi);
   return result;
 }

@@ -96,6 +96,7 @@ typedef struct
   char *stop_reason;
   gboolean tune_claim;  /* its claim for a program to time waits */
   gboolean tune_told;   /* the pipeline knows it is lost (or has no part in the timings) */
+  gboolean foreign;     /* it searches another configuration: nothing of it is taken */
 } RankInfo;
 
 struct _PrismMpiRun
@@ -114,6 +115,7 @@ struct _PrismMpiRun
   gboolean stopping;              /* a stop was asked for (here or by rank 0) */
   gboolean lost_any;              /* MPI reported a failure */
   char *problem;                  /* rank 0: for the user */
+  gboolean misconfigured;         /* rank 0: a rank was started with other options */
   /* Ranks > 0. */
   gboolean has_reply;
   guint reply;
@@ -274,6 +276,9 @@ on_claim (PrismMpiRun *run, PrismPipeline *p, int src, GBytes *data)
   gboolean wait;
 
   g_mutex_lock (&run->lock);
+  /* A rank with another configuration gets no task. */
+  if (run->ranks[src].foreign)
+    ask.from = G_MAXUINT32;
   wait = !gate_open_locked (run);
   if (wait)
     g_array_append_val (run->early_claims, ask);
@@ -298,6 +303,14 @@ on_task (PrismMpiRun *run, PrismPipeline *p, int src, GBytes *data)
       g_warning ("rank %d sent a malformed task report; its task will run again on resume", src);
       return;
     }
+  /* Decided under another configuration: not this run's. */
+  g_mutex_lock (&run->lock);
+  if (run->ranks[src].foreign)
+    {
+      g_mutex_unlock (&run->lock);
+      return;
+    }
+  g_mutex_unlock (&run->lock);
   obj = json_node_get_object (root);
   task = json_object_get_int_member_with_default (obj, "task", -1);
   completed = json_object_get_boolean_member_with_default (obj, "completed", FALSE);
@@ -405,21 +418,25 @@ on_hello (PrismMpiRun *run, PrismPipeline *p, int src, GBytes *data)
 {
   gsize length;
   const char *fp = g_bytes_get_data (data, &length);
-  const char *mine = prism_pipeline_get_fingerprint (p);
+  const char *mine = prism_pipeline_get_peer_fingerprint (p);
+  gboolean same = fp != NULL && length == strlen (mine) && memcmp (fp, mine, length) == 0;
 
   g_mutex_lock (&run->lock);
   if (!run->ranks[src].hello)
     run->hellos++;
   run->ranks[src].hello = TRUE;
+  if (!same)
+    {
+      run->ranks[src].foreign = TRUE;
+      run->misconfigured = TRUE;
+      if (run->problem == NULL)
+        run->problem = g_strdup_printf (_("rank %d searches another program or configuration than "
+                                          "rank 0 (its fingerprint differs); the run stopped"), src);
+    }
   g_mutex_unlock (&run->lock);
   open_gate (run, p);
-  if (fp != NULL && length == strlen (mine) && memcmp (fp, mine, length) == 0)
+  if (same)
     return;
-  g_mutex_lock (&run->lock);
-  if (run->problem == NULL)
-    run->problem = g_strdup_printf (_("rank %d searches another program or configuration than "
-                                      "rank 0 (its fingerprint differs); the run stopped"), src);
-  g_mutex_unlock (&run->lock);
   prism_pipeline_stop (p);
 }
 
@@ -810,7 +827,7 @@ started (PrismPipeline *p, gpointer user_data)
   g_mutex_unlock (&run->lock);
   if (run->rank != 0)
     {
-      const char *fp = prism_pipeline_get_fingerprint (p);
+      const char *fp = prism_pipeline_get_peer_fingerprint (p);
       post (run, 0, TAG_HELLO, g_bytes_new (fp, strlen (fp)));
     }
   if (stop)
@@ -1189,6 +1206,12 @@ prism_mpi_run_get_problem (PrismMpiRun *run)
   return run->problem;
 }
 
+gboolean
+prism_mpi_run_is_misconfigured (PrismMpiRun *run)
+{
+  return run->misconfigured;
+}
+
 void
 prism_mpi_run_finish (PrismMpiRun *run)
 {
@@ -1287,6 +1310,12 @@ const char *
 prism_mpi_run_get_problem (PrismMpiRun *run)
 {
   return NULL;
+}
+
+gboolean
+prism_mpi_run_is_misconfigured (PrismMpiRun *run)
+{
+  return FALSE;
 }
 
 void

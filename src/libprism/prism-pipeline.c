@@ -285,6 +285,7 @@ struct _PrismPipeline
   char *results_path;
   const PrismGpuTarget *target;
   char *fingerprint;
+  char *peer_fingerprint;
   JsonNode *options_json;
 
   PrismEventFunc on_event;
@@ -1539,6 +1540,19 @@ make_fingerprint (PrismPipeline *p)
   }
 }
 
+/* The fingerprint and what else decides the verdicts and the timings (a
+ * resumed run may change these; processes sharing one run may not). */
+static char *
+make_peer_fingerprint (PrismPipeline *p)
+{
+  const PrismPipelineOptions *o = &p->opts;
+
+  return g_strdup_printf ("%s|seed %" G_GUINT64_FORMAT ",seeds %u,full %d,verifier %.17g,baseline %s,"
+                          "tune %u,%u,%.17g", p->fingerprint, o->seed, o->random_seeds, !!o->full_random,
+                          o->verifier_time_limit_s, prism_baseline_kind_to_string (o->baseline),
+                          o->tune_top, o->tune_timeout_s, o->tune_min_time_ms);
+}
+
 /* A resumed candidate's canonical form, and the forms recorded as its
  * equivalents, are decided: met again, they are not proved again. */
 static gboolean
@@ -1798,6 +1812,7 @@ prism_pipeline_new (PrismGraph *program, const PrismPipelineOptions *options, GE
   p->opts.search.block_ops = g_memdup2 (p->opts.search.block_ops,
                                         p->opts.search.n_block_ops * sizeof (PrismOpKind));
   p->fingerprint = make_fingerprint (p);
+  p->peer_fingerprint = make_peer_fingerprint (p);
   p->options_json = options_to_json (&p->opts);
 
   /* Only the gathering process writes the results. */
@@ -1846,6 +1861,7 @@ prism_pipeline_free (PrismPipeline *p)
   g_free (p->results_path);
   g_free (p->gpu_worker);
   g_free (p->fingerprint);
+  g_free (p->peer_fingerprint);
   g_free (p->stop_reason);
   g_clear_pointer (&p->peer_stats, g_array_unref);
   g_clear_pointer (&p->ranks, json_node_unref);
@@ -2946,4 +2962,10 @@ const char *
 prism_pipeline_get_fingerprint (PrismPipeline *p)
 {
   return p->fingerprint;
+}
+
+const char *
+prism_pipeline_get_peer_fingerprint (PrismPipeline *p)
+{
+  return p->peer_fingerprint;
 }

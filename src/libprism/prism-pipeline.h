@@ -387,6 +387,10 @@ const char    *prism_pipeline_get_search_stop_reason (PrismPipeline    *pipeline
 /* Valid after prism_pipeline_new(): the program and the whole configuration
  * as results.json names it (processes sharing a search must agree on it). */
 const char    *prism_pipeline_get_fingerprint (PrismPipeline           *pipeline);
+/* The fingerprint and the options that decide verdicts and timings but
+ * not the tasks (seed, randomized checks, baseline, tuning): what the
+ * processes sharing one run compare. */
+const char    *prism_pipeline_get_peer_fingerprint (PrismPipeline      *pipeline);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismEvent, prism_event_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismPipeline, prism_pipeline_free)

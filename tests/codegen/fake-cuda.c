@@ -190,7 +190,7 @@ cached_build (const char *job, char *so, size_t len)
 static void
 keep_build (const char *so)
 {
-  char tmp[4300], cmd[9000];
+  char tmp[4300], cmd[16384];
 
   if (!cache_path[0])
     return;

@@ -378,24 +378,31 @@ test_device_range (void)
   g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
 }
 
-/* Rank 2 is started with another --seed: rank 0 says so, exit 2. */
+/* Rank 2 is started with another option (one that decides the tasks, one
+ * that decides only the verdicts): rank 0 says so, exit 2. */
 static void
 test_fingerprint_mismatch (void)
 {
-  g_autofree char *out = g_build_filename (tmpdir, "mismatch", NULL);
-  const char *argv[] = { "mpirun", "--allow-run-as-root", "--oversubscribe",
-                         "-x", "ASAN_OPTIONS=detect_leaks=0",
-                         "-np", "2", prism, "search", "--threads", "1", "--time-limit", "0",
-                         "--tune-top", "0", "rms_norm", "--out", out, ":",
-                         "-np", "1", prism, "search", "--threads", "1", "--time-limit", "0",
-                         "--tune-top", "0", "--seed", "7", "rms_norm", "--out", out, NULL };
-  g_autofree char *err = NULL;
-  int rc;
+  static const char *const other[][2] = { { "--max-kernels", "1" }, { "--seed", "7" } };
 
-  rc = run (argv, &err);
-  g_test_message ("%s", err);
-  g_assert_cmpint (rc, ==, 2);
-  g_assert_nonnull (strstr (err, "prism search: rank 2 searches another program or configuration than rank 0"));
+  for (guint i = 0; i < G_N_ELEMENTS (other); i++)
+    {
+      g_autofree char *out = g_strdup_printf ("%s/mismatch-%u", tmpdir, i);
+      const char *argv[] = { "mpirun", "--allow-run-as-root", "--oversubscribe",
+                             "-x", "ASAN_OPTIONS=detect_leaks=0",
+                             "-np", "2", prism, "search", "--threads", "1", "--time-limit", "0",
+                             "--tune-top", "0", "rms_norm", "--out", out, ":",
+                             "-np", "1", prism, "search", "--threads", "1", "--time-limit", "0",
+                             "--tune-top", "0", other[i][0], other[i][1], "rms_norm", "--out", out, NULL };
+      g_autofree char *err = NULL;
+      int rc;
+
+      rc = run (argv, &err);
+      g_test_message ("%s %s: exit %d", other[i][0], other[i][1], rc);
+      g_assert_cmpint (rc, ==, 2);
+      g_assert_nonnull (strstr (err, "prism search: rank 2 searches another program or configuration "
+                                     "than rank 0"));
+    }
 }
 
 int
