@@ -487,7 +487,7 @@ prism_cmd_search (int argc, char **argv)
   g_autofree char *target = NULL;
   g_autofree char *baseline = NULL;
   g_autofree char *out = NULL;
-  double time_limit = -1;
+  double time_limit = -1, tune_min_time = -1;
   int threads = 0, max_kernels = -1, max_block_ops = -1, max_kernel_ops = -1, max_variants = -1;
   int max_kernel_inputs = -1, max_block_outputs = -1, max_accums = -1, max_grid_dims = -1;
   int max_total_ops = -1, block_threads = -1;
@@ -544,6 +544,9 @@ prism_cmd_search (int argc, char **argv)
     { "tune-top", 0, 0, G_OPTION_ARG_INT, &tune_top,
       N_("After the search, time this many of the best predicted candidates on the GPU when "
          "there is one (default 5; 0 = never)"), N_("N") },
+    { "tune-min-time", 0, 0, G_OPTION_ARG_DOUBLE, &tune_min_time,
+      N_("Milliseconds of samples per program timed on the GPU (default 100), as prism bench "
+         "--min-time"), N_("MS") },
     { "device", 'd', 0, G_OPTION_ARG_INT, &device,
       N_("CUDA device ordinal the timings run on (default 0); under mpirun each rank takes the "
          "device K + its rank on the node, modulo the devices there"), N_("K") },
@@ -611,6 +614,8 @@ prism_cmd_search (int argc, char **argv)
     return prism_cli_fail ("search", _("--resume needs --out DIR"));
   if (tune_top != -1 && (tune_top < 0 || tune_top > 1000))
     return prism_cli_fail ("search", _("--tune-top must be between 0 and 1000"));
+  if (tune_min_time != -1 && !(tune_min_time > 0 && tune_min_time <= 1e6))
+    return prism_cli_fail ("search", _("--tune-min-time must be a number of milliseconds > 0"));
   if (!check_device (device, &code))
     return code;
 
@@ -642,6 +647,8 @@ prism_cmd_search (int argc, char **argv)
   options.full_random = full_random;
   if (tune_top >= 0)
     options.tune_top = (guint) tune_top;
+  if (tune_min_time > 0)
+    options.tune_min_time_ms = tune_min_time;
   options.target = target;
   options.resume = resume;
   options.source = argv[1];

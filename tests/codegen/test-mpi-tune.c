@@ -13,8 +13,9 @@
  * the rest), --device out of range, and ranks started with other options
  * (rank 0 says so, exit 2).  Skipped (77) without MPI or mpirun.
  *
- * Arguments: prism, prism-gpu-worker, libfakecuda.so, whether prism was
- * built with MPI ("true"/"false").
+ * Arguments: prism, prism-gpu-worker, libfakecuda.so, libfakenvrtc.so
+ * (NVRTC's compilation is seconds per program for a CUBIN the fake driver
+ * ignores), whether prism was built with MPI ("true"/"false").
  */
 #include "config.h"
 
@@ -27,7 +28,7 @@
 #include "prism-kernel-headers.h"
 #include "prism-workload.h"
 
-static const char *prism, *worker, *fake;
+static const char *prism, *worker, *fake, *fake_nvrtc;
 static char *tmpdir, *program_path, *headers, *cache;
 
 /* rms_norm at small shapes in f32 (the fake driver runs f32 programs). */
@@ -80,7 +81,8 @@ mpirun3 (const char *out, const char *const *extra, gboolean resume, char **err)
   g_autoptr(GPtrArray) a = g_ptr_array_new ();
   const char *base[] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
                          "-x", "ASAN_OPTIONS=detect_leaks=0", NULL };
-  const char *search[] = { "search", "--threads", "1", "--time-limit", "0", "--tune-top", "2", NULL };
+  const char *search[] = { "search", "--threads", "1", "--time-limit", "0", "--tune-top", "2",
+                           "--tune-min-time", "1", NULL };
 
   for (guint i = 0; base[i]; i++)
     g_ptr_array_add (a, (gpointer) base[i]);
@@ -230,6 +232,7 @@ use_fake_driver (void)
   g_setenv ("PRISM_FAKE_CUDA_DEVICES", "2", TRUE);
   g_setenv ("PRISM_GPU_WORKER", worker, TRUE);
   g_setenv ("PRISM_FAKE_CUDA_CACHE", cache, TRUE);
+  g_setenv ("PRISM_NVRTC_LIBRARY", fake_nvrtc, TRUE);
 }
 
 /* The one-process run everything is compared with. */
@@ -239,12 +242,12 @@ one_process (void)
   if (one_dir == NULL)
     {
       const char *argv[] = { prism, "search", "--threads", "1", "--time-limit", "0", "--tune-top", "2",
-                             program_path, "--out", NULL, NULL };
+                             "--tune-min-time", "1", program_path, "--out", NULL, NULL };
       g_autofree char *err = NULL;
       int rc;
 
       one_dir = g_build_filename (tmpdir, "one", NULL);
-      argv[10] = one_dir;
+      argv[G_N_ELEMENTS (argv) - 2] = one_dir;
       rc = run (argv, &err);
       if (rc != 0)
         g_test_message ("%s", err);
@@ -291,9 +294,9 @@ test_rank0_without_gpu (void)
   const char *argv[] = { "mpirun", "--allow-run-as-root", "--oversubscribe",
                          "-x", "ASAN_OPTIONS=detect_leaks=0",
                          "-np", "1", "env", no_cuda, prism, "search", "--threads", "1", "--time-limit", "0",
-                         "--tune-top", "2", program_path, "--out", out, ":",
+                         "--tune-top", "2", "--tune-min-time", "1", program_path, "--out", out, ":",
                          "-np", "2", prism, "search", "--threads", "1", "--time-limit", "0",
-                         "--tune-top", "2", program_path, "--out", out, NULL };
+                         "--tune-top", "2", "--tune-min-time", "1", program_path, "--out", out, NULL };
   Who who;
   int rc;
 
@@ -319,12 +322,12 @@ test_no_gpu_anywhere (void)
   g_autofree char *out = g_build_filename (tmpdir, "three-nogpu", NULL);
   g_autofree char *missing = g_build_filename (tmpdir, "no-libcuda.so", NULL);
   const char *argv[] = { prism, "search", "--threads", "1", "--time-limit", "0", "--tune-top", "2",
-                         program_path, "--out", one, NULL };
-  g_autofree char *err = NULL;
+                         "--tune-min-time", "1", program_path, "--out", one, NULL };
+  g_autofree char *err = NULL, *err1 = NULL;
   Who who;
 
   g_setenv ("PRISM_CUDA_LIBRARY", missing, TRUE);
-  g_assert_cmpint (run (argv, NULL), ==, 0);
+  g_assert_cmpint (run (argv, &err1), ==, 0);
   g_assert_cmpint (mpirun3 (out, NULL, FALSE, &err), ==, 0);
   assert_same (one, out);
   who = who_timed (out);
@@ -412,12 +415,13 @@ main (int argc, char **argv)
   int result;
 
   g_test_init (&argc, &argv, NULL);
-  if (argc != 5)
-    g_error ("usage: %s PRISM PRISM-GPU-WORKER LIBFAKECUDA BUILT-WITH-MPI", argv[0]);
+  if (argc != 6)
+    g_error ("usage: %s PRISM PRISM-GPU-WORKER LIBFAKECUDA LIBFAKENVRTC BUILT-WITH-MPI", argv[0]);
   prism = argv[1];
   worker = argv[2];
   fake = argv[3];
-  if (g_strcmp0 (argv[4], "true") != 0)
+  fake_nvrtc = argv[4];
+  if (g_strcmp0 (argv[5], "true") != 0)
     {
       g_print ("SKIP: prism was built without MPI (meson option mpi)\n");
       return 77;
