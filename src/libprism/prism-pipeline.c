@@ -2259,7 +2259,10 @@ tune_shared_teardown (PrismPipeline *p)
   g_clear_pointer (&p->tune_queue, prism_tune_queue_free);
   g_clear_pointer (&p->tune_order, g_ptr_array_unref);
   g_clear_pointer (&p->tune_base, prism_measurement_free);
-  g_clear_pointer (&p->tune_devices, g_strfreev);
+  /* Not a NULL-terminated list: a process without a GPU has a hole. */
+  for (guint r = 0; p->tune_devices != NULL && r < p->opts.peers->size; r++)
+    g_free (p->tune_devices[r]);
+  g_clear_pointer (&p->tune_devices, g_free);
   g_queue_clear_full (&p->tune_inbox, (GDestroyNotify) tune_result_free);
   g_queue_init (&p->tune_inbox);
   g_mutex_unlock (&p->lock);
