@@ -52,6 +52,7 @@ test_baseline_first_then_fair (void)
   /* Peer 0 has had one; 1 and 2 wait for their first. */
   g_assert_cmpint (prism_tune_queue_claim (q, 0), ==, WAIT);
   g_assert_cmpint (prism_tune_queue_claim (q, 2), ==, 1);
+  g_assert_cmpint (prism_tune_queue_claim (q, 2), ==, WAIT);   /* it holds one */
   g_assert_cmpint (prism_tune_queue_claim (q, 0), ==, WAIT);
   g_assert_cmpint (prism_tune_queue_claim (q, 1), ==, 2);
   g_assert_cmpint (prism_tune_queue_claim (q, 0), ==, 3);
@@ -84,6 +85,20 @@ test_lost_peer_gives_back (void)
   g_assert_cmpint (prism_tune_queue_get_peer (q, 1), ==, PRISM_TUNE_PEER_LOST);
   g_assert_true (prism_tune_queue_finish (q, 2, 0));
   g_assert_cmpint (prism_tune_queue_claim (q, 0), ==, 1);
+}
+
+/* One at a time: a peer's next program comes once its last result is in
+ * (rank 0 records it before the sender hears more). */
+static void
+test_one_at_a_time (void)
+{
+  g_autoptr(PrismTuneQueue) q = ready_queue (3, 1);
+
+  prism_tune_queue_mark_done (q, 0);
+  g_assert_cmpint (prism_tune_queue_claim (q, 0), ==, 1);
+  g_assert_cmpint (prism_tune_queue_claim (q, 0), ==, WAIT);
+  g_assert_true (prism_tune_queue_finish (q, 0, 1));
+  g_assert_cmpint (prism_tune_queue_claim (q, 0), ==, 2);
 }
 
 /* Open programs and nobody left with a GPU: over. */
@@ -120,6 +135,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tune-queue/waits-for-answers", test_waits_for_answers);
   g_test_add_func ("/tune-queue/baseline-first-then-fair", test_baseline_first_then_fair);
   g_test_add_func ("/tune-queue/lost-peer-gives-back", test_lost_peer_gives_back);
+  g_test_add_func ("/tune-queue/one-at-a-time", test_one_at_a_time);
   g_test_add_func ("/tune-queue/over-without-gpus", test_over_without_gpus);
   g_test_add_func ("/tune-queue/resumed-items", test_resumed_items);
   return g_test_run ();

@@ -133,6 +133,10 @@ prism_tune_queue_claim (PrismTuneQueue *q, guint peer)
     return PRISM_TUNE_QUEUE_NONE;
   if (!prism_tune_queue_all_answered (q))
     return wait_for (q, peer);
+  /* One at a time: the next comes once the last one's result is in. */
+  for (guint i = 0; i < q->n_items; i++)
+    if (q->items[i].state == ITEM_HELD && q->items[i].holder == peer)
+      return wait_for (q, peer);
   /* The baseline first, alone. */
   if (q->n_items > 0 && q->items[0].state == ITEM_HELD)
     return wait_for (q, peer);

@@ -12,6 +12,8 @@
  * - nothing is handed out before every peer said whether it has a usable
  *   GPU (prism_tune_queue_set_peer());
  * - item 0 goes first and alone: the candidates' speedups are against it;
+ * - a peer holds one item at a time: the next comes once the result of
+ *   the last is in (so a result is recorded before its sender hears more);
  * - items go in order to whoever asks, except that a peer that has been
  *   given more than another one waiting for its first… waits: every GPU
  *   gets work when there is enough;
