@@ -15,6 +15,7 @@
 #include "prism-cli.h"
 #include "prism-json-reader.h"
 #include "prism-error.h"
+#include "prism-gpu-bench.h"
 #include "prism-gpu-target.h"
 #include "prism-mpi-run.h"
 #include "prism-session.h"
@@ -333,6 +334,39 @@ check_limit (const char *option, int value, int lo, int hi, int *exit_code)
   return FALSE;
 }
 
+/* --device K: not negative, and below the devices the driver sees when
+ * there is one (without a driver the timings say "no GPU" anyway). */
+static gboolean
+check_device (int device, int *exit_code)
+{
+  g_autofree char *msg = NULL;
+  int count = 0;
+
+  if (device >= 0 && (!prism_gpu_bench_count_devices (&count, NULL) || device < count))
+    return TRUE;
+  if (device < 0)
+    msg = g_strdup (_("--device must not be negative"));
+  else
+    /* TRANSLATORS: --device K, then how many CUDA devices there are */
+    msg = g_strdup_printf (ngettext ("--device %d: the CUDA driver sees %d device (0)",
+                                     "--device %d: the CUDA driver sees %d devices (0 to %d)", count),
+                           device, count, count - 1);
+  *exit_code = prism_cli_fail ("search", msg);
+  return FALSE;
+}
+
+/* Under mpirun the ranks of a node share its GPUs: device + the rank on
+ * the node, modulo the devices the driver sees (docs/cli.md, "MPI"). */
+static int
+rank_device (PrismMpiRun *mpi, int device)
+{
+  int count = 0;
+
+  if (mpi == NULL || !prism_gpu_bench_count_devices (&count, NULL))
+    return device;
+  return (int) (((guint) device + prism_mpi_run_get_local_rank (mpi)) % (guint) count);
+}
+
 static void
 set_limit (guint *field, int value)
 {
@@ -475,11 +509,11 @@ prism_cmd_search (int argc, char **argv)
   g_autofree char *target = NULL;
   g_autofree char *baseline = NULL;
   g_autofree char *out = NULL;
-  double time_limit = -1;
+  double time_limit = -1, tune_min_time = -1;
   int threads = 0, max_kernels = -1, max_block_ops = -1, max_kernel_ops = -1, max_variants = -1;
   int max_kernel_inputs = -1, max_block_outputs = -1, max_accums = -1, max_grid_dims = -1;
   int max_total_ops = -1, block_threads = -1;
-  int tune_top = -1;
+  int tune_top = -1, device = 0;
   int code = PRISM_EXIT_BAD_INPUT;
   gint64 seed = 1;
   gboolean resume = FALSE, json = FALSE, full_random = FALSE, verbose = FALSE;
@@ -532,6 +566,12 @@ prism_cmd_search (int argc, char **argv)
     { "tune-top", 0, 0, G_OPTION_ARG_INT, &tune_top,
       N_("After the search, time this many of the best predicted candidates on the GPU when "
          "there is one (default 5; 0 = never)"), N_("N") },
+    { "tune-min-time", 0, 0, G_OPTION_ARG_DOUBLE, &tune_min_time,
+      N_("Milliseconds of samples per program timed on the GPU (default 100), as prism bench "
+         "--min-time"), N_("MS") },
+    { "device", 'd', 0, G_OPTION_ARG_INT, &device,
+      N_("CUDA device ordinal the timings run on (default 0); under mpirun each rank takes the "
+         "device K + its rank on the node, modulo the devices there"), N_("K") },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr(GError) error = NULL;
@@ -596,6 +636,10 @@ prism_cmd_search (int argc, char **argv)
     return prism_cli_fail ("search", _("--resume needs --out DIR"));
   if (tune_top != -1 && (tune_top < 0 || tune_top > 1000))
     return prism_cli_fail ("search", _("--tune-top must be between 0 and 1000"));
+  if (tune_min_time != -1 && !(tune_min_time > 0 && tune_min_time <= 1e6))
+    return prism_cli_fail ("search", _("--tune-min-time must be a number of milliseconds > 0"));
+  if (!check_device (device, &code))
+    return code;
 
   /* Under mpirun: one search across the job's ranks (prism-mpi-run.h). */
   mpi = prism_mpi_run_init (&error);
@@ -625,6 +669,8 @@ prism_cmd_search (int argc, char **argv)
   options.full_random = full_random;
   if (tune_top >= 0)
     options.tune_top = (guint) tune_top;
+  if (tune_min_time > 0)
+    options.tune_min_time_ms = tune_min_time;
   options.target = target;
   options.resume = resume;
   options.source = argv[1];
@@ -632,6 +678,7 @@ prism_cmd_search (int argc, char **argv)
     out = default_out_dir (argv[1], program);
   options.out_dir = out;
   options.peers = mpi ? prism_mpi_run_get_peers (mpi) : NULL;
+  options.tune_device = rank_device (mpi, device);
 
   session = prism_session_new (program, &options, &error);
   if (session == NULL)
@@ -722,6 +769,9 @@ prism_cmd_search (int argc, char **argv)
     }
   g_free (run.gpu);
   result = run.error ? PRISM_EXIT_BAD_INPUT : cands->len > 0 ? PRISM_EXIT_OK : PRISM_EXIT_FAILED;
+  /* Ranks started differently: bad usage, whatever was found. */
+  if (mpi != NULL && prism_mpi_run_is_misconfigured (mpi))
+    result = PRISM_EXIT_BAD_INPUT;
   prism_mpi_run_finish (mpi);
   return result;
 }

@@ -16,6 +16,12 @@
  * a candidate it sent before goes by digest only), STATS (its counters,
  * twice a second) and DONE (its search ended).  Rank 0 sends STOP (stop
  * searching) and END (the run is over: exit).
+ *
+ * Then the timings on the GPU (docs/architecture.md, "MPI"): rank 0 sends
+ * TUNE_BEGIN; each rank answers TUNE_READY (its GPU, or why it has none),
+ * then asks TUNE_CLAIM and gets TUNE_JOB (a program to time, JSON; empty:
+ * no more), and hands back TUNE_RESULT.  A claim rank 0 cannot answer yet
+ * (the unfused program is still being timed) waits on rank 0.
  */
 #include "config.h"
 
@@ -42,6 +48,11 @@ enum
   TAG_DONE,
   TAG_STOP,
   TAG_END,
+  TAG_TUNE_BEGIN,
+  TAG_TUNE_READY,
+  TAG_TUNE_CLAIM,
+  TAG_TUNE_JOB,
+  TAG_TUNE_RESULT,
 };
 
 #define STATS_INTERVAL_US (G_USEC_PER_SEC / 2)
@@ -83,6 +94,9 @@ typedef struct
   guint64 received;
   double seconds;
   char *stop_reason;
+  gboolean tune_claim;  /* its claim for a program to time waits */
+  gboolean tune_told;   /* the pipeline knows it is lost (or has no part in the timings) */
+  gboolean foreign;     /* it searches another configuration: nothing of it is taken */
 } RankInfo;
 
 struct _PrismMpiRun
@@ -101,6 +115,7 @@ struct _PrismMpiRun
   gboolean stopping;              /* a stop was asked for (here or by rank 0) */
   gboolean lost_any;              /* MPI reported a failure */
   char *problem;                  /* rank 0: for the user */
+  gboolean misconfigured;         /* rank 0: a rank was started with other options */
   /* Ranks > 0. */
   gboolean has_reply;
   guint reply;
@@ -109,12 +124,19 @@ struct _PrismMpiRun
   GHashTable *sent_digests;       /* candidates sent in full */
   guint die_after;                /* test hook: SIGKILL after this many TASK messages */
   guint64 reports;
+  gboolean tune_begun;            /* TUNE_BEGIN came */
+  gboolean has_job;               /* TUNE_JOB came … */
+  GBytes *job;                    /* … with this */
+  gboolean die_in_tune;           /* test hook: SIGKILL at the answer after the first result */
+  guint tune_results;
   /* Rank 0. */
   guint hellos;                   /* ranks set up and searching */
   GArray *early_claims;           /* ClaimAsk that came before every rank was set up */
   RankInfo *ranks;
   GHashTable *candidates;         /* digest → PrismCandidate* received */
   gboolean stop_sent;
+  gboolean tuning;                /* TUNE_BEGIN was sent */
+  int local_rank;                 /* among the ranks of this node */
 
   guint64 sent;                   /* messages, under @lock */
   guint64 received;
@@ -254,6 +276,9 @@ on_claim (PrismMpiRun *run, PrismPipeline *p, int src, GBytes *data)
   gboolean wait;
 
   g_mutex_lock (&run->lock);
+  /* A rank with another configuration gets no task. */
+  if (run->ranks[src].foreign)
+    ask.from = G_MAXUINT32;
   wait = !gate_open_locked (run);
   if (wait)
     g_array_append_val (run->early_claims, ask);
@@ -278,6 +303,14 @@ on_task (PrismMpiRun *run, PrismPipeline *p, int src, GBytes *data)
       g_warning ("rank %d sent a malformed task report; its task will run again on resume", src);
       return;
     }
+  /* Decided under another configuration: not this run's. */
+  g_mutex_lock (&run->lock);
+  if (run->ranks[src].foreign)
+    {
+      g_mutex_unlock (&run->lock);
+      return;
+    }
+  g_mutex_unlock (&run->lock);
   obj = json_node_get_object (root);
   task = json_object_get_int_member_with_default (obj, "task", -1);
   completed = json_object_get_boolean_member_with_default (obj, "completed", FALSE);
@@ -385,21 +418,25 @@ on_hello (PrismMpiRun *run, PrismPipeline *p, int src, GBytes *data)
 {
   gsize length;
   const char *fp = g_bytes_get_data (data, &length);
-  const char *mine = prism_pipeline_get_fingerprint (p);
+  const char *mine = prism_pipeline_get_peer_fingerprint (p);
+  gboolean same = fp != NULL && length == strlen (mine) && memcmp (fp, mine, length) == 0;
 
   g_mutex_lock (&run->lock);
   if (!run->ranks[src].hello)
     run->hellos++;
   run->ranks[src].hello = TRUE;
+  if (!same)
+    {
+      run->ranks[src].foreign = TRUE;
+      run->misconfigured = TRUE;
+      if (run->problem == NULL)
+        run->problem = g_strdup_printf (_("rank %d searches another program or configuration than "
+                                          "rank 0 (its fingerprint differs); the run stopped"), src);
+    }
   g_mutex_unlock (&run->lock);
   open_gate (run, p);
-  if (fp != NULL && length == strlen (mine) && memcmp (fp, mine, length) == 0)
+  if (same)
     return;
-  g_mutex_lock (&run->lock);
-  if (run->problem == NULL)
-    run->problem = g_strdup_printf (_("rank %d searches another program or configuration than "
-                                      "rank 0 (its fingerprint differs); the run stopped"), src);
-  g_mutex_unlock (&run->lock);
   prism_pipeline_stop (p);
 }
 
@@ -449,6 +486,81 @@ ranks_to_json (PrismMpiRun *run, PrismPipeline *p)
   json_builder_end_array (b);
   g_mutex_unlock (&run->lock);
   return json_builder_get_root (b);
+}
+
+/* Rank 0: the timings on the GPU */
+
+static void
+on_tune_ready (PrismMpiRun *run, PrismPipeline *p, int src, GBytes *data)
+{
+  g_autoptr(JsonNode) root = parse_json (data);
+  JsonObject *obj = root && JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
+  const char *device = obj ? json_object_get_string_member_with_default (obj, "device", NULL) : NULL;
+  const char *why = obj ? json_object_get_string_member_with_default (obj, "why", NULL) : NULL;
+
+  prism_pipeline_tune_ready (p, (guint) src, device, why ? why : "?", FALSE);
+}
+
+/* A claim that must wait stays on rank 0 and is tried again each round
+ * (tune_retry()). */
+static void
+answer_claim (PrismMpiRun *run, PrismPipeline *p, int src)
+{
+  gboolean later = FALSE;
+  g_autoptr(JsonNode) job = prism_pipeline_tune_claim (p, (guint) src, &later);
+
+  g_mutex_lock (&run->lock);
+  run->ranks[src].tune_claim = later;
+  g_mutex_unlock (&run->lock);
+  if (later)
+    return;
+  if (job != NULL)
+    post_json (run, src, TAG_TUNE_JOB, job);
+  else
+    post (run, src, TAG_TUNE_JOB, NULL);
+}
+
+static void
+on_tune_claim (PrismMpiRun *run, PrismPipeline *p, int src)
+{
+  answer_claim (run, p, src);
+}
+
+static void
+on_tune_result (PrismMpiRun *run, PrismPipeline *p, int src, GBytes *data)
+{
+  JsonNode *root = parse_json (data);
+
+  if (root == NULL)
+    {
+      g_warning ("rank %d sent a malformed timing; its program is timed again on resume", src);
+      return;
+    }
+  prism_pipeline_tune_merge (p, (guint) src, root);
+}
+
+/* Each round on rank 0 while timings run: claims that waited, and ranks
+ * lost (or without a search) that the pipeline must not wait for. */
+static void
+tune_retry (PrismMpiRun *run, PrismPipeline *p)
+{
+  for (int r = 1; r < run->size; r++)
+    {
+      gboolean claim, tell, lost;
+
+      g_mutex_lock (&run->lock);
+      claim = run->tuning && run->ranks[r].tune_claim && !run->ranks[r].lost;
+      lost = run->ranks[r].lost;
+      tell = run->tuning && !run->ranks[r].tune_told &&
+             (lost || g_strcmp0 (run->ranks[r].stop_reason, "error") == 0);
+      if (tell)
+        run->ranks[r].tune_told = TRUE;
+      g_mutex_unlock (&run->lock);
+      if (tell)
+        prism_pipeline_tune_ready (p, (guint) r, NULL, _("its search failed"), lost);
+      if (claim)
+        answer_claim (run, p, r);
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -510,6 +622,9 @@ handle (PrismMpiRun *run, int src, int tag, GBytes *data)
         case TAG_TASK:  on_task (run, p, src, data); break;
         case TAG_STATS: on_stats (run, p, src, data, FALSE); break;
         case TAG_DONE:  on_stats (run, p, src, data, TRUE); break;
+        case TAG_TUNE_READY:  on_tune_ready (run, p, src, data); break;
+        case TAG_TUNE_CLAIM:  on_tune_claim (run, p, src); break;
+        case TAG_TUNE_RESULT: on_tune_result (run, p, src, data); break;
         default: g_warning ("rank 0 got an unknown message (tag %d) from rank %d", tag, src); break;
         }
       return TRUE;
@@ -526,6 +641,14 @@ handle (PrismMpiRun *run, int src, int tag, GBytes *data)
       break;
     case TAG_END:
       run->ended = TRUE;
+      break;
+    case TAG_TUNE_BEGIN:
+      run->tune_begun = TRUE;
+      break;
+    case TAG_TUNE_JOB:
+      g_clear_pointer (&run->job, g_bytes_unref);
+      run->job = g_bytes_ref (data);
+      run->has_job = TRUE;
       break;
     default:
       g_warning ("rank %d got an unknown message (tag %d)", run->rank, tag);
@@ -672,6 +795,8 @@ comm_main (gpointer data)
       /* Rank 0 leaves messages waiting until its pipeline can take them. */
       if (run->rank != 0 || p != NULL)
         busy |= receive_all (run);
+      if (run->rank == 0 && p != NULL)
+        tune_retry (run, p);
       periodic (run, p);
 
       if (g_atomic_int_get (&run->quit))
@@ -702,7 +827,7 @@ started (PrismPipeline *p, gpointer user_data)
   g_mutex_unlock (&run->lock);
   if (run->rank != 0)
     {
-      const char *fp = prism_pipeline_get_fingerprint (p);
+      const char *fp = prism_pipeline_get_peer_fingerprint (p);
       post (run, 0, TAG_HELLO, g_bytes_new (fp, strlen (fp)));
     }
   if (stop)
@@ -789,8 +914,9 @@ task_finished (PrismPipeline *p, guint task, gboolean completed, GPtrArray *find
 static gboolean
 all_ended_locked (PrismMpiRun *run)
 {
+  /* A rank's search is over when rank 0 starts the timings too. */
   if (run->rank != 0)
-    return run->ended;
+    return run->ended || run->tune_begun;
   for (int r = 1; r < run->size; r++)
     if (!run->ranks[r].done && !run->ranks[r].lost)
       return FALSE;
@@ -845,8 +971,97 @@ stop (PrismPipeline *p, gpointer user_data)
     }
 }
 
+static void
+tune_begin (PrismPipeline *p, gpointer user_data)
+{
+  PrismMpiRun *run = user_data;
+
+  g_mutex_lock (&run->lock);
+  run->tuning = TRUE;
+  g_mutex_unlock (&run->lock);
+  for (int r = 1; r < run->size; r++)
+    if (!run->ranks[r].lost)
+      post (run, r, TAG_TUNE_BEGIN, NULL);
+}
+
+static gboolean
+tune_ready (PrismPipeline *p, const char *device, const char *why, gpointer user_data)
+{
+  PrismMpiRun *run = user_data;
+  g_autoptr(JsonBuilder) b = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  gboolean on;
+
+  g_mutex_lock (&run->lock);
+  on = run->tune_begun && !run->ended && !run->stopping;
+  g_mutex_unlock (&run->lock);
+  if (!on)
+    return FALSE;
+  b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, device != NULL ? "device" : "why");
+  json_builder_add_string_value (b, device != NULL ? device : why ? why : "?");
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  post_json (run, 0, TAG_TUNE_READY, root);
+  return TRUE;
+}
+
+static JsonNode *
+tune_next (PrismPipeline *p, gpointer user_data)
+{
+  PrismMpiRun *run = user_data;
+  g_autoptr(GBytes) job = NULL;
+
+  g_mutex_lock (&run->lock);
+  if (run->stopping || run->ended)
+    {
+      g_mutex_unlock (&run->lock);
+      return NULL;
+    }
+  run->has_job = FALSE;
+  g_mutex_unlock (&run->lock);
+  post (run, 0, TAG_TUNE_CLAIM, NULL);
+  g_mutex_lock (&run->lock);
+  while (!run->has_job && !run->stopping && !run->ended)
+    g_cond_wait (&run->cond, &run->lock);
+  if (run->has_job)
+    job = g_steal_pointer (&run->job);
+  run->has_job = FALSE;
+  g_mutex_unlock (&run->lock);
+  /* Test hook: this rank dies during the timings, once rank 0 has its
+   * first result (the answer to the next claim comes after it). */
+  if (run->die_in_tune && run->tune_results > 0)
+    raise (SIGKILL);
+  return job != NULL && g_bytes_get_size (job) > 0 ? parse_json (job) : NULL;
+}
+
+static void
+tune_result (PrismPipeline *p, JsonNode *result, gpointer user_data)
+{
+  PrismMpiRun *run = user_data;
+
+  run->tune_results++;
+  post_json (run, 0, TAG_TUNE_RESULT, result);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Start and end */
+
+/* This rank's place among the ranks on its node (MPI-3 shared-memory
+ * split; collective), for the choice of GPU. */
+static int
+local_rank_of (int rank)
+{
+  MPI_Comm node = MPI_COMM_NULL;
+  int local = 0;
+
+  if (MPI_Comm_split_type (MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    return 0;
+  MPI_Comm_rank (node, &local);
+  MPI_Comm_free (&node);
+  return local;
+}
 
 /* Started by mpirun (Open MPI, or a PMI launcher such as Hydra or Slurm). */
 static gboolean
@@ -901,10 +1116,19 @@ prism_mpi_run_init (GError **error)
   run->peers.wait_peers = wait_peers;
   run->peers.stop = stop;
   run->peers.started = started;
+  run->peers.rank = (guint) rank;
+  run->peers.size = (guint) size;
+  run->peers.tune_begin = tune_begin;
+  run->peers.tune_ready = tune_ready;
+  run->peers.tune_next = tune_next;
+  run->peers.tune_result = tune_result;
   run->peers.user_data = run;
+  run->local_rank = local_rank_of (rank);
   die_rank = g_getenv ("PRISM_MPI_TEST_DIE_RANK");
   if (die_rank != NULL && atoi (die_rank) == rank && rank != 0)
     run->die_after = (guint) MAX (atoi (g_getenv ("PRISM_MPI_TEST_DIE_AFTER") ?: "1"), 1);
+  die_rank = g_getenv ("PRISM_MPI_TEST_DIE_TUNE_RANK");
+  run->die_in_tune = die_rank != NULL && atoi (die_rank) == rank && rank != 0;
   return run;
 }
 
@@ -918,6 +1142,12 @@ guint
 prism_mpi_run_get_size (PrismMpiRun *run)
 {
   return (guint) run->size;
+}
+
+guint
+prism_mpi_run_get_local_rank (PrismMpiRun *run)
+{
+  return (guint) run->local_rank;
 }
 
 gboolean
@@ -976,6 +1206,12 @@ prism_mpi_run_get_problem (PrismMpiRun *run)
   return run->problem;
 }
 
+gboolean
+prism_mpi_run_is_misconfigured (PrismMpiRun *run)
+{
+  return run->misconfigured;
+}
+
 void
 prism_mpi_run_finish (PrismMpiRun *run)
 {
@@ -995,6 +1231,12 @@ prism_mpi_run_finish (PrismMpiRun *run)
       g_mutex_unlock (&run->lock);
       if (say_done)
         post (run, 0, TAG_DONE, g_bytes_new_static ("{\"stop_reason\":\"error\"}", 23));
+      /* After the timings rank 0 may still be at work: its END (or its
+       * loss) ends the run here, as wait_peers does without timings. */
+      g_mutex_lock (&run->lock);
+      while (run->rank != 0 && !run->ended)
+        g_cond_wait (&run->cond, &run->lock);
+      g_mutex_unlock (&run->lock);
       if (run->rank == 0)
         for (int r = 1; r < run->size; r++)
           if (!run->ranks[r].lost)
@@ -1015,6 +1257,7 @@ prism_mpi_run_finish (PrismMpiRun *run)
   g_async_queue_unref (run->outbox);
   g_hash_table_unref (run->sent_digests);
   g_hash_table_unref (run->candidates);
+  g_clear_pointer (&run->job, g_bytes_unref);
   for (int r = 0; r < run->size; r++)
     g_free (run->ranks[r].stop_reason);
   g_free (run->ranks);
@@ -1045,6 +1288,12 @@ prism_mpi_run_get_size (PrismMpiRun *run)
   return 1;
 }
 
+guint
+prism_mpi_run_get_local_rank (PrismMpiRun *run)
+{
+  return 0;
+}
+
 gboolean
 prism_mpi_run_check_startup (PrismMpiRun *run, const GError *local, GError **error)
 {
@@ -1061,6 +1310,12 @@ const char *
 prism_mpi_run_get_problem (PrismMpiRun *run)
 {
   return NULL;
+}
+
+gboolean
+prism_mpi_run_is_misconfigured (PrismMpiRun *run)
+{
+  return FALSE;
 }
 
 void

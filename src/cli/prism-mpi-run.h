@@ -32,6 +32,9 @@ typedef struct _PrismMpiRun PrismMpiRun;
 PrismMpiRun *prism_mpi_run_init          (GError            **error);
 guint        prism_mpi_run_get_rank      (PrismMpiRun        *run);
 guint        prism_mpi_run_get_size      (PrismMpiRun        *run);
+/* This rank's place among the job's ranks on its node (0 alone), which
+ * chooses its GPU. */
+guint        prism_mpi_run_get_local_rank (PrismMpiRun       *run);
 
 /**
  * prism_mpi_run_check_startup:
@@ -54,6 +57,9 @@ const PrismPipelinePeers *prism_mpi_run_get_peers (PrismMpiRun *run);
 /* A message for the user when the job went wrong (a rank lost, another
  * configuration on a rank), or %NULL; rank 0's. */
 const char  *prism_mpi_run_get_problem   (PrismMpiRun        *run);
+/* Rank 0: a rank was started with another program or other options (its
+ * fingerprint differs): the run is bad usage, whatever it found. */
+gboolean     prism_mpi_run_is_misconfigured (PrismMpiRun     *run);
 
 /* Ends the job on this rank (rank 0 first tells the others the run is
  * over) and frees @run.  Skips MPI_Finalize when a rank was lost, which

@@ -30,6 +30,7 @@
 #include "prism-pipeline.h"
 #include "prism-recheck.h"
 #include "prism-screen.h"
+#include "prism-tune-queue.h"
 
 #define SAVE_INTERVAL_US (2 * G_USEC_PER_SEC)
 
@@ -232,6 +233,7 @@ prism_pipeline_options_init (PrismPipelineOptions *options)
   options->verifier_time_limit_s = 10;
   options->tune_top = 5;
   options->tune_timeout_s = 60;
+  options->tune_device = 0;
   options->tune_min_time_ms = 100;
   options->baseline = PRISM_BASELINE_VENDOR;
 }
@@ -283,6 +285,7 @@ struct _PrismPipeline
   char *results_path;
   const PrismGpuTarget *target;
   char *fingerprint;
+  char *peer_fingerprint;
   JsonNode *options_json;
 
   PrismEventFunc on_event;
@@ -338,7 +341,28 @@ struct _PrismPipeline
   guint64 own_candidates;      /* candidates decided verified here in this run */
   guint grant;                 /* split phase thread: the task handed to this process … */
   gboolean has_grant;          /* … not reached yet */
+
+  /* GATHER, timing across processes (tune_shared()), under @lock. */
+  PrismTuneQueue *tune_queue;  /* NULL outside the timings */
+  GPtrArray *tune_order;       /* PrismCandidate*: item i + 1 is tune_order[i] */
+  PrismMeasurement *tune_base; /* item 0's timing, once there */
+  char **tune_devices;         /* per process: its GPU, or NULL */
+  GQueue tune_inbox;           /* TuneResult*: the others' timings, for the pipeline's thread */
+  GCond tune_cond;             /* a timing came or a process answered */
 };
+
+typedef struct
+{
+  guint peer;
+  JsonNode *result;
+} TuneResult;
+
+static void
+tune_result_free (TuneResult *r)
+{
+  json_node_unref (r->result);
+  g_free (r);
+}
 
 /* A meeting of a candidate in a task (REPORT: reported when the task ends). */
 typedef struct
@@ -1534,6 +1558,19 @@ make_fingerprint (PrismPipeline *p)
   }
 }
 
+/* The fingerprint and what else decides the verdicts and the timings (a
+ * resumed run may change these; processes sharing one run may not). */
+static char *
+make_peer_fingerprint (PrismPipeline *p)
+{
+  const PrismPipelineOptions *o = &p->opts;
+
+  return g_strdup_printf ("%s|seed %" G_GUINT64_FORMAT ",seeds %u,full %d,verifier %.17g,baseline %s,"
+                          "tune %u,%u,%.17g", p->fingerprint, o->seed, o->random_seeds, !!o->full_random,
+                          o->verifier_time_limit_s, prism_baseline_kind_to_string (o->baseline),
+                          o->tune_top, o->tune_timeout_s, o->tune_min_time_ms);
+}
+
 /* A resumed candidate's canonical form, and the forms recorded as its
  * equivalents, are decided: met again, they are not proved again. */
 static gboolean
@@ -1766,6 +1803,7 @@ prism_pipeline_new (PrismGraph *program, const PrismPipelineOptions *options, GE
   g_queue_init (&p->outbox);
   g_mutex_init (&p->emit_lock);
   g_cond_init (&p->decided);
+  g_cond_init (&p->tune_cond);
   p->role = options->peers != NULL ? options->peers->role : PRISM_PIPELINE_ALONE;
   if (p->role == PRISM_PIPELINE_GATHER)
     p->peer_stats = g_array_new (FALSE, TRUE, sizeof (PrismRunStats));
@@ -1792,6 +1830,7 @@ prism_pipeline_new (PrismGraph *program, const PrismPipelineOptions *options, GE
   p->opts.search.block_ops = g_memdup2 (p->opts.search.block_ops,
                                         p->opts.search.n_block_ops * sizeof (PrismOpKind));
   p->fingerprint = make_fingerprint (p);
+  p->peer_fingerprint = make_peer_fingerprint (p);
   p->options_json = options_to_json (&p->opts);
 
   /* Only the gathering process writes the results. */
@@ -1840,11 +1879,14 @@ prism_pipeline_free (PrismPipeline *p)
   g_free (p->results_path);
   g_free (p->gpu_worker);
   g_free (p->fingerprint);
+  g_free (p->peer_fingerprint);
   g_free (p->stop_reason);
   g_clear_pointer (&p->peer_stats, g_array_unref);
   g_clear_pointer (&p->ranks, json_node_unref);
   g_free (p->peer_stop_reason);
   g_cond_clear (&p->decided);
+  g_cond_clear (&p->tune_cond);
+  g_queue_clear_full (&p->tune_inbox, (GDestroyNotify) tune_result_free);
   g_mutex_clear (&p->lock);
   g_mutex_clear (&p->emit_lock);
   g_free (p);
@@ -1936,9 +1978,27 @@ measured_event (PrismPipeline *p, PrismCandidate *c, const PrismMeasurement *m, 
 
 /* Times @graph; a failure (wrong output, timeout, no worker) is a
  * measurement with an error, never the end of the run. */
+static guint
+own_rank (PrismPipeline *p)
+{
+  return p->opts.peers != NULL ? p->opts.peers->rank : 0;
+}
+
+/* A timing that could not be made, said where. */
 static PrismMeasurement *
-measure (const PrismGraph *graph, const PrismGpuBenchOptions *options, const char *device,
-         double base_us)
+measurement_failed (PrismPipeline *p, const PrismGpuBenchOptions *options, const char *device,
+                    const char *why)
+{
+  PrismMeasurement *m = prism_measurement_new (device, why);
+
+  m->rank = (int) own_rank (p);
+  m->device = options->device;
+  return m;
+}
+
+static PrismMeasurement *
+measure (PrismPipeline *p, const PrismGraph *graph, const PrismGpuBenchOptions *options,
+         const char *device, double base_us)
 {
   g_autoptr(GError) error = NULL;
   PrismGpuBenchResult r;
@@ -1946,12 +2006,14 @@ measure (const PrismGraph *graph, const PrismGpuBenchOptions *options, const cha
 
   if (!prism_gpu_bench_run (graph, options, &r, &error))
     {
-      m = prism_measurement_new (r.device_name && *r.device_name ? r.device_name : device,
-                                 error->message);
+      m = measurement_failed (p, options, r.device_name && *r.device_name ? r.device_name : device,
+                              error->message);
       prism_gpu_bench_result_clear (&r);
       return m;
     }
   m = prism_measurement_new (r.device_name, NULL);
+  m->rank = (int) own_rank (p);
+  m->device = options->device;
   m->median_us = r.median_us;
   m->p20_us = r.p20_us;
   m->p80_us = r.p80_us;
@@ -1970,9 +2032,424 @@ set_tuning (PrismPipeline *p, const char *gpu, const char *message)
   g_mutex_unlock (&p->lock);
 }
 
+static void
+bench_options (PrismPipeline *p, PrismGpuBenchOptions *o)
+{
+  prism_gpu_bench_options_init (o);
+  o->timeout_s = MAX (p->opts.tune_timeout_s, 1);
+  if (p->opts.tune_min_time_ms > 0)
+    o->min_time_ms = p->opts.tune_min_time_ms;
+  o->worker = p->opts.gpu_worker;
+  o->seed = p->opts.seed;
+  o->work_graph = p->program;
+  o->device = p->opts.tune_device;
+}
+
+/* The unfused program as @against says; @kind and @note (transfer full)
+ * say how it ran.  The vendor baseline runs the matmuls through cuBLASLt;
+ * without it (or when it fails) the program is timed as we lower it, and
+ * the results say so. */
+static PrismMeasurement *
+measure_baseline (PrismPipeline *p, PrismGpuBenchOptions *o, const char *device,
+                  PrismBaselineKind against, char **kind, char **note)
+{
+  PrismMeasurement *base;
+
+  *kind = g_strdup (prism_baseline_kind_to_string (against));
+  *note = NULL;
+  o->vendor_matmul = against == PRISM_BASELINE_VENDOR;
+  base = measure (p, p->program, o, device, 0);
+  if (o->vendor_matmul && base->error != NULL)
+    {
+      *note = g_strdup_printf (_("The vendor baseline could not be timed (%s); it was timed as "
+                                 "prism-lowered"), base->error);
+      g_free (*kind);
+      *kind = g_strdup (prism_baseline_kind_to_string (PRISM_BASELINE_LOWERED));
+      o->vendor_matmul = FALSE;
+      prism_measurement_free (base);
+      base = measure (p, p->program, o, device, 0);
+    }
+  o->vendor_matmul = FALSE;
+  if (base->error == NULL)
+    base->speedup = 1;
+  return base;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Timing across processes: the gathering process hands out jobs (JSON,
+ * docs/architecture.md "MPI"), each process times them on its GPU. */
+
+/* Item @item as a job.  Call with the lock held: item 0 (the unfused
+ * program) is done before any candidate is handed out, and its time is
+ * what the candidates' speedups are against. */
+static JsonNode *
+tune_job_locked (PrismPipeline *p, guint item)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "item");
+  json_builder_add_int_value (b, item);
+  json_builder_set_member_name (b, "timeout_s");
+  json_builder_add_int_value (b, MAX (p->opts.tune_timeout_s, 1));
+  json_builder_set_member_name (b, "min_time_ms");
+  json_builder_add_double_value (b, p->opts.tune_min_time_ms);
+  json_builder_set_member_name (b, "seed");
+  json_builder_add_int_value (b, (gint64) p->opts.seed);
+  if (item == 0)
+    {
+      json_builder_set_member_name (b, "baseline");
+      json_builder_add_string_value (b, prism_baseline_kind_to_string (p->opts.baseline));
+    }
+  else
+    {
+      PrismCandidate *c = g_ptr_array_index (p->tune_order, item - 1);
+
+      json_builder_set_member_name (b, "candidate");
+      json_builder_add_value (b, prism_candidate_to_json (c));
+      json_builder_set_member_name (b, "base_us");
+      json_builder_add_double_value (b, p->tune_base != NULL && p->tune_base->error == NULL
+                                        ? p->tune_base->median_us : 0);
+    }
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+/* Times one job here; the result names the item (transfer full). */
+static JsonNode *
+run_tune_job (PrismPipeline *p, JsonNode *job, const char *device)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *kind = NULL, *note = NULL;
+  JsonObject *obj = json_node_get_object (job);
+  gint64 item = json_object_get_int_member_with_default (obj, "item", -1);
+  PrismGpuBenchOptions o;
+  PrismMeasurement *m;
+
+  bench_options (p, &o);
+  o.timeout_s = (guint) CLAMP (json_object_get_int_member_with_default (obj, "timeout_s", o.timeout_s),
+                               1, G_MAXINT32);
+  if (json_object_get_double_member_with_default (obj, "min_time_ms", 0) > 0)
+    o.min_time_ms = json_object_get_double_member (obj, "min_time_ms");
+  o.seed = (guint64) json_object_get_int_member_with_default (obj, "seed", (gint64) o.seed);
+  if (item == 0)
+    {
+      PrismBaselineKind against = p->opts.baseline;
+
+      prism_baseline_kind_from_string (json_object_get_string_member_with_default (obj, "baseline", ""),
+                                       &against);
+      m = measure_baseline (p, &o, device, against, &kind, &note);
+    }
+  else
+    {
+      JsonNode *cn = json_object_get_member (obj, "candidate");
+      g_autoptr(PrismCandidate) c = cn != NULL ? prism_candidate_from_json (cn, &error) : NULL;
+      g_autoptr(PrismGraph) graph = c != NULL ? prism_candidate_instantiate (c, &error) : NULL;
+
+      if (graph != NULL)
+        m = measure (p, graph, &o, device,
+                     json_object_get_double_member_with_default (obj, "base_us", 0));
+      else
+        m = measurement_failed (p, &o, device, error != NULL ? error->message : _("no candidate in the job"));
+    }
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "item");
+  json_builder_add_int_value (b, item);
+  json_builder_set_member_name (b, "measured");
+  json_builder_add_value (b, prism_measurement_to_json (m));
+  if (kind != NULL)
+    {
+      json_builder_set_member_name (b, "kind");
+      json_builder_add_string_value (b, kind);
+    }
+  if (note != NULL)
+    {
+      json_builder_set_member_name (b, "note");
+      json_builder_add_string_value (b, note);
+    }
+  json_builder_end_object (b);
+  prism_measurement_free (m);
+  return json_builder_get_root (b);
+}
+
+/* A timing from @peer (here: 0) goes into the results as if timed here. */
+static void
+record_tune_result (PrismPipeline *p, guint peer, JsonNode *result, guint *timed, guint count)
+{
+  JsonObject *obj = JSON_NODE_HOLDS_OBJECT (result) ? json_node_get_object (result) : NULL;
+  gint64 item = obj ? json_object_get_int_member_with_default (obj, "item", -1) : -1;
+  g_autoptr(PrismMeasurement) m = obj ? prism_measurement_from_json (json_object_get_member (obj, "measured"))
+                                      : NULL;
+  PrismCandidate *c = NULL;
+
+  g_mutex_lock (&p->lock);
+  if (item < 0 || item >= count || p->tune_queue == NULL ||
+      !prism_tune_queue_finish (p->tune_queue, peer, (guint) item))
+    {
+      /* A late timing of a job given back, or nonsense: not ours. */
+      g_mutex_unlock (&p->lock);
+      return;
+    }
+  if (m == NULL)
+    {
+      /* TRANSLATORS: a process of an MPI run (a rank) sent a timing that cannot be read */
+      g_autofree char *why = g_strdup_printf (_("rank %u sent a timing that cannot be read"), peer);
+      m = prism_measurement_new (p->tune_devices[peer], why);
+      m->rank = (int) peer;
+    }
+  if (item == 0)
+    {
+      prism_results_set_baseline_measurement (p->results, m,
+                                              json_object_get_string_member_with_default (obj, "kind", NULL),
+                                              json_object_get_string_member_with_default (obj, "note", NULL));
+      g_clear_pointer (&p->tune_base, prism_measurement_free);
+      p->tune_base = prism_measurement_copy (m);
+    }
+  else
+    {
+      c = g_ptr_array_index (p->tune_order, item - 1);
+      if (prism_candidate_get_measurement (c) == NULL)
+        prism_candidate_set_measurement (c, prism_measurement_copy (m));
+    }
+  save_locked (p);
+  g_cond_broadcast (&p->tune_cond);
+  g_mutex_unlock (&p->lock);
+  measured_event (p, c, c ? prism_candidate_get_measurement (c) : m, ++*timed, count);
+}
+
+/* The device the results name: this process's, else the first other's. */
+static char *
+shown_device_locked (PrismPipeline *p)
+{
+  for (guint r = 0; r < p->opts.peers->size; r++)
+    if (p->tune_devices[r] != NULL)
+      return g_strdup (p->tune_devices[r]);
+  return NULL;
+}
+
+/* The timings already there (a resumed run) count as done. */
+static void
+tune_announce (PrismPipeline *p, const char *shown, guint *timed, guint count)
+{
+  const PrismMeasurement *base;
+
+  tuning_event (p, PRISM_TUNE_MEASURING, shown, 0, count);
+  g_mutex_lock (&p->lock);
+  base = p->tune_base;
+  g_mutex_unlock (&p->lock);
+  if (base != NULL && base->error == NULL)
+    measured_event (p, NULL, base, ++*timed, count);
+  for (guint i = 0; i + 1 < count; i++)
+    {
+      PrismCandidate *c = g_ptr_array_index (p->tune_order, i);
+
+      if (prism_candidate_get_measurement (c) != NULL && p->tune_queue != NULL)
+        measured_event (p, c, prism_candidate_get_measurement (c), ++*timed, count);
+    }
+}
+
+static void
+tune_shared_setup (PrismPipeline *p, GPtrArray *order, guint count, const PrismMeasurement *base,
+                   const char *device)
+{
+  g_mutex_lock (&p->lock);
+  p->tune_queue = prism_tune_queue_new (count, p->opts.peers->size);
+  p->tune_order = g_ptr_array_ref (order);
+  p->tune_devices = g_new0 (char *, p->opts.peers->size + 1);
+  if (base != NULL && base->error == NULL)
+    {
+      prism_tune_queue_mark_done (p->tune_queue, 0);
+      p->tune_base = prism_measurement_copy (base);
+    }
+  for (guint i = 0; i + 1 < count; i++)
+    if (prism_candidate_get_measurement (g_ptr_array_index (order, i)) != NULL)
+      prism_tune_queue_mark_done (p->tune_queue, i + 1);
+  p->tune_devices[0] = g_strdup (device);
+  prism_tune_queue_set_peer (p->tune_queue, 0, device != NULL ? PRISM_TUNE_PEER_READY : PRISM_TUNE_PEER_NO_GPU);
+  g_mutex_unlock (&p->lock);
+}
+
+static void
+tune_shared_teardown (PrismPipeline *p)
+{
+  g_mutex_lock (&p->lock);
+  g_clear_pointer (&p->tune_queue, prism_tune_queue_free);
+  g_clear_pointer (&p->tune_order, g_ptr_array_unref);
+  g_clear_pointer (&p->tune_base, prism_measurement_free);
+  /* Not a NULL-terminated list: a process without a GPU has a hole. */
+  for (guint r = 0; p->tune_devices != NULL && r < p->opts.peers->size; r++)
+    g_free (p->tune_devices[r]);
+  g_clear_pointer (&p->tune_devices, g_free);
+  g_queue_clear_full (&p->tune_inbox, (GDestroyNotify) tune_result_free);
+  g_queue_init (&p->tune_inbox);
+  g_mutex_unlock (&p->lock);
+}
+
+/* GATHER: the programs of @order timed across the processes, this one
+ * included when it has a GPU (@device; else @why says why not). */
+static void
+tune_shared (PrismPipeline *p, GPtrArray *order, guint count, const PrismMeasurement *base,
+             const char *device, const char *why)
+{
+  g_autofree char *shown = NULL;
+  gboolean announced = FALSE, no_gpu = FALSE;
+  guint timed = 0;
+
+  tune_shared_setup (p, order, count, base, device);
+  p->opts.peers->tune_begin (p, p->opts.peers->user_data);
+  for (;;)
+    {
+      TuneResult *r;
+      gboolean answered, over;
+      int item = PRISM_TUNE_QUEUE_NONE;
+      JsonNode *job = NULL;
+
+      g_mutex_lock (&p->lock);
+      while ((r = g_queue_pop_head (&p->tune_inbox)) != NULL)
+        {
+          g_mutex_unlock (&p->lock);
+          record_tune_result (p, r->peer, r->result, &timed, count);
+          tune_result_free (r);
+          g_mutex_lock (&p->lock);
+        }
+      answered = prism_tune_queue_all_answered (p->tune_queue);
+      no_gpu = answered && prism_tune_queue_n_ready (p->tune_queue) == 0;
+      over = prism_tune_queue_is_over (p->tune_queue);
+      if (answered && shown == NULL)
+        shown = shown_device_locked (p);
+      if (answered && !no_gpu && device != NULL && !g_atomic_int_get (&p->paused) &&
+          !g_atomic_int_get (&p->stop_requested))
+        {
+          item = prism_tune_queue_claim (p->tune_queue, 0);
+          if (item >= 0)
+            job = tune_job_locked (p, (guint) item);
+        }
+      g_mutex_unlock (&p->lock);
+
+      if (g_atomic_int_get (&p->stop_requested) || no_gpu)
+        break;
+      if (answered && !announced)
+        {
+          tune_announce (p, shown, &timed, count);
+          announced = TRUE;
+        }
+      if (job != NULL)
+        {
+          g_autoptr(JsonNode) own_job = job;
+          g_autoptr(JsonNode) result = run_tune_job (p, own_job, device);
+
+          record_tune_result (p, 0, result, &timed, count);
+          continue;
+        }
+      if (announced && over)
+        break;
+      g_mutex_lock (&p->lock);
+      if (g_queue_is_empty (&p->tune_inbox))
+        g_cond_wait_until (&p->tune_cond, &p->lock, g_get_monotonic_time () + G_USEC_PER_SEC / 30);
+      g_mutex_unlock (&p->lock);
+      tick (p);
+    }
+  tune_shared_teardown (p);
+  if (no_gpu)
+    {
+      /* No GPU anywhere: what one process without one records. */
+      set_tuning (p, NULL, why);
+      tuning_event (p, PRISM_TUNE_NO_GPU, why, 0, 0);
+      return;
+    }
+  set_tuning (p, shown, NULL);
+  tuning_event (p, PRISM_TUNE_DONE, shown, timed, count);
+}
+
+/* REPORT: times what the gathering process hands out, on this process's GPU. */
+static void
+tune_for_gatherer (PrismPipeline *p)
+{
+  const PrismPipelinePeers *peers = p->opts.peers;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *device = NULL;
+  gboolean ok;
+  JsonNode *job;
+
+  if (peers->tune_ready == NULL || peers->tune_next == NULL || peers->tune_result == NULL)
+    return;
+  ok = prism_gpu_bench_probe (p->opts.tune_device, &device, &error);
+  if (!peers->tune_ready (p, ok ? device : NULL, ok ? NULL : error->message, peers->user_data) || !ok)
+    return;
+  while ((job = peers->tune_next (p, peers->user_data)) != NULL)
+    {
+      g_autoptr(JsonNode) result = run_tune_job (p, job, device);
+
+      json_node_unref (job);
+      peers->tune_result (p, result, peers->user_data);
+    }
+}
+
+void
+prism_pipeline_tune_ready (PrismPipeline *p, guint peer, const char *device, const char *why, gboolean lost)
+{
+  g_mutex_lock (&p->lock);
+  if (p->tune_queue != NULL && p->opts.peers != NULL && peer < p->opts.peers->size && peer > 0)
+    {
+      prism_tune_queue_set_peer (p->tune_queue, peer,
+                                 lost ? PRISM_TUNE_PEER_LOST
+                                 : device != NULL ? PRISM_TUNE_PEER_READY : PRISM_TUNE_PEER_NO_GPU);
+      if (device != NULL && !lost)
+        {
+          g_free (p->tune_devices[peer]);
+          p->tune_devices[peer] = g_strdup (device);
+        }
+      g_cond_broadcast (&p->tune_cond);
+    }
+  g_mutex_unlock (&p->lock);
+}
+
+JsonNode *
+prism_pipeline_tune_claim (PrismPipeline *p, guint peer, gboolean *later)
+{
+  JsonNode *job = NULL;
+  int item;
+
+  *later = FALSE;
+  g_mutex_lock (&p->lock);
+  if (p->tune_queue != NULL && peer > 0 && peer < p->opts.peers->size &&
+      !g_atomic_int_get (&p->stop_requested))
+    {
+      item = prism_tune_queue_claim (p->tune_queue, peer);
+      *later = item == PRISM_TUNE_QUEUE_WAIT;
+      if (item >= 0)
+        job = tune_job_locked (p, (guint) item);
+    }
+  g_mutex_unlock (&p->lock);
+  return job;
+}
+
+void
+prism_pipeline_tune_merge (PrismPipeline *p, guint peer, JsonNode *result)
+{
+  TuneResult *r = g_new0 (TuneResult, 1);
+
+  r->peer = peer;
+  r->result = result;
+  g_mutex_lock (&p->lock);
+  if (p->tune_queue == NULL)
+    {
+      g_mutex_unlock (&p->lock);
+      tune_result_free (r);
+      return;
+    }
+  g_queue_push_tail (&p->tune_inbox, r);
+  g_cond_broadcast (&p->tune_cond);
+  g_mutex_unlock (&p->lock);
+}
+
+/* ------------------------------------------------------------------------ */
+
 /* The unfused program and the tune_top best candidates by predicted
  * speedup, on the GPU, one at a time (a GPU is timed by one program at a
- * time).  The probe only dlopens the driver: without a GPU this costs
+ * time); across processes, each on its own GPU at once (tune_shared()).
+ * The probe only dlopens the driver: without a GPU this costs
  * microseconds and starts no process.  A resumed run keeps the
  * measurements it already has. */
 static void
@@ -1985,6 +2462,7 @@ tune (PrismPipeline *p)
   PrismGpuBenchOptions o;
   GPtrArray *cands;
   guint count, timed = 0;
+  gboolean local, shared;
 
   if (p->opts.tune_top == 0)
     {
@@ -2000,7 +2478,10 @@ tune (PrismPipeline *p)
       tuning_event (p, PRISM_TUNE_STOPPED, why, 0, 0);
       return;
     }
-  if (!prism_gpu_bench_probe (0, &device, &error))
+  local = prism_gpu_bench_probe (p->opts.tune_device, &device, &error);
+  shared = p->role == PRISM_PIPELINE_GATHER && p->opts.peers->tune_begin != NULL &&
+           p->opts.peers->size > 1;
+  if (!local && !shared)
     {
       set_tuning (p, NULL, error->message);
       tuning_event (p, PRISM_TUNE_NO_GPU, error->message, 0, 0);
@@ -2014,45 +2495,34 @@ tune (PrismPipeline *p)
   g_mutex_unlock (&p->lock);
   if (order->len == 0)
     {
+      /* Nothing to time: the other processes are not asked. */
+      if (!local)
+        {
+          set_tuning (p, NULL, error->message);
+          tuning_event (p, PRISM_TUNE_NO_GPU, error->message, 0, 0);
+          return;
+        }
       set_tuning (p, device, _("No candidate to time on the GPU"));
       tuning_event (p, PRISM_TUNE_NOTHING, device, 0, 0);
       return;
     }
   g_ptr_array_sort (order, compare_predicted);
   count = 1 + MIN (p->opts.tune_top, order->len);
+  g_ptr_array_set_size (order, count - 1);
+  if (shared)
+    {
+      tune_shared (p, order, count, base, local ? device : NULL, local ? NULL : error->message);
+      return;
+    }
   tuning_event (p, PRISM_TUNE_MEASURING, device, 0, count);
 
-  prism_gpu_bench_options_init (&o);
-  o.timeout_s = MAX (p->opts.tune_timeout_s, 1);
-  if (p->opts.tune_min_time_ms > 0)
-    o.min_time_ms = p->opts.tune_min_time_ms;
-  o.worker = p->opts.gpu_worker;
-  o.seed = p->opts.seed;
-  o.work_graph = p->program;
-
+  bench_options (p, &o);
   if (base == NULL || base->error != NULL)
     {
-      const char *kind = prism_baseline_kind_to_string (p->opts.baseline);
-      g_autofree char *note = NULL;
+      g_autofree char *kind = NULL, *note = NULL;
 
       g_clear_pointer (&base, prism_measurement_free);
-      /* The vendor baseline runs the matmuls through cuBLASLt; without it
-       * (or when it fails) the program is timed as we lower it, and the
-       * results say so. */
-      o.vendor_matmul = p->opts.baseline == PRISM_BASELINE_VENDOR;
-      base = measure (p->program, &o, device, 0);
-      if (o.vendor_matmul && base->error != NULL)
-        {
-          note = g_strdup_printf (_("The vendor baseline could not be timed (%s); it was timed as "
-                                    "prism-lowered"), base->error);
-          kind = prism_baseline_kind_to_string (PRISM_BASELINE_LOWERED);
-          o.vendor_matmul = FALSE;
-          prism_measurement_free (base);
-          base = measure (p->program, &o, device, 0);
-        }
-      o.vendor_matmul = FALSE;
-      if (base->error == NULL)
-        base->speedup = 1;
+      base = measure_baseline (p, &o, device, p->opts.baseline, &kind, &note);
       g_mutex_lock (&p->lock);
       prism_results_set_baseline_measurement (p->results, base, kind, note);
       save_locked (p);
@@ -2073,9 +2543,9 @@ tune (PrismPipeline *p)
           g_autoptr(PrismGraph) graph = prism_candidate_instantiate (c, &error);
 
           if (graph != NULL)
-            m = measure (graph, &o, device, base->error == NULL ? base->median_us : 0);
+            m = measure (p, graph, &o, device, base->error == NULL ? base->median_us : 0);
           else
-            m = prism_measurement_new (device, error->message);
+            m = measurement_failed (p, &o, device, error->message);
           g_clear_error (&error);
           g_mutex_lock (&p->lock);
           prism_candidate_set_measurement (c, m);
@@ -2247,9 +2717,11 @@ prism_pipeline_run (PrismPipeline *p, GError **error)
   g_mutex_unlock (&p->lock);
   emit_outbox (p);
 
-  /* The GPUs are timed where the results are. */
+  /* The results are where the GPU timings are gathered. */
   if (p->role != PRISM_PIPELINE_REPORT)
     tune (p);
+  else
+    tune_for_gatherer (p);
 
   g_mutex_lock (&p->lock);
   save_locked (p);
@@ -2511,4 +2983,10 @@ const char *
 prism_pipeline_get_fingerprint (PrismPipeline *p)
 {
   return p->fingerprint;
+}
+
+const char *
+prism_pipeline_get_peer_fingerprint (PrismPipeline *p)
+{
+  return p->peer_fingerprint;
 }

@@ -150,6 +150,23 @@ void prism_task_find_free (PrismTaskFind *find);
  * @started: (nullable): the setup is done and the search is about to start
  *   (on the thread of prism_pipeline_run()); the pipeline may be called
  *   from now on
+ * @rank: this process's number (0 for GATHER), recorded with each timing
+ * @size: how many processes share the search
+ * @tune_begin: (nullable) GATHER: the timings on the GPU start (after every
+ *   process's search ended): tell the others, which answer with
+ *   prism_pipeline_tune_ready(), then ask prism_pipeline_tune_claim() and
+ *   hand back prism_pipeline_tune_merge().  %NULL: this process times
+ *   every program itself, the others none
+ * @tune_ready: (nullable) REPORT: after wait_peers: whether the gathering
+ *   process started the timings (%FALSE: the run is over); if so, tells it
+ *   the GPU this process has (@device, a description) or why it has none
+ *   (@device %NULL, @why)
+ * @tune_next: (nullable) REPORT: the next program to time (transfer full:
+ *   a job as prism_pipeline_tune_claim() made it), blocking until the
+ *   gathering process gives one; %NULL when there is no more (or the run
+ *   stopped)
+ * @tune_result: (nullable) REPORT: the timing of the last job (borrowed),
+ *   for prism_pipeline_tune_merge() there
  * @user_data: for the callbacks
  *
  * Borrowed by the options: it must outlive the pipeline.
@@ -171,6 +188,19 @@ typedef struct
   void     (*stop)          (PrismPipeline *pipeline,
                              gpointer       user_data);
   void     (*started)       (PrismPipeline *pipeline,
+                             gpointer       user_data);
+  guint    rank;
+  guint    size;
+  void     (*tune_begin)    (PrismPipeline *pipeline,
+                             gpointer       user_data);
+  gboolean (*tune_ready)    (PrismPipeline *pipeline,
+                             const char    *device,
+                             const char    *why,
+                             gpointer       user_data);
+  JsonNode *(*tune_next)    (PrismPipeline *pipeline,
+                             gpointer       user_data);
+  void     (*tune_result)   (PrismPipeline *pipeline,
+                             JsonNode      *result,
                              gpointer       user_data);
   gpointer user_data;
 } PrismPipelinePeers;
@@ -198,6 +228,7 @@ typedef struct
   const char *gpu_worker;         /* prism-gpu-worker; NULL = $PRISM_GPU_WORKER, next to the
                                    * program, then $PATH */
   guint tune_timeout_s;           /* per program on the GPU (default 60) */
+  int tune_device;                /* CUDA device ordinal the timings run on (default 0) */
   double tune_min_time_ms;        /* samples per program (default 100 ms) */
   PrismBaselineKind baseline;     /* what speedups are against (default vendor) */
   const PrismPipelinePeers *peers; /* NULL = one process (borrowed); a REPORT pipeline
@@ -312,6 +343,35 @@ void           prism_pipeline_peer_ended   (PrismPipeline              *pipeline
 /* GATHER: stored as results.json "stats.ranks" (transfer full; NULL forgets it). */
 void           prism_pipeline_set_ranks    (PrismPipeline              *pipeline,
                                             JsonNode                   *ranks);
+/* Timing on the GPU across processes (PrismPipelinePeers.tune_begin).
+ * GATHER, thread-safe, @peer numbering the others from 1. */
+
+/* @peer has a usable GPU (@device, a description) or not (@device %NULL,
+ * @why); a lost peer (@device and @why %NULL, @lost) gives its program
+ * back to the others. */
+void           prism_pipeline_tune_ready   (PrismPipeline              *pipeline,
+                                            guint                       peer,
+                                            const char                 *device,
+                                            const char                 *why,
+                                            gboolean                    lost);
+/**
+ * prism_pipeline_tune_claim:
+ * @later: (out): %TRUE when the answer is "not now": ask again in a while
+ *
+ * GATHER: the next program @peer times (docs/architecture.md, "MPI": the
+ * unfused program first and alone, then the candidates by predicted
+ * speedup, each peer one at a time).
+ *
+ * Returns: (transfer full) (nullable): the job, for the peer's
+ *   PrismPipelinePeers.tune_next; %NULL: none (now, if @later)
+ */
+JsonNode      *prism_pipeline_tune_claim   (PrismPipeline              *pipeline,
+                                            guint                       peer,
+                                            gboolean                   *later);
+/* GATHER: @peer's timing of its job (transfer full), recorded as if timed here. */
+void           prism_pipeline_tune_merge   (PrismPipeline              *pipeline,
+                                            guint                       peer,
+                                            JsonNode                   *result);
 /* The counters of this process alone in this run: its decisions and the
  * states of the tasks it ran (without the split phase, which every process
  * runs): what the gathering process adds up. */
@@ -327,6 +387,10 @@ const char    *prism_pipeline_get_search_stop_reason (PrismPipeline    *pipeline
 /* Valid after prism_pipeline_new(): the program and the whole configuration
  * as results.json names it (processes sharing a search must agree on it). */
 const char    *prism_pipeline_get_fingerprint (PrismPipeline           *pipeline);
+/* The fingerprint and the options that decide verdicts and timings but
+ * not the tasks (seed, randomized checks, baseline, tuning): what the
+ * processes sharing one run compare. */
+const char    *prism_pipeline_get_peer_fingerprint (PrismPipeline      *pipeline);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismEvent, prism_event_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismPipeline, prism_pipeline_free)

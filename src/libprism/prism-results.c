@@ -29,6 +29,8 @@ prism_measurement_new (const char *gpu, const char *error)
 
   m->gpu = g_strdup (gpu);
   m->error = g_strdup (error);
+  m->rank = -1;
+  m->device = -1;
   return m;
 }
 
@@ -55,6 +57,37 @@ prism_measurement_free (PrismMeasurement *m)
   g_free (m);
 }
 
+/* Which process and device timed @m (an MPI run spreads the timings),
+ * as PREFIXrank and PREFIXdevice, when known. */
+static void
+add_where (JsonBuilder *b, const char *prefix, const PrismMeasurement *m)
+{
+  g_autofree char *rank = g_strconcat (prefix, "rank", NULL);
+  g_autofree char *device = g_strconcat (prefix, "device", NULL);
+
+  if (m->rank >= 0)
+    {
+      json_builder_set_member_name (b, rank);
+      json_builder_add_int_value (b, m->rank);
+    }
+  if (m->device >= 0)
+    {
+      json_builder_set_member_name (b, device);
+      json_builder_add_int_value (b, m->device);
+    }
+}
+
+static gint64 get_int (JsonObject *obj, const char *name, gint64 fallback);
+
+/* -1 unless a small non-negative number. */
+static int
+get_where (JsonObject *obj, const char *name)
+{
+  gint64 v = get_int (obj, name, -1);
+
+  return v >= 0 && v <= G_MAXINT32 ? (int) v : -1;
+}
+
 JsonNode *
 prism_measurement_to_json (const PrismMeasurement *m)
 {
@@ -63,6 +96,7 @@ prism_measurement_to_json (const PrismMeasurement *m)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "gpu");
   json_builder_add_string_value (b, m->gpu ? m->gpu : "");
+  add_where (b, "", m);
   if (m->error != NULL)
     {
       json_builder_set_member_name (b, "error");
@@ -101,6 +135,8 @@ prism_measurement_from_json (JsonNode *node)
     return NULL;
   obj = json_node_get_object (node);
   m = prism_measurement_new (get_string (obj, "gpu"), get_string (obj, "error"));
+  m->rank = get_where (obj, "rank");
+  m->device = get_where (obj, "device");
   if (m->error == NULL)
     {
       m->median_us = get_double (obj, "median_us", 0);
@@ -1257,6 +1293,7 @@ results_to_json (PrismResults *r, gboolean with_candidates)
     {
       json_builder_set_member_name (b, "measured_gpu");
       json_builder_add_string_value (b, r->baseline_measured->gpu ? r->baseline_measured->gpu : "");
+      add_where (b, "measured_", r->baseline_measured);
     }
   if (r->baseline_measured != NULL && r->baseline_measured->error != NULL)
     {
@@ -1509,6 +1546,8 @@ read_baseline (PrismResults *r, JsonObject *base, GError **error)
       r->baseline_measured->p80_us = get_double (base, "measured_p80_us", r->baseline_measured->median_us);
       r->baseline_measured->max_rel_error = get_double (base, "measured_max_rel_error", 0);
       r->baseline_measured->speedup = r->baseline_measured->error == NULL ? 1 : 0;
+      r->baseline_measured->rank = get_where (base, "measured_rank");
+      r->baseline_measured->device = get_where (base, "measured_device");
     }
   return TRUE;
 }

@@ -42,9 +42,12 @@ typedef struct
   double max_rel_error;    /* against the interpreter */
   char *gpu;               /* the device's name */
   char *error;             /* (nullable) why it was not measured */
+  int rank;                /* the process of the run that timed it (an MPI rank; 0 in one
+                            * process), -1 when not known (older files) */
+  int device;              /* the CUDA device ordinal it ran on there, -1 when not known */
 } PrismMeasurement;
 
-/* (transfer full) copies of @gpu and @error */
+/* (transfer full) copies of @gpu and @error; rank and device -1 */
 PrismMeasurement *prism_measurement_new   (const char             *gpu,
                                            const char             *error);
 PrismMeasurement *prism_measurement_copy  (const PrismMeasurement *m);

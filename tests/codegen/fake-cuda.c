@@ -20,7 +20,8 @@
  * NAME; $PRISM_FAKE_CUDA_FAIL=NAME makes launches of kernels whose name
  * contains NAME fail with CUDA_ERROR_LAUNCH_FAILED (a faulting kernel, as a
  * device that is lost reports it); $PRISM_FAKE_CUDA_CRASH=NAME makes them
- * kill the process (a driver crash).
+ * kill the process (a driver crash).  $PRISM_FAKE_CUDA_DEVICES=N makes the
+ * driver see N devices (default 1), all the same.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -90,8 +91,21 @@ DECL (CUresult, cuGetErrorString, (CUresult e, const char **s))
   *s = e == LAUNCH_FAILED ? "unspecified launch failure" : "fake driver error";
   return 0;
 }
-DECL (CUresult, cuDeviceGetCount, (int *n)) { *n = 1; return 0; }
-DECL (CUresult, cuDeviceGet, (int *d, int ordinal)) { *d = ordinal; return ordinal == 0 ? 0 : 101; }
+static int
+n_devices (void)
+{
+  const char *v = getenv ("PRISM_FAKE_CUDA_DEVICES");
+  int n = v != NULL ? atoi (v) : 1;
+
+  return n >= 0 && n <= 64 ? n : 1;
+}
+
+DECL (CUresult, cuDeviceGetCount, (int *n)) { *n = n_devices (); return 0; }
+DECL (CUresult, cuDeviceGet, (int *d, int ordinal))
+{
+  *d = ordinal;
+  return ordinal >= 0 && ordinal < n_devices () ? 0 : 101;   /* CUDA_ERROR_INVALID_DEVICE */
+}
 
 DECL (CUresult, cuDeviceGetName, (char *name, int len, int dev))
 {
@@ -134,6 +148,58 @@ DECL (CUresult, cuDevicePrimaryCtxRelease_v2, (int dev)) { (void) dev; return 0;
 DECL (CUresult, cuCtxSetCurrent, (void *ctx)) { (void) ctx; return 0; }
 DECL (CUresult, cuCtxSynchronize, (void)) { return 0; }
 
+/* $PRISM_FAKE_CUDA_CACHE=DIR keeps each CPU build as DIR/HASH.so, HASH
+ * that of kernels.cu: runs that time the same programs again (several
+ * processes of one test) then compile each once. */
+static char cache_path[4200];
+
+static unsigned long long
+file_hash (const char *path)
+{
+  unsigned long long h = 1469598103934665603ULL;   /* FNV-1a */
+  FILE *f = fopen (path, "rb");
+  int c;
+
+  if (f == NULL)
+    return 0;
+  while ((c = fgetc (f)) != EOF)
+    h = (h ^ (unsigned char) c) * 1099511628211ULL;
+  fclose (f);
+  return h;
+}
+
+static int
+cached_build (const char *job, char *so, size_t len)
+{
+  const char *dir = getenv ("PRISM_FAKE_CUDA_CACHE");
+  char source[4200];
+  struct stat st;
+
+  cache_path[0] = '\0';
+  if (dir == NULL || !*dir)
+    return -1;
+  snprintf (source, sizeof source, "%s/kernels.cu", job);
+  snprintf (cache_path, sizeof cache_path, "%s/%016llx.so", dir, file_hash (source));
+  if (stat (cache_path, &st) != 0)
+    return -1;
+  snprintf (so, len, "%s", cache_path);
+  return 0;
+}
+
+/* Copies the build into the cache (a rename: processes may race). */
+static void
+keep_build (const char *so)
+{
+  char tmp[4300], cmd[16384];
+
+  if (!cache_path[0])
+    return;
+  snprintf (tmp, sizeof tmp, "%s.%d", cache_path, (int) getpid ());
+  snprintf (cmd, sizeof cmd, "cp '%s' '%s' && mv '%s' '%s'", so, tmp, tmp, cache_path);
+  if (system (cmd) != 0)
+    fprintf (stderr, "fake-cuda: could not cache %s\n", so);
+}
+
 /* The CPU build of JOBDIR/kernels.cu, where JOBDIR is the worker's first
  * argument, against the kernel headers in @headers; writes its path to @so. */
 static int
@@ -153,10 +219,15 @@ build_job_kernels (const char *headers, char *so, size_t len)
   if ((size_t) (job - args) >= n || strchr (job, '\'') != NULL || strchr (headers, '\'') != NULL)
     return -1;
   snprintf (so, len, "%s/fake-cpu-kernels.so", job);
+  if (cached_build (job, so, len) == 0)
+    return 0;
   snprintf (cmd, sizeof cmd,
             "g++ -std=c++17 -O1 -fPIC -shared -I'%s' -x c++ '%s/kernels.cu' -o '%s' >&2",
             headers, job, so);
-  return system (cmd) == 0 ? 0 : -1;
+  if (system (cmd) != 0)
+    return -1;
+  keep_build (so);
+  return 0;
 }
 
 DECL (CUresult, cuModuleLoadData, (Module **module, const void *image))

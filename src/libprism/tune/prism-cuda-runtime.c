@@ -148,16 +148,14 @@ prism_cuda_runtime_check (const PrismCudaRuntime *self, PrismCUresult result, co
   return FALSE;
 }
 
-gboolean
-prism_cuda_runtime_load_driver (PrismCudaRuntime *self, int ordinal, GError **error)
+/* dlopen()s the driver (once) and initializes it. */
+static gboolean
+open_driver (PrismCudaRuntime *self, GError **error)
 {
   const char *env = g_getenv ("PRISM_CUDA_LIBRARY");
   const char *missing = NULL;
   PrismCUresult r;
-  int count = 0, v = 0;
 
-  if (self->context != NULL)
-    return TRUE;
   if (self->driver_handle == NULL)
     {
       const char *name = env != NULL && *env ? env : "libcuda.so.1";
@@ -190,6 +188,33 @@ prism_cuda_runtime_load_driver (PrismCudaRuntime *self, int ordinal, GError **er
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU, "no GPU: %s", local->message);
       return FALSE;
     }
+  return TRUE;
+}
+
+gboolean
+prism_cuda_runtime_count_devices (PrismCudaRuntime *self, int *count, GError **error)
+{
+  *count = 0;
+  if (!open_driver (self, error))
+    return FALSE;
+  if (self->cu.DeviceGetCount (count) != 0 || *count == 0)
+    {
+      *count = 0;
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU, "no GPU: the CUDA driver sees no device");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+prism_cuda_runtime_load_driver (PrismCudaRuntime *self, int ordinal, GError **error)
+{
+  int count = 0, v = 0;
+
+  if (self->context != NULL)
+    return TRUE;
+  if (!open_driver (self, error))
+    return FALSE;
   if (self->cu.DeviceGetCount (&count) != 0 || count == 0)
     {
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU, "no GPU: the CUDA driver sees no device");

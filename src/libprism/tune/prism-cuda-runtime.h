@@ -137,6 +137,11 @@ typedef struct _PrismCudaRuntime PrismCudaRuntime;
 PrismCudaRuntime *prism_cuda_runtime_new          (void);
 void              prism_cuda_runtime_free         (PrismCudaRuntime *self);
 
+/* How many devices the driver sees: %FALSE with PRISM_ERROR_NO_GPU when
+ * there is no driver or no device. */
+gboolean          prism_cuda_runtime_count_devices (PrismCudaRuntime *self,
+                                                    int              *count,
+                                                    GError          **error);
 /**
  * prism_cuda_runtime_load_driver:
  *

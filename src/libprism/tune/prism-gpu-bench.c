@@ -284,6 +284,14 @@ prism_gpu_bench_probe (int device, char **description, GError **error)
   return TRUE;
 }
 
+gboolean
+prism_gpu_bench_count_devices (int *count, GError **error)
+{
+  g_autoptr(PrismCudaRuntime) rt = prism_cuda_runtime_new ();
+
+  return prism_cuda_runtime_count_devices (rt, count, error);
+}
+
 char *
 _prism_gpu_find_worker (const char *hint)
 {

@@ -148,6 +148,11 @@ gboolean prism_gpu_bench_probe         (int                         device,
                                         char                      **description,
                                         GError                    **error);
 
+/* How many CUDA devices the driver sees (no NVRTC needed); %FALSE with
+ * %PRISM_ERROR_NO_GPU when none. */
+gboolean prism_gpu_bench_count_devices (int                        *count,
+                                        GError                    **error);
+
 /**
  * prism_gpu_bench_run:
  * @graph: a concrete kernel graph
