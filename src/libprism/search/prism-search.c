@@ -1729,9 +1729,6 @@ size_in (const gint64 *sizes, guint n, gint64 v)
   return FALSE;
 }
 
-/* Tries every operand choice of one op kind whose canonical key can still
- * follow the last op's: its largest operand id must be at least the last
- * op's, so only candidates involving a tensor that recent are generated. */
 /* Whether transposing tensor @t of @g by @perm gives back the operand of
  * the transpose that made @t (a copy of a tensor the graph has). */
 static gboolean
@@ -1753,6 +1750,9 @@ undoes_transpose (const PrismGraph *g, guint t, const int *perm)
   return TRUE;
 }
 
+/* Tries every operand choice of one op kind whose canonical key can still
+ * follow the last op's: its largest operand id must be at least the last
+ * op's, so only candidates involving a tensor that recent are generated. */
 static void
 kernel_ops (State *s)
 {
