@@ -142,6 +142,29 @@ test_online_softmax (void)
   assert_all_pass_mode (oracle, PRISM_ABSTRACT_CONCRETE, flash, "attention_safe-online");
 }
 
+/* Issue 13's done-when program with a row-major weight: its hand fusion,
+ * each weight tile transposed in the block, is reachable (a transpose is
+ * its operand's value with the dims reordered, at both levels). */
+static void
+test_transposed_operand (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *prog_path = g_test_build_filename (G_TEST_DIST, "search", "done-when",
+                                                      "rmsnorm_linear_row_major.json", NULL);
+  g_autofree char *hand_path = g_test_build_filename (G_TEST_DIST, "search", "done-when",
+                                                      "rmsnorm_linear_row_major-hand.json", NULL);
+  g_autoptr(PrismGraph) program = prism_graph_load (prog_path, NULL, &error);
+  g_autoptr(PrismGraph) hand = NULL;
+  g_autoptr(PrismOracle) oracle = NULL;
+
+  g_assert_no_error (error);
+  hand = prism_graph_load (hand_path, NULL, &error);
+  g_assert_no_error (error);
+  oracle = oracle_for (program, PRISM_ABSTRACT_UNTILED);
+  assert_all_pass (oracle, hand, "rmsnorm_linear_row_major-hand");
+  assert_all_pass_mode (oracle, PRISM_ABSTRACT_CONCRETE, hand, "rmsnorm_linear_row_major-hand");
+}
+
 /* Oracles in CONCRETE mode, at small shapes (with tile sizes that are not
  * powers of two) where every reference saturates. */
 static void
@@ -691,6 +714,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/oracle/workloads-untiled", test_workloads_untiled);
   g_test_add_func ("/oracle/workloads-concrete", test_workloads_concrete);
   g_test_add_func ("/oracle/online-softmax", test_online_softmax);
+  g_test_add_func ("/oracle/transposed-operand", test_transposed_operand);
   g_test_add_func ("/oracle/rejects", test_rejects);
   g_test_add_func ("/oracle/wrong-fused", test_wrong_fused);
   g_test_add_func ("/oracle/factor-rules", test_factor_rules);

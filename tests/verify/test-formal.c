@@ -502,6 +502,14 @@ test_new_operators (void)
     { "ops-row-max.json", "ops-row-max-kernel.json", "ops-row-max-kernel-summed-wrong.json" },
     /* A constant is its value as its dtype stores it: 0.1 in f16 is not 0.1 in f32. */
     { "ops-scale-f16.json", NULL, "ops-scale-f32-wrong.json" },
+    /* A partition moves through a transpose with its dim renamed: the
+     * transposed weight's tiles transposed in the block (rows by the grid,
+     * columns by the loop); not the tiles untransposed, nor split the other
+     * way, nor transposed where the program does not transpose. */
+    { "ops-linear-transposed.json", "ops-linear-transposed-fused.json",
+      "ops-linear-transposed-untransposed-wrong.json" },
+    { "ops-linear-transposed.json", NULL, "ops-linear-transposed-swapped-wrong.json" },
+    { "ops-linear.json", NULL, "ops-linear-transposed-fused.json" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -529,6 +537,26 @@ test_new_operators (void)
           prism_formal_result_clear (&r);
         }
     }
+}
+
+/* Issue 13's done-when program with a row-major weight and its hand
+ * fusion (RMSNorm into the GEMM, each weight tile transposed in the
+ * block): a formal proof, not only the randomized test. */
+static void
+test_transposed_operand (void)
+{
+  g_autofree char *prog_path = g_test_build_filename (G_TEST_DIST, "search", "done-when",
+                                                      "rmsnorm_linear_row_major.json", NULL);
+  g_autofree char *hand_path = g_test_build_filename (G_TEST_DIST, "search", "done-when",
+                                                      "rmsnorm_linear_row_major-hand.json", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) prog = prism_graph_load (prog_path, NULL, &error);
+  g_autoptr(PrismGraph) hand = NULL;
+
+  g_assert_no_error (error);
+  hand = prism_graph_load (hand_path, NULL, &error);
+  g_assert_no_error (error);
+  check_proved (prog, hand, "rmsnorm_linear_row_major-hand.json");
 }
 
 static void
@@ -622,6 +650,7 @@ main (int argc, char **argv)
               rule_fixture_teardown);
   g_test_add_func ("/formal/variants", test_variants);
   g_test_add_func ("/formal/new-operators", test_new_operators);
+  g_test_add_func ("/formal/transposed-operand", test_transposed_operand);
   g_test_add_func ("/formal/references/default-shapes", test_references_default);
   g_test_add_func ("/formal/references/small-shapes", test_references_small);
   g_test_add_func ("/formal/references/other-shapes", test_references_other_shapes);

@@ -146,6 +146,10 @@ static const PrismOpKind default_block_ops[] = {
    * (add_running_max()); accum and accum_sum of a value that depends on
    * the running max become accum_online and accum_sum_online. */
   PRISM_OP_RUNNING_MAX,
+  /* Only of a block INPUT's tile of a program input that the program
+   * transposes, by that permutation (a tile read transposed: the row-major
+   * weight of a linear layer). */
+  PRISM_OP_TRANSPOSE,
 };
 
 void
@@ -617,6 +621,9 @@ struct _PrismSearch
   /* The transposes the program makes (the only ones the search tries). */
   int perms[8][PRISM_MAX_DIMS];
   guint perm_ndims[8];
+  /* Per permutation, the program inputs (bit k: input k) it transposes:
+   * the only kernel inputs a block transposes. */
+  guint32 perm_inputs[8];
   guint n_perms;
   /* Dimension roles of the program (see compute_roles()). */
   gboolean roles_on;
@@ -1722,6 +1729,27 @@ size_in (const gint64 *sizes, guint n, gint64 v)
   return FALSE;
 }
 
+/* Whether transposing tensor @t of @g by @perm gives back the operand of
+ * the transpose that made @t (a copy of a tensor the graph has). */
+static gboolean
+undoes_transpose (const PrismGraph *g, guint t, const int *perm)
+{
+  const PrismTensor *tt = prism_graph_tensor (g, t);
+  const PrismOp *op;
+
+  if (tt->producer < 0)
+    return FALSE;
+  op = prism_graph_op (g, (guint) tt->producer);
+  if (op->kind != PRISM_OP_TRANSPOSE)
+    return FALSE;
+  /* Output dim d of the second is dim perm[d] of @t, i.e. dim
+   * op->perm[perm[d]] of the first's operand. */
+  for (guint d = 0; d < tt->ndims; d++)
+    if (op->attrs.perm[perm[d]] != (int) d)
+      return FALSE;
+  return TRUE;
+}
+
 /* Tries every operand choice of one op kind whose canonical key can still
  * follow the last op's: its largest operand id must be at least the last
  * op's, so only candidates involving a tensor that recent are generated. */
@@ -1804,6 +1832,13 @@ kernel_ops (State *s)
                   if (search->perm_ndims[k2] != ta->ndims)
                     continue;
                   memcpy (attrs.perm, search->perms[k2], sizeof attrs.perm);
+                  if (undoes_transpose (s->kg, a, attrs.perm))
+                    {
+                      PRUNE_STEP (s, PRISM_PRUNE_TRIVIAL,
+                                  step_hint (step_of (FALSE, kind, &a, 1, &attrs),
+                                             N_("it undoes the transpose that made its operand")));
+                      continue;
+                    }
                   try_kernel_op (s, kind, &a, 1, &attrs, (int) (k2 + 1) * 64);
                 }
               prism_op_attrs_init (&attrs);
@@ -2313,6 +2348,9 @@ track_dims (Block *b, PrismOpKind kind, const guint *ins, guint n, const PrismOp
     }
   else if (kind == PRISM_OP_ACCUM_SUM_TODIMX)
     out->src[last].input = PRISM_DIM_REF_NONE;
+  else if (kind == PRISM_OP_TRANSPOSE)
+    for (guint d = 0; d < nd; d++)
+      out->src[d] = ia->src[attrs->perm[d]];
 }
 
 static guint32
@@ -2377,6 +2415,8 @@ track_partials (Block *b, PrismOpKind kind, const guint *ins, guint n, const Pri
       forbid_bits (b, out->partial, PRISM_SPLIT_NO_GRID);
       break;
     case PRISM_OP_NEG:
+    case PRISM_OP_TRANSPOSE:
+      /* Linear; the partial bits name source dims, not positions. */
       out->partial = pa;
       break;
     case PRISM_OP_ADD:
@@ -2755,6 +2795,23 @@ block_ops (State *s)
               kind == PRISM_OP_ACCUM_SUM_RESCALE || kind == PRISM_OP_ACCUM_MAX ||
               prism_op_kind_is_online (kind))
             continue;
+          if (kind == PRISM_OP_TRANSPOSE)
+            {
+              /* A tile as read (the block's first tensors are its inputs'
+               * tiles), by the program's own permutations. */
+              if (a >= b->n_in || ta->after_accum || b->in[a] >= MIN (search->n_program_inputs, 32))
+                continue;
+              for (guint k2 = 0; k2 < search->n_perms; k2++)
+                {
+                  if (search->perm_ndims[k2] != ta->ndims ||
+                      !(search->perm_inputs[k2] & ((guint32) 1 << b->in[a])))
+                    continue;
+                  memcpy (attrs.perm, search->perms[k2], sizeof attrs.perm);
+                  try_block_op (s, kind, &a, 1, &attrs, (int) (k2 + 1) * 64);
+                }
+              prism_op_attrs_init (&attrs);
+              continue;
+            }
           if (kind == PRISM_OP_RUNNING_MAX)
             {
               if (!ta->after_accum && !dim_is_one (ta->dims[last]) &&
@@ -3081,6 +3138,21 @@ collect_kinds (const PrismGraph *g, gboolean *has)
     }
 }
 
+/* Bit k when tensor @t of @program is its k-th input (input k of the
+ * search's graphs), else 0. */
+static guint32
+program_input_bit (const PrismGraph *program, guint t)
+{
+  int producer = prism_graph_tensor (program, t)->producer;
+  guint k = 0;
+
+  if (producer < 0 || prism_graph_op (program, (guint) producer)->kind != PRISM_OP_INPUT)
+    return 0;
+  for (guint i = 0; i < (guint) producer; i++)
+    k += prism_graph_op (program, i)->kind == PRISM_OP_INPUT;
+  return k < 32 ? (guint32) 1 << k : 0;
+}
+
 /* Keeps the op kinds an equivalent program could need: the program's own,
  * accumulators, and the pieces rms_norm and sum decompose into; and records
  * the sizes the program reduces.  The abstract expressions cannot tell a
@@ -3132,17 +3204,23 @@ restrict_vocabulary (PrismSearch *search, const PrismGraph *program)
       else if (op->kind == PRISM_OP_RMS_NORM)
         for (guint d = in->ndims - MIN (op->attrs.norm_dims, in->ndims); d < in->ndims; d++)
           add_size (search->norm_sizes, &search->n_norm_sizes, prism_dim_get_const (in->dims[d]));
-      else if (op->kind == PRISM_OP_TRANSPOSE && search->n_perms < G_N_ELEMENTS (search->perms))
+      else if (op->kind == PRISM_OP_TRANSPOSE)
         {
-          gboolean seen = FALSE;
-          for (guint k = 0; k < search->n_perms && !seen; k++)
-            seen = search->perm_ndims[k] == in->ndims &&
-                   memcmp (search->perms[k], op->attrs.perm, sizeof op->attrs.perm) == 0;
-          if (!seen)
+          guint k = 0;
+          while (k < search->n_perms &&
+                 !(search->perm_ndims[k] == in->ndims &&
+                   memcmp (search->perms[k], op->attrs.perm, sizeof op->attrs.perm) == 0))
+            k++;
+          if (k == G_N_ELEMENTS (search->perms))
+            continue;
+          if (k == search->n_perms)
             {
-              memcpy (search->perms[search->n_perms], op->attrs.perm, sizeof op->attrs.perm);
-              search->perm_ndims[search->n_perms++] = in->ndims;
+              memcpy (search->perms[k], op->attrs.perm, sizeof op->attrs.perm);
+              search->perm_ndims[k] = in->ndims;
+              search->perm_inputs[k] = 0;
+              search->n_perms++;
             }
+          search->perm_inputs[k] |= program_input_bit (program, op->inputs[0]);
         }
     }
 }

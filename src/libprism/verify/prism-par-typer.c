@@ -706,6 +706,26 @@ cond_perm_inverse (const PrismEgraph *eg, const PrismCondArg *args, guint n_args
   return TRUE;
 }
 
+/* perm_moves(?c, ?d, ?e): the transpose code ?c takes dim ?d of its operand
+ * to dim ?e of its result, both numbered from the last as in terms. */
+static gboolean
+cond_perm_moves (const PrismEgraph *eg, const PrismCondArg *args, guint n_args,
+                 gpointer user_data)
+{
+  int perm[PRISM_MAX_DIMS];
+  gint64 code, d, e;
+  guint nd;
+
+  if (!arg_int (user_data, &args[0], &code) || !arg_int (user_data, &args[1], &d) ||
+      !arg_int (user_data, &args[2], &e) || code < 0)
+    return FALSE;
+  nd = (guint) (code >> 8);
+  if (!perm_decode (code, nd, perm) || d < 0 || e < 0 || d >= nd || e >= nd)
+    return FALSE;
+  /* IR numbering: result dim nd-1-e is operand dim perm[nd-1-e]. */
+  return perm[nd - 1 - e] == (int) (nd - 1 - d);
+}
+
 static gboolean
 cond_ge (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
 {
@@ -726,6 +746,7 @@ prism_par_typer_register_conditions (PrismParTyper *ty, PrismRuleSet *rules)
   prism_rule_set_register_condition (rules, "count_of", 2, cond_count_of, ty, NULL);
   prism_rule_set_register_condition (rules, "ge", 2, cond_ge, ty, NULL);
   prism_rule_set_register_condition (rules, "perm_inverse", 2, cond_perm_inverse, ty, NULL);
+  prism_rule_set_register_condition (rules, "perm_moves", 3, cond_perm_moves, ty, NULL);
 }
 
 /* Audit ----------------------------------------------------------------------- */

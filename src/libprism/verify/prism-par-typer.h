@@ -70,6 +70,7 @@ const PrismParType *prism_par_typer_get (PrismParTyper     *typer,
  *   count_of(?t, ?n)      the size ?n equals the last dim of ?t
  *   ge(?d, k)             the integer ?d is at least k
  *   perm_inverse(?p, ?q)  the transpose codes ?p and ?q undo each other
+ *   perm_moves(?c, ?d, ?e)  the transpose code ?c takes operand dim ?d to result dim ?e
  */
 void           prism_par_typer_register_conditions (PrismParTyper *typer,
                                         PrismRuleSet       *rules);
