@@ -12,6 +12,8 @@
 
 #include "prism-chart-zoom.h"
 
+#include <math.h>
+
 /* The smallest view is this share of the full range. */
 #define MAX_ZOOM 1000.0
 
@@ -168,4 +170,30 @@ prism_chart_zoom_contains (const PrismChartZoom *zoom,
 {
   return x >= zoom->plot.origin.x - 0.5 && x <= zoom->plot.origin.x + zoom->plot.size.width + 0.5 &&
          y >= zoom->plot.origin.y - 0.5 && y <= zoom->plot.origin.y + zoom->plot.size.height + 0.5;
+}
+
+gboolean
+prism_chart_zoom_wheel (const PrismChartZoom     *zoom,
+                        GtkEventControllerScroll *controller,
+                        double                    dy,
+                        const graphene_point_t   *pointer,
+                        double                   *x,
+                        double                   *y,
+                        double                   *factor,
+                        gboolean                 *x_only)
+{
+  GtkEventController *ec = GTK_EVENT_CONTROLLER (controller);
+  GdkEvent *event = gtk_event_controller_get_current_event (ec);
+
+  if (dy == 0)
+    return FALSE;
+  if (event != NULL && gdk_scroll_event_get_direction (event) == GDK_SCROLL_SMOOTH &&
+      gdk_event_get_device (event) != NULL &&
+      gdk_device_get_source (gdk_event_get_device (event)) == GDK_SOURCE_TOUCHPAD)
+    dy /= 10;
+  *x = pointer != NULL ? pointer->x : zoom->plot.origin.x + zoom->plot.size.width / 2;
+  *y = pointer != NULL ? pointer->y : zoom->plot.origin.y + zoom->plot.size.height / 2;
+  *factor = pow (PRISM_CHART_ZOOM_STEP, -dy);
+  *x_only = (gtk_event_controller_get_current_event_state (ec) & GDK_SHIFT_MASK) != 0;
+  return TRUE;
 }

@@ -8,6 +8,9 @@
 
 G_BEGIN_DECLS
 
+/* One wheel notch or key press. */
+#define PRISM_CHART_ZOOM_STEP 1.25
+
 /* One chart's view: the part of its axes' full range it shows, in the
  * axes' own units (log10 of the value on a log axis), and where it drew
  * its plot last.  Plain data, inside the chart's instance. */
@@ -45,5 +48,18 @@ gboolean prism_chart_zoom_pan       (PrismChartZoom *zoom,
 gboolean prism_chart_zoom_contains  (const PrismChartZoom *zoom,
                                      double          x,
                                      double          y);
+
+/* The zoom one wheel event asks for: where (the pointer when it is over
+ * the chart, else the plot's centre), by how much (touchpads report
+ * pixels, a notch is about ten) and whether Shift limits it to x.
+ * Returns FALSE for an event without vertical motion. */
+gboolean prism_chart_zoom_wheel     (const PrismChartZoom     *zoom,
+                                     GtkEventControllerScroll *controller,
+                                     double                    dy,
+                                     const graphene_point_t   *pointer,
+                                     double                   *x,
+                                     double                   *y,
+                                     double                   *factor,
+                                     gboolean                 *x_only);
 
 G_END_DECLS

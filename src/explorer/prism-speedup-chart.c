@@ -34,7 +34,7 @@
 #define DOT_RADIUS    3.5
 #define HOVER_RADIUS 10.0
 
-#define ZOOM_STEP    1.25   /* one wheel notch or key press */
+#define ZOOM_STEP    PRISM_CHART_ZOOM_STEP
 
 #define COLOR_BEST   "#3584e4"
 #define COLOR_POINTS "#e66100"
@@ -625,24 +625,14 @@ scroll_cb (PrismSpeedupChart        *self,
            double                    dy,
            GtkEventControllerScroll *controller)
 {
-  GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (controller));
-  GdkEvent *event = gtk_event_controller_get_current_event (GTK_EVENT_CONTROLLER (controller));
-  double x = self->zoom.plot.origin.x + self->zoom.plot.size.width / 2;
-  double y = self->zoom.plot.origin.y + self->zoom.plot.size.height / 2;
+  graphene_point_t pointer = GRAPHENE_POINT_INIT (self->pointer_x, self->pointer_y);
+  double x, y, factor;
+  gboolean x_only;
 
-  if (dy == 0)
+  if (!prism_chart_zoom_wheel (&self->zoom, controller, dy, self->pointer_inside ? &pointer : NULL,
+                               &x, &y, &factor, &x_only))
     return FALSE;
-  /* Touchpads report pixels: a notch is about ten of them. */
-  if (event != NULL && gdk_scroll_event_get_direction (event) == GDK_SCROLL_SMOOTH &&
-      gdk_event_get_device (event) != NULL &&
-      gdk_device_get_source (gdk_event_get_device (event)) == GDK_SOURCE_TOUCHPAD)
-    dy /= 10;
-  if (self->pointer_inside)
-    {
-      x = self->pointer_x;
-      y = self->pointer_y;
-    }
-  prism_speedup_chart_zoom_at (self, x, y, pow (ZOOM_STEP, -dy), (state & GDK_SHIFT_MASK) != 0);
+  prism_speedup_chart_zoom_at (self, x, y, factor, x_only);
   return TRUE;
 }
 
