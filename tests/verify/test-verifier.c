@@ -115,6 +115,73 @@ test_dtypes_interface (void)
 /* The randomized test on its own: each side gets inputs rounded to its own
  * dtypes, and outputs of different dtypes are compared after each side's
  * rounding. */
+/* A randomized test stopped between seeds (the search stopped, a time
+ * limit) did not find a difference: it must not say it ran and failed —
+ * the verdict would be a VERIFIER BUG with "outputs differ by 0" for a
+ * proved candidate.  The stop comes from another thread after a few seeds'
+ * time, so it lands in the middle of the 40 seeds. */
+typedef struct
+{
+  PrismRandomCheck *rc;
+  const PrismGraph *candidate;
+  GCancellable *cancel;
+  PrismRandomResult result;
+} StopRun;
+
+static gpointer
+stop_run_thread (gpointer data)
+{
+  StopRun *run = data;
+
+  g_cancellable_push_current (run->cancel);
+  prism_random_check_run (run->rc, run->candidate, &run->result);
+  g_cancellable_pop_current (run->cancel);
+  return NULL;
+}
+
+static void
+test_random_stopped (void)
+{
+  g_autoptr(PrismGraph) prog = prism_workload_build ("rms_norm", "n=32,d=512", NULL);
+  g_autoptr(PrismGraph) fused = prism_workload_build_reference ("rms_norm", "n=32,d=512", NULL);
+  gboolean mid_loop = FALSE;
+  double one_seed;
+
+  {
+    g_autoptr(PrismRandomCheck) one = prism_random_check_new (prog, 1, 1, 1);
+    PrismRandomResult r;
+    gint64 start = g_get_monotonic_time ();
+
+    prism_random_check_run (one, fused, &r);
+    one_seed = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
+    g_assert_true (r.ran && r.ok);
+    prism_random_result_clear (&r);
+  }
+  for (guint attempt = 0; attempt < 4 && !mid_loop; attempt++)
+    {
+      g_autoptr(PrismRandomCheck) rc = prism_random_check_new (prog, 40, 1, 1);
+      StopRun run = { rc, fused, g_cancellable_new (), { 0, } };
+      GThread *thread = g_thread_new ("random-check", stop_run_thread, &run);
+
+      g_usleep ((gulong) (one_seed * (2.5 + attempt) * G_USEC_PER_SEC));
+      g_cancellable_cancel (run.cancel);
+      g_thread_join (thread);
+      g_test_message ("attempt %u: %u seeds ran before the stop; ran %d ok %d: %s", attempt,
+                      run.result.seeds->len, run.result.ran, run.result.ok,
+                      run.result.message ? run.result.message : "");
+      mid_loop = run.result.seeds->len >= 1 && run.result.seeds->len < 40;
+      /* Stopped, it decided nothing: not "ran and differed". */
+      if (run.result.seeds->len < 40)
+        {
+          g_assert_false (run.result.ran && !run.result.ok);
+          g_assert_nonnull (run.result.message);
+        }
+      prism_random_result_clear (&run.result);
+      g_object_unref (run.cancel);
+    }
+  g_assert_true (mid_loop);
+}
+
 static void
 test_dtypes_random (void)
 {
@@ -517,6 +584,7 @@ main (int argc, char **argv)
   g_test_add_func ("/verifier/skip-random", test_skip_random);
   g_test_add_func ("/verifier/json", test_json);
   g_test_add_func ("/verifier/verifier-bug", test_verifier_bug);
+  g_test_add_func ("/verifier/random-stopped", test_random_stopped);
   g_test_add_func ("/verifier/bad-input", test_bad_input);
   g_test_add_func ("/verifier/choose-sizes", test_choose_sizes);
   g_test_add_func ("/verifier/threads", test_threads);

@@ -268,7 +268,7 @@ prism_random_check_run (PrismRandomCheck *rc, const PrismGraph *candidate, Prism
       if (want == NULL)
         {
           result->message = g_strdup (error->message);
-          goto out;
+          goto unfinished;
         }
       /* The candidate's own inputs: the same random values as the
        * reference's, rounded to the candidate's dtypes. */
@@ -277,7 +277,7 @@ prism_random_check_run (PrismRandomCheck *rc, const PrismGraph *candidate, Prism
       if (got == NULL)
         {
           result->message = g_strdup_printf ("the candidate does not run: %s", error->message);
-          goto out;
+          goto unfinished;
         }
       err = outputs_error (rc->reference, want, inst, got);
       g_array_append_val (result->seeds, seed);
@@ -295,6 +295,14 @@ prism_random_check_run (PrismRandomCheck *rc, const PrismGraph *candidate, Prism
     result->message = g_strdup_printf ("outputs differ by %.3g (relative) on seed %" G_GUINT64_FORMAT,
                                        result->max_error, result->failing_seed);
 
+  goto out;
+
+unfinished:
+  /* A seed that could not run (a stop, the interpreter's budget) decided
+   * nothing, even after others agreed: the test did not run, it did not
+   * fail (else a proved candidate would read as a verifier bug). */
+  result->ran = FALSE;
+  result->ok = FALSE;
 out:
   result->seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
 }

@@ -19,7 +19,8 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  gboolean ran;          /* FALSE: could not run (no valid sizes, too big …): see message */
+  gboolean ran;          /* FALSE: could not run or finish (no valid sizes, too big, stopped
+                          * between seeds …): see message; seeds lists those that ran */
   gboolean ok;           /* every seed within PRISM_RANDOM_TOLERANCE */
   GArray *seeds;         /* guint64, the seeds that ran */
   guint64 failing_seed;  /* when !ok: the first seed that differed */
