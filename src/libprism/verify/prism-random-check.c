@@ -186,6 +186,14 @@ reference_outputs (PrismRandomCheck *rc, guint i, GError **error)
 
       c->outputs = prism_interp_run (rc->reference, (PrismBuffer **) inputs->pdata, inputs->len,
                                      &io, &local);
+      /* A stop is not the reference's fault: the next caller, not stopped,
+       * computes it (a resumed or restarted run shares nothing stale). */
+      if (c->outputs == NULL && g_error_matches (local, PRISM_ERROR, PRISM_ERROR_CANCELLED))
+        {
+          g_set_error (error, PRISM_ERROR, PRISM_ERROR_CANCELLED, "the reference does not run: %s",
+                       local->message);
+          return NULL;
+        }
       if (c->outputs == NULL)
         c->error = g_strdup (local->message);
     }
