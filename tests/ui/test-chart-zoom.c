@@ -22,6 +22,7 @@
 #include "prism-search-view.h"
 #include "prism-speedup-chart.h"
 #include "prism-workload.h"
+#include "ui-test-util.h"
 
 #define N_CANDIDATES 20
 
@@ -88,26 +89,6 @@ redraw (PrismSpeedupChart *chart)
   gtk_test_widget_wait_for_draw (GTK_WIDGET (chart));
 }
 
-static void
-save_screenshot (GtkWidget *widget, const char *name)
-{
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-  g_autofree char *path = g_build_filename (g_test_get_dir (G_TEST_BUILT), name, NULL);
-  int width = gtk_widget_get_width (widget);
-  int height = gtk_widget_get_height (widget);
-
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (snapshot);
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (widget)), node,
-                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("screenshot: %s (%dx%d)", path, width, height);
-}
-
 static gboolean
 ticks_contain (PrismSpeedupChart *chart, GtkOrientation orientation, const char *label)
 {
@@ -150,7 +131,7 @@ test_zoom (void)
 
   /* Everything, on the axes the search grew. */
   redraw (chart);
-  save_screenshot (window, "speedup-full.png");
+  ui_test_save_screenshot (window, "speedup-full.png");
   g_assert_cmpuint (prism_speedup_chart_count_dots (chart, FALSE), ==, N_CANDIDATES);
   g_assert_false (prism_speedup_chart_get_zoomed (chart));
   prism_speedup_chart_get_ranges (chart, &full_t, &full_s);
@@ -202,7 +183,7 @@ test_zoom (void)
   g_assert_cmpuint (visible, <, N_CANDIDATES);
   g_assert_cmpuint (visible, >, 0);
   g_assert_false (prism_speedup_chart_find_point (chart, 1, &x2, &y2));
-  save_screenshot (window, "speedup-zoomed.png");
+  ui_test_save_screenshot (window, "speedup-zoomed.png");
   /* A point in view still selects its candidate. */
   g_signal_emit_by_name (click, "pressed", 1, x, y);
   g_assert_cmpuint (activated, ==, 10);
@@ -310,7 +291,7 @@ test_roofline_zoom (void)
   g_assert_true (prism_roofline_chart_get_zoomed (chart));
   gtk_widget_queue_draw (GTK_WIDGET (chart));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (chart));
-  save_screenshot (window, "roofline-zoomed.png");
+  ui_test_save_screenshot (window, "roofline-zoomed.png");
   prism_roofline_chart_get_view (chart, &view[0], &view[1], &view[2], &view[3]);
   g_test_message ("roofline zoomed from 10^%g–10^%g to 10^%.2f–10^%.2f FLOP/B", full[0], full[1], view[0], view[1]);
   g_assert_cmpfloat (fabs ((view[1] - view[0]) - (full[1] - full[0]) / pow (1.25, 6)), <, 1e-6);

@@ -24,6 +24,7 @@
 #include "prism-ptxas.h"
 #include "prism-window.h"
 #include "prism-workload.h"
+#include "ui-test-util.h"
 
 #define WAIT_UNTIL(seconds, cond)                                              \
   G_STMT_START {                                                               \
@@ -46,54 +47,6 @@ static PrismApplication *app;
 static char *cache_dir;
 
 /*****************************************************************************/
-
-static void
-spin_for_ms (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-
-  while (g_get_monotonic_time () < end)
-    if (!g_main_context_iteration (NULL, FALSE))
-      g_usleep (1000);
-}
-
-static void
-rm_rf (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        rm_rf (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-static void
-save_screenshot (GtkWidget *widget, const char *name)
-{
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-  g_autofree char *path = g_build_filename (g_test_get_dir (G_TEST_BUILT), name, NULL);
-  int width = gtk_widget_get_width (widget);
-  int height = gtk_widget_get_height (widget);
-
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (snapshot);
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (widget)), node,
-                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("screenshot: %s (%dx%d)", path, width, height);
-}
 
 /* What `prism export ARGS… --out DIR` writes: manifest.json (returned) and
  * the .cu file (@source). */
@@ -138,7 +91,7 @@ export_with_cli (const char * const *args,
         g_assert_true (g_file_get_contents (path, source, NULL, NULL));
       }
   g_assert_nonnull (*source);
-  rm_rf (dir);
+  ui_test_rm_rf (dir);
   return json_node_copy (json_parser_get_root (parser));
 }
 
@@ -440,7 +393,7 @@ test_kernel_reference (void)
   assert_roofline_matches (prism_kernel_view_get_roofline (s.view), baseline, TRUE);
   g_assert_cmpuint (prism_kernel_view_get_baseline_report (s.view)->launches->len, ==,
                     json_array_get_length (manifest_kernels (baseline)));
-  save_screenshot (s.window, "kernel-reference.png");
+  ui_test_save_screenshot (s.window, "kernel-reference.png");
   /* Zoomed, the roofline's Reset Zoom is there, and shows every decade. */
   {
     PrismRooflineChart *roofline = prism_kernel_view_get_roofline (s.view);
@@ -586,7 +539,7 @@ test_kernel_registers (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (s.view), "kernel.measure-registers", NULL));
   g_assert_true (prism_kernel_view_get_loading (s.view));
   /* The window goes on while nvcc runs. */
-  spin_for_ms (50);
+  ui_test_spin_for_ms (50);
   wait_for_report (s.view);
   g_test_message ("registers: %s", prism_kernel_view_get_report (s.view)->registers_note);
   g_assert_true (prism_kernel_view_get_report (s.view)->registers_measured);
@@ -695,7 +648,7 @@ test_kernel_search (void)
   /* Finished, the results file holds every candidate `prism export` reads. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.search-stop", NULL));
   WAIT_UNTIL (60, session_state (window) == PRISM_SESSION_FINISHED);
-  spin_for_ms (100);
+  ui_test_spin_for_ms (100);
   results = prism_session_get_results_path (prism_window_get_session (window));
   g_assert_true (g_file_test (results, G_FILE_TEST_IS_REGULAR));
 
@@ -703,7 +656,7 @@ test_kernel_search (void)
   second = g_list_model_get_item (G_LIST_MODEL (selection), 1);
   g_assert_true (gtk_selection_model_select_item (selection, 0, TRUE));
   assert_candidate_shown (window, first, results);
-  save_screenshot (GTK_WIDGET (window), "kernel-page.png");
+  ui_test_save_screenshot (GTK_WIDGET (window), "kernel-page.png");
 
   /* Selecting another candidate updates the page. */
   g_assert_true (gtk_selection_model_select_item (selection, 1, TRUE));
@@ -882,7 +835,7 @@ test_kernel_stalls (void)
   g_assert_no_error (error);
   gtk_stack_set_visible_child_name (stack, "kernel");
   WAIT_UNTIL (30, prism_search_model_get_stats (model)->search.states > 0);
-  spin_for_ms (200);
+  ui_test_spin_for_ms (200);
 
   clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
   g_signal_connect (clock, "before-paint", G_CALLBACK (paint_begin_cb), &paint);
@@ -973,7 +926,7 @@ main (int argc, char *argv[])
 
   ret = g_test_run ();
   g_clear_object (&app);
-  rm_rf (cache_dir);
+  ui_test_rm_rf (cache_dir);
   g_free (cache_dir);
   return ret;
 }

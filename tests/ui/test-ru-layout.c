@@ -27,6 +27,7 @@
 #include "prism-search-tree-chart.h"
 #include "prism-search-view.h"
 #include "prism-window.h"
+#include "ui-test-util.h"
 
 #define WIDTH  1180
 #define HEIGHT 760
@@ -46,54 +47,6 @@
 static PrismApplication *app;
 static char *tmp_dir;
 static const char *language = "ru";
-
-static void
-rm_rf (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        rm_rf (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-static void
-spin_for_ms (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-
-  while (g_get_monotonic_time () < end)
-    if (!g_main_context_iteration (NULL, FALSE))
-      g_usleep (1000);
-}
-
-static void
-save_screenshot (GtkWidget *widget, const char *name)
-{
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-  g_autofree char *path = g_build_filename (g_test_get_dir (G_TEST_BUILT), name, NULL);
-  int width = gtk_widget_get_width (widget);
-  int height = gtk_widget_get_height (widget);
-
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (snapshot);
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (widget)), node,
-                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("screenshot: %s (%dx%d)", path, width, height);
-}
 
 /* Whether @widget or a container it is in says what it shows in a tooltip. */
 static gboolean
@@ -217,7 +170,7 @@ check_page (PrismWindow *window, const char *page, GString *problems)
 
   gtk_stack_set_visible_child_name (stack, page);
   child = gtk_stack_get_visible_child (stack);
-  spin_for_ms (300);
+  ui_test_spin_for_ms (300);
   gtk_test_widget_wait_for_draw (widget);
 
   gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL, NULL, NULL);
@@ -272,7 +225,7 @@ test_ru_layout (void)
       g_autofree char *name = g_strdup_printf ("%s-%s.png", language, pages[i]);
 
       check_page (window, pages[i], problems);
-      save_screenshot (GTK_WIDGET (window), name);
+      ui_test_save_screenshot (GTK_WIDGET (window), name);
     }
   g_test_message ("status line: %s", prism_window_get_status (window));
   /* gqa on one thread searches for longer than these checks take; a much
@@ -291,7 +244,7 @@ test_ru_layout (void)
   {
     g_autofree char *name = g_strdup_printf ("%s.png", language);
 
-    save_screenshot (GTK_WIDGET (window), name);
+    ui_test_save_screenshot (GTK_WIDGET (window), name);
   }
   /* The search tree's counts ("состояний: 2,62 тыс. · 71,7 тыс. отсечено ·
    * sGraph: 29 · проверено: 107") are whole beside their bars. */
@@ -303,7 +256,7 @@ test_ru_layout (void)
     g_error ("cut at %d × %d in %s after the search:\n%s", WIDTH, HEIGHT, language, problems->str);
 
   gtk_window_destroy (GTK_WINDOW (window));
-  spin_for_ms (200);
+  ui_test_spin_for_ms (200);
 }
 
 /* Compiles ru_RU.UTF-8 into @dir; FALSE (with why) if this machine cannot. */
@@ -367,7 +320,7 @@ main (int argc, char *argv[])
   else if (!make_ru_locale (tmp_dir, &why))
     {
       g_printerr ("skipped: %s\n", why);
-      rm_rf (tmp_dir);
+      ui_test_rm_rf (tmp_dir);
       return 77;
     }
   else
@@ -403,7 +356,7 @@ main (int argc, char *argv[])
                    test_ru_layout);
   ret = g_test_run ();
   g_clear_object (&app);
-  rm_rf (tmp_dir);
+  ui_test_rm_rf (tmp_dir);
   g_free (tmp_dir);
   return ret;
 }

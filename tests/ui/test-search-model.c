@@ -9,6 +9,7 @@
 #include "prism-candidate-row.h"
 #include "prism-search-model.h"
 #include "prism-workload.h"
+#include "ui-test-util.h"
 
 /*****************************************************************************/
 
@@ -89,16 +90,6 @@ static void
 count_cb (PrismSearchModel *model, guint *count)
 {
   (*count)++;
-}
-
-static void
-spin_for_ms (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-
-  while (g_get_monotonic_time () < end)
-    if (!g_main_context_iteration (NULL, FALSE))
-      g_usleep (1000);
 }
 
 /*****************************************************************************/
@@ -367,7 +358,7 @@ test_coalescing (void)
       prism_search_model_apply_event (model, e);
     }
   g_assert_cmpuint (changed, ==, 0);
-  spin_for_ms (100);
+  ui_test_spin_for_ms (100);
   g_assert_cmpuint (changed, ==, 1);
   states += 200;
 
@@ -385,7 +376,7 @@ test_coalescing (void)
       g_main_context_iteration (NULL, FALSE);
       g_usleep (1000);
     }
-  spin_for_ms (100);
+  ui_test_spin_for_ms (100);
   end = g_get_monotonic_time ();
   g_test_message ("%u changes in %.0f ms", changed, (end - start) / 1000.0);
   g_assert_cmpuint (changed, >=, 1);

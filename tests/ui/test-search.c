@@ -17,6 +17,7 @@
 #include "prism-search-tree-chart.h"
 #include "prism-window.h"
 #include "prism-workload.h"
+#include "ui-test-util.h"
 
 /* A workload the search handles in seconds. */
 #define WORKLOAD        "rms_norm"
@@ -46,16 +47,6 @@ static char *cache_dir;
 
 /*****************************************************************************/
 
-static void
-spin_for_ms (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-
-  while (g_get_monotonic_time () < end)
-    if (!g_main_context_iteration (NULL, FALSE))
-      g_usleep (1000);
-}
-
 static char *
 build_path (const char *name)
 {
@@ -80,24 +71,6 @@ save_screenshot (GtkWidget *widget, const char *name)
                                          &GRAPHENE_RECT_INIT (0, 0, width, height));
   g_assert_true (gdk_texture_save_to_png (texture, path));
   g_test_message ("screenshot: %s (%dx%d)", path, width, height);
-}
-
-static void
-rm_rf (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        rm_rf (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
 }
 
 static void
@@ -404,7 +377,7 @@ test_search_run (void)
    * search make a fuller picture. */
   WAIT_UNTIL (BUDGET_S + 30, prism_search_model_get_elapsed (prism_window_get_search_model (window)) >= 3 ||
                              session_state (window) == PRISM_SESSION_FINISHED);
-  spin_for_ms (200);
+  ui_test_spin_for_ms (200);
   g_assert_cmpuint (prism_search_model_get_n_depths (prism_window_get_search_model (window)), >, 0);
   g_assert_cmpstr (prism_search_view_get_counter (search_view, "states"), !=, "0");
   g_assert_cmpstr (prism_search_view_get_counter (search_view, "verified"), !=, "0");
@@ -440,7 +413,7 @@ test_search_run (void)
     g_assert_nonnull (strstr (gtk_window_get_title (chooser), "Speedup Chart"));
     current = gtk_file_chooser_get_current_name (GTK_FILE_CHOOSER (chooser));
     g_assert_cmpstr (current, ==, WORKLOAD "-speedup.png");
-    spin_for_ms (300);
+    ui_test_spin_for_ms (300);
     gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
     WAIT_UNTIL (10, find_toplevel_of_type (GTK_TYPE_FILE_CHOOSER_DIALOG) == NULL);
   }
@@ -549,7 +522,7 @@ test_search_run (void)
                      GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER);
     /* Nothing selected: the folder shown is the one chosen. */
     g_assert_true (gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL));
-    spin_for_ms (200);
+    ui_test_spin_for_ms (200);
     g_assert_nonnull (strstr (gtk_window_get_title (chooser), "sm_"));
     gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
     WAIT_UNTIL (10, find_toplevel_of_type (GTK_TYPE_FILE_CHOOSER_DIALOG) == NULL);
@@ -634,7 +607,7 @@ test_search_run (void)
     g_assert_cmpstr (current, ==, suggested);
     /* Let it list its folder: a chooser closed while it loads one says so
      * in a dialog of its own. */
-    spin_for_ms (300);
+    ui_test_spin_for_ms (300);
     gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
     WAIT_UNTIL (10, find_toplevel_of_type (GTK_TYPE_FILE_CHOOSER_DIALOG) == NULL);
   }
@@ -807,7 +780,7 @@ test_search_run (void)
   g_assert_nonnull (strstr (prism_window_get_status (window), "Paused"));
 
   close_window (window);
-  rm_rf (dir);
+  ui_test_rm_rf (dir);
 }
 
 /* The tree chart draws every depth it has room for, merges the rest into
@@ -1238,7 +1211,7 @@ test_search_stalls (void)
   g_assert_true (prism_window_load_workload (window, STALL_WORKLOAD, NULL, &error));
   g_assert_no_error (error);
   WAIT_UNTIL (30, prism_search_model_get_stats (model)->search.states > 0);
-  spin_for_ms (200);
+  ui_test_spin_for_ms (200);
 
   clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
   g_signal_connect (clock, "before-paint", G_CALLBACK (paint_begin_cb), &paint);
@@ -1329,7 +1302,7 @@ main (int argc, char *argv[])
 
   ret = g_test_run ();
   g_clear_object (&app);
-  rm_rf (cache_dir);
+  ui_test_rm_rf (cache_dir);
   g_free (cache_dir);
   return ret;
 }

@@ -19,6 +19,7 @@
 #include "prism-search-view.h"
 #include "prism-speedup-chart.h"
 #include "prism-workload.h"
+#include "ui-test-util.h"
 
 #define WAIT_UNTIL(seconds, cond)                                              \
   G_STMT_START {                                                               \
@@ -140,26 +141,6 @@ spin (guint ms)
 }
 
 static void
-save_screenshot (GtkWidget *widget, const char *name)
-{
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-  g_autofree char *path = g_build_filename (g_test_get_dir (G_TEST_BUILT), name, NULL);
-  int width = gtk_widget_get_width (widget);
-  int height = gtk_widget_get_height (widget);
-
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (snapshot);
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (widget)), node,
-                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("screenshot: %s (%dx%d)", path, width, height);
-}
-
-static void
 test_measured (void)
 {
   g_autoptr(PrismSearchModel) model = prism_search_model_new ();
@@ -252,8 +233,8 @@ test_measured (void)
 
   WAIT_UNTIL (10, gtk_widget_get_mapped (search_window) && gtk_widget_get_mapped (table_window));
   spin (300);
-  save_screenshot (search_window, "search-page-measured.png");
-  save_screenshot (table_window, "candidates-measured.png");
+  ui_test_save_screenshot (search_window, "search-page-measured.png");
+  ui_test_save_screenshot (table_window, "candidates-measured.png");
 
   /* Another run without a GPU. */
   prism_search_model_reset (model);

@@ -21,6 +21,7 @@
 #include "prism-session.h"
 #include "prism-window.h"
 #include "prism-workload.h"
+#include "ui-test-util.h"
 
 /* Bounded wait: spins the main loop until @cond holds, failing the test
  * (rather than hanging) if it has not after a generous deadline. */
@@ -37,24 +38,6 @@
   } G_STMT_END
 
 static PrismApplication *app;
-
-static void
-rm_rf (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        rm_rf (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
 
 /*****************************************************************************/
 
@@ -1024,6 +1007,6 @@ main (int argc, char *argv[])
 
   ret = g_test_run ();
   g_clear_object (&app);
-  rm_rf (cache_dir);
+  ui_test_rm_rf (cache_dir);
   return ret;
 }
