@@ -176,6 +176,13 @@ update_ranges (PrismSpeedupChart *self)
     }
 }
 
+/* The axes' full range follows the points found so far. */
+static void
+update_full_range (PrismSpeedupChart *self)
+{
+  prism_chart_zoom_set_full (&self->zoom, 0, self->max_time_s, 0, self->max_speedup);
+}
+
 /* The range drawn: the user's when zoomed, else the axes' full range. */
 static void
 get_view (PrismSpeedupChart *self,
@@ -184,7 +191,7 @@ get_view (PrismSpeedupChart *self,
           double            *s0,
           double            *s1)
 {
-  prism_chart_zoom_set_full (&self->zoom, 0, self->max_time_s, 0, self->max_speedup);
+  update_full_range (self);
   prism_chart_zoom_get_view (&self->zoom, t0, t1, s0, s1);
 }
 
@@ -658,10 +665,9 @@ drag_update_cb (PrismSpeedupChart *self,
                 GtkGestureDrag    *gesture)
 {
   gboolean was_zoomed = self->zoom.zoomed;
-  double t0, t1, s0, s1;
 
   gtk_widget_set_cursor_from_name (GTK_WIDGET (self), "grabbing");
-  get_view (self, &t0, &t1, &s0, &s1);   /* the full range, as now */
+  update_full_range (self);
   if (prism_chart_zoom_drag_to (&self->zoom, dx, dy))
     zoom_changed (self, was_zoomed);
 }
