@@ -135,6 +135,41 @@ static const GActionEntry app_actions[] = {
  * GApplication overrides
  */
 
+/* Started from the build tree (build/src/explorer/prism-explorer) with no
+ * schema installed and no GSETTINGS_SCHEMA_DIR: the schema compiled into
+ * the build folder, so that Preferences work however the explorer starts. */
+static GSettingsSchema *
+lookup_build_tree_schema (void)
+{
+#ifdef PRISM_BUILD_SCHEMA_DIR
+  g_autoptr(GSettingsSchemaSource) source = NULL;
+  g_autofree char *compiled = g_build_filename (PRISM_BUILD_SCHEMA_DIR, "gschemas.compiled", NULL);
+
+  if (!g_file_test (compiled, G_FILE_TEST_IS_REGULAR))
+    return NULL;
+  source = g_settings_schema_source_new_from_directory (PRISM_BUILD_SCHEMA_DIR,
+                                                        g_settings_schema_source_get_default (),
+                                                        FALSE, NULL);
+  return source ? g_settings_schema_source_lookup (source, APP_ID, FALSE) : NULL;
+#else
+  return NULL;
+#endif
+}
+
+/* The Cairo renderer unless the user chose one with GSK_RENDERER: the
+ * explorer draws 2D charts and graphs only, and on a machine without a GPU
+ * GTK's default GL renderer is software OpenGL, which held the main thread
+ * for minutes under a search's load.  Called by prism_application_new(),
+ * before the application starts any thread (it sets the environment). */
+static void
+choose_renderer (void)
+{
+  const char *chosen = g_getenv ("GSK_RENDERER");
+
+  if (chosen == NULL || *chosen == '\0')
+    g_setenv ("GSK_RENDERER", "cairo", TRUE);
+}
+
 static void
 prism_application_startup (GApplication *application)
 {
@@ -155,12 +190,12 @@ prism_application_startup (GApplication *application)
                                               GTK_STYLE_PROVIDER (provider),
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
 
-  /* Run uninstalled without GSETTINGS_SCHEMA_DIR, the explorer still works;
-   * it just cannot keep preferences. */
   if (source != NULL)
     schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
+  if (schema == NULL)
+    schema = lookup_build_tree_schema ();
   if (schema != NULL)
-    self->settings = g_settings_new (APP_ID);
+    self->settings = g_settings_new_full (schema, NULL, NULL);
   else
     g_warning ("The GSettings schema %s is not installed; preferences will not be kept", APP_ID);
 
@@ -329,9 +364,18 @@ prism_application_init (PrismApplication *self)
  * Public API
  */
 
+/**
+ * prism_application_new:
+ *
+ * Also makes the Cairo renderer the default (see choose_renderer()): call
+ * it before starting any thread.
+ *
+ * Returns: (transfer full): the explorer application
+ */
 PrismApplication *
 prism_application_new (void)
 {
+  choose_renderer ();
   return g_object_new (PRISM_TYPE_APPLICATION,
                        "application-id", APP_ID,
                        "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_HANDLES_COMMAND_LINE,

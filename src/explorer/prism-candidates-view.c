@@ -928,6 +928,11 @@ items_changed_cb (PrismCandidatesView *self,
   /* A new search empties the store: what was ticked is gone. */
   if (g_list_model_get_n_items (model) == 0 && self->pinned->len > 0)
     prism_candidates_view_clear_compare (self);
+  /* Removing rows changes the selection without "selection-changed": a
+   * selected row that left the store (a new program, a new search) must not
+   * stay on the detail pane, the Kernel page or behind Export Kernel. */
+  if (removed > 0 && self->count_label != NULL)
+    update_detail (self);
 }
 
 static void

@@ -1059,6 +1059,8 @@ prism_kernel_view_set_program (PrismKernelView *self,
     prism_graph_ref (program);
   g_clear_pointer (&self->program, prism_graph_unref);
   self->program = program;
+  /* A candidate belongs to the program it was found for. */
+  prism_kernel_view_set_candidate (self, NULL);
   request_update (self);
 }
 

@@ -158,6 +158,9 @@ make_limit_row (PrismPreferencesDialog *self, const Limit *limit)
     {
       g_signal_connect (spin, "output", G_CALLBACK (on_zero_output), (gpointer) limit);
       g_signal_connect (spin, "input", G_CALLBACK (on_zero_input), (gpointer) limit);
+      /* Sized for the digits of the range, the entry showed "Autor" of
+       * "Automatic": room for the whole word. */
+      gtk_editable_set_width_chars (GTK_EDITABLE (spin), (int) g_utf8_strlen (_(limit->zero), -1));
     }
   /* Block threads step by warps from 32: always a multiple of 32. */
   gtk_spin_button_set_snap_to_ticks (GTK_SPIN_BUTTON (spin), TRUE);

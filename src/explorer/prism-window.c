@@ -136,6 +136,55 @@ show_error (PrismWindow *self,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+/* Lines beyond this many go into a scrolled list under the message: a
+ * Mirage file of 28 refused graphs made a dialog 1384 px tall, its Close
+ * button off the screen. */
+#define DIALOG_INLINE_LINES 3
+#define DIALOG_LIST_MAX_HEIGHT 320
+
+/* An error with one line per item (a refused graph, a refused candidate):
+ * a few in the secondary text, more in a scrolled, selectable list of
+ * bounded height, so that the dialog always fits the screen. */
+static void
+show_error_list (PrismWindow *self,
+                 const char  *primary,
+                 GPtrArray   *lines)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  GtkWidget *dialog, *scrolled, *label;
+
+  for (guint i = 0; i < lines->len; i++)
+    g_string_append_printf (text, "%s%s", i ? "\n" : "", (char *) g_ptr_array_index (lines, i));
+  if (lines->len <= DIALOG_INLINE_LINES)
+    {
+      show_error (self, primary, text->str);
+      return;
+    }
+
+  dialog = gtk_message_dialog_new (GTK_WINDOW (self),
+                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                   GTK_MESSAGE_ERROR,
+                                   GTK_BUTTONS_CLOSE,
+                                   "%s", primary);
+  label = gtk_label_new (text->str);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 80);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_yalign (GTK_LABEL (label), 0);
+  gtk_widget_set_name (label, "details");
+  scrolled = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scrolled), TRUE);
+  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scrolled), DIALOG_LIST_MAX_HEIGHT);
+  gtk_widget_set_size_request (scrolled, 560, -1);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), label);
+  gtk_widget_set_vexpand (scrolled, TRUE);
+  gtk_box_append (GTK_BOX (gtk_message_dialog_get_message_area (GTK_MESSAGE_DIALOG (dialog))), scrolled);
+  g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 static void export_chart_action (GtkWidget  *widget,
                                  const char *action_name,
                                  GVariant   *param);
@@ -1281,11 +1330,8 @@ file_loaded_cb (GObject      *object,
                                                                "%u candidates of “%s” were not opened",
                                                                opened->refused->len),
                                                   opened->refused->len, name);
-      g_autoptr(GString) secondary = g_string_new (NULL);
 
-      for (guint i = 0; i < opened->refused->len; i++)
-        g_string_append_printf (secondary, "%s%s", i ? "\n" : "", (char *) g_ptr_array_index (opened->refused, i));
-      show_error (self, primary, secondary->str);
+      show_error_list (self, primary, opened->refused);
     }
   load_data_free (data);
 }
@@ -1299,16 +1345,13 @@ show_refused_graphs (PrismWindow       *self,
 {
   g_autofree char *name = file_display_name (file);
   g_autofree char *primary = NULL;
-  g_autoptr(GString) secondary = g_string_new (NULL);
 
   primary = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                           "%u of the %u graphs of “%s” was not added",
                                           "%u of the %u graphs of “%s” were not added",
                                           opened->refused->len),
                              opened->refused->len, opened->n_graphs, name);
-  for (guint i = 0; i < opened->refused->len; i++)
-    g_string_append_printf (secondary, "%s%s", i ? "\n" : "", (char *) g_ptr_array_index (opened->refused, i));
-  show_error (self, primary, secondary->str);
+  show_error_list (self, primary, opened->refused);
 }
 
 /* A Mirage file's equivalent graphs join the candidates table, beside the
@@ -2430,6 +2473,25 @@ prism_window_get_last_export (PrismWindow *self)
   return self->last_export;
 }
 
+/* The search model is emptied whenever the program changes, so a row of
+ * the open program is one the model still holds. */
+static gboolean
+row_is_of_open_program (PrismWindow       *self,
+                        PrismCandidateRow *row)
+{
+  GListModel *rows = prism_search_model_get_candidates (self->search_model);
+  guint n = g_list_model_get_n_items (rows);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(PrismCandidateRow) item = g_list_model_get_item (rows, i);
+
+      if (item == row)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /**
  * prism_window_export_kernel:
  * @dir: the bundle folder (created when missing)
@@ -2460,6 +2522,15 @@ prism_window_export_kernel (PrismWindow  *self,
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                            _("No candidate is selected"));
+      return FALSE;
+    }
+  if (!row_is_of_open_program (self, row))
+    {
+      g_autofree char *title = prism_candidate_row_dup_title (row);
+
+      /* Translators: %s is "Candidate 5" or "Mirage graph 2" */
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _("%s is not a candidate of the open program"), title);
       return FALSE;
     }
   graph = prism_candidate_row_dup_concrete_graph (row);

@@ -165,6 +165,46 @@ test_preferences_search_limits (void)
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
+/* Issue 25, item 4: the dialog was 560 × 1200 with no scrolling, and the
+ * spin buttons of automatic limits showed "Autor" of "Automatic". */
+static void
+test_preferences_fits (void)
+{
+  static const char * const automatic[] = { "max-block-ops", "max-kernel-inputs", "max-total-ops" };
+  g_autoptr(GSettings) settings = g_settings_new ("org.prism.Explorer");
+  GtkWidget *dialog = prism_preferences_dialog_new (settings);
+  int min_height = 0, nat_height = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (automatic); i++)
+    g_settings_reset (settings, automatic[i]);
+  gtk_window_present (GTK_WINDOW (dialog));
+  gtk_test_widget_wait_for_draw (dialog);
+
+  gtk_widget_measure (dialog, GTK_ORIENTATION_VERTICAL, 560, &min_height, &nat_height, NULL, NULL);
+  g_test_message ("preferences: %d px tall at least, %d natural, %d shown", min_height, nat_height,
+                  gtk_widget_get_height (dialog));
+  /* A 1366 × 768 laptop, its panel and the title bar. */
+  g_assert_cmpint (nat_height, <=, 720);
+  g_assert_cmpint (gtk_widget_get_height (dialog), <=, 720);
+
+  for (guint i = 0; i < G_N_ELEMENTS (automatic); i++)
+    {
+      GtkWidget *spin = find_named (dialog, automatic[i]);
+      const char *text = gtk_editable_get_text (GTK_EDITABLE (spin));
+      PangoLayout *layout = gtk_widget_create_pango_layout (spin, text);
+      GtkWidget *entry = find_widget (spin, GTK_TYPE_TEXT, 0);
+      int text_width = 0;
+
+      g_assert_cmpstr (text, ==, "Automatic");
+      g_assert_nonnull (entry);
+      pango_layout_get_pixel_size (layout, &text_width, NULL);
+      g_test_message ("%s: text %d px, entry %d px", automatic[i], text_width, gtk_widget_get_width (entry));
+      g_assert_cmpint (gtk_widget_get_width (entry), >=, text_width);
+      g_object_unref (layout);
+    }
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -177,6 +217,7 @@ main (int argc, char *argv[])
 
   g_test_add_func ("/explorer/preferences/bindings", test_preferences_bindings);
   g_test_add_func ("/explorer/preferences/search-limits", test_preferences_search_limits);
+  g_test_add_func ("/explorer/preferences/fits", test_preferences_fits);
 
   return g_test_run ();
 }

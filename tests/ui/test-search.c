@@ -1061,6 +1061,46 @@ test_search_tree_chart_samples (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Issue 25, item 1: a candidate selected for one program is dropped by
+ * every view when another program is opened, and Export Kernel refuses it
+ * instead of writing it under the new program's name.  Before the fix the
+ * Candidates and Kernel pages kept the old program's candidate and the
+ * export wrote it. */
+static void
+test_search_program_change (void)
+{
+  PrismWindow *window = window_new ();
+  PrismCandidatesView *candidates = prism_window_get_candidates_view (window);
+  PrismKernelView *kernel = prism_window_get_kernel_view (window);
+  GtkSelectionModel *selection = prism_candidates_view_get_selection (candidates);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("prism-change-XXXXXX", &error);
+  g_autofree char *bundle = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (prism_window_load_workload (window, WORKLOAD, WORKLOAD_PARAMS, &error));
+  g_assert_no_error (error);
+  WAIT_UNTIL (BUDGET_S + 30, n_candidates (window) >= 1);
+  g_assert_true (gtk_selection_model_select_item (selection, 0, TRUE));
+  WAIT_UNTIL (10, prism_candidates_view_get_selected (candidates) != NULL);
+  g_assert_true (prism_kernel_view_get_candidate (kernel) == prism_candidates_view_get_selected (candidates));
+
+  g_assert_true (prism_window_load_workload (window, STALL_WORKLOAD, NULL, &error));
+  g_assert_no_error (error);
+  ui_test_spin_for_ms (100);
+  g_assert_null (prism_candidates_view_get_selected (candidates));
+  g_assert_null (prism_kernel_view_get_candidate (kernel));
+  bundle = g_build_filename (dir, "bundle", NULL);
+  g_assert_false (prism_window_export_kernel (window, bundle, &error));
+  g_assert_nonnull (error);
+  g_test_message ("export after the change: %s", error->message);
+  g_clear_error (&error);
+  g_assert_false (g_file_test (bundle, G_FILE_TEST_EXISTS));
+
+  close_window (window);
+  ui_test_rm_rf (dir);
+}
+
 /* Closing the window while the search runs: nothing touches the window
  * afterwards, the session stops and everything is freed. */
 static void
@@ -1298,6 +1338,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/explorer/search/tree-chart-by-depth", test_search_tree_chart_by_depth);
   g_test_add_func ("/explorer/search/tree-chart-samples", test_search_tree_chart_samples);
   g_test_add_func ("/explorer/search/close-running", test_search_close_running);
+  g_test_add_func ("/explorer/search/program-change", test_search_program_change);
   g_test_add_func ("/explorer/search/stalls", test_search_stalls);
 
   ret = g_test_run ();

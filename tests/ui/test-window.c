@@ -935,6 +935,75 @@ test_window_mirage (void)
   window_destroy (window);
 }
 
+/* Issue 25, item 4: a dialog that lists one refused graph per line grew
+ * with the list (1384 px for 28 graphs, its Close button off the screen).
+ * Thirty copies of rmsnorm.json's graph 3, which is not equivalent to the
+ * program, are refused: the list scrolls inside a dialog that fits. */
+static void
+test_window_mirage_many_refused (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = mirage_file ();
+  g_autofree char *contents = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("prism-mirage-XXXXXX", &error);
+  g_autofree char *copies = NULL;
+  g_autofree char *primary = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonArray) many = json_array_new ();
+  g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
+  g_autoptr(GFile) file = NULL;
+  PrismWindow *window = window_new ();
+  GtkMessageDialog *dialog;
+  GtkWidget *scrolled;
+  int height = 0;
+
+  g_assert_no_error (error);
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < 30; i++)
+    json_array_add_element (many, json_node_copy (json_array_get_element (json_node_get_array (json_parser_get_root (parser)), 3)));
+  json_node_set_array (root, many);
+  contents = json_to_string (root, FALSE);
+  copies = g_build_filename (dir, "refused.json", NULL);
+  g_assert_true (g_file_set_contents (copies, contents, -1, &error));
+  g_assert_no_error (error);
+  file = g_file_new_for_path (copies);
+
+  g_assert_true (prism_window_load_workload (window, "rms_norm", "n=8,d=128", &error));
+  g_assert_no_error (error);
+  prism_window_open_file (window, file);
+  {
+    gint64 end = g_get_monotonic_time () + 120 * G_USEC_PER_SEC;
+
+    while (prism_window_get_loading (window) && g_get_monotonic_time () < end)
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (1000);
+    g_assert_false (prism_window_get_loading (window));
+  }
+  WAIT_UNTIL ((dialog = find_message_dialog (GTK_WINDOW (window))) != NULL);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (dialog));
+  g_object_get (dialog, "text", &primary, NULL);
+  g_test_message ("%s: %d px tall", primary, gtk_widget_get_height (GTK_WIDGET (dialog)));
+  g_assert_cmpstr (primary, ==, "30 of the 30 graphs of “refused.json” were not added");
+  gtk_widget_measure (GTK_WIDGET (dialog), GTK_ORIENTATION_VERTICAL, gtk_widget_get_width (GTK_WIDGET (dialog)),
+                      NULL, &height, NULL, NULL);
+  g_assert_cmpint (height, <=, 600);
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (dialog)), <=, 600);
+  scrolled = find_widget (GTK_WIDGET (dialog), GTK_TYPE_SCROLLED_WINDOW, NULL);
+  g_assert_nonnull (scrolled);
+  {
+    g_autofree char *screenshot = build_path ("mirage-refused.png");
+
+    save_screenshot (GTK_WIDGET (dialog), screenshot);
+  }
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CLOSE);
+  WAIT_UNTIL (find_message_dialog (GTK_WINDOW (window)) == NULL);
+
+  window_destroy (window);
+  g_unlink (copies);
+  g_rmdir (dir);
+}
+
 /* A Mirage file holds no program: with none shown, the dialog says to open
  * the reference program first, and nothing changes. */
 static void
@@ -1003,6 +1072,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/explorer/window/run-history", test_window_run_history);
   g_test_add_func ("/explorer/window/sizes", test_window_sizes);
   g_test_add_func ("/explorer/window/mirage", test_window_mirage);
+  g_test_add_func ("/explorer/window/mirage-many-refused", test_window_mirage_many_refused);
   g_test_add_func ("/explorer/window/mirage-no-program", test_window_mirage_no_program);
 
   ret = g_test_run ();
