@@ -280,6 +280,12 @@ prism_search_view_init (PrismSearchView *self)
       gtk_widget_add_css_class (caption, "dim-label");
       gtk_widget_add_css_class (caption, "caption");
       gtk_label_set_ellipsize (GTK_LABEL (caption), PANGO_ELLIPSIZE_END);
+      /* The tiles are homogeneous: one value's width is every tile's.  A
+       * value in words ("none faster: keep the program", 337 px) made the
+       * window 2630 px wide; wrapped, it asks for its widest word only. */
+      gtk_label_set_wrap (GTK_LABEL (value), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (value), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_justify (GTK_LABEL (value), GTK_JUSTIFY_CENTER);
       gtk_box_append (GTK_BOX (tile), value);
       gtk_box_append (GTK_BOX (tile), caption);
       gtk_box_append (self->stats_box, tile);

@@ -1101,6 +1101,103 @@ test_search_program_change (void)
   ui_test_rm_rf (dir);
 }
 
+static void
+collect_css_class (GtkWidget  *widget,
+                   const char *css_class,
+                   GPtrArray  *out)
+{
+  if (gtk_widget_has_css_class (widget, css_class))
+    g_ptr_array_add (out, widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_css_class (child, css_class, out);
+}
+
+/* The widgets whose minimum width is over @limit, deepest first: the one
+ * that asks for its natural width is the deepest of them. */
+static void
+print_wide_widgets (GtkWidget *widget,
+                    int        limit,
+                    int        depth)
+{
+  int min = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    print_wide_widgets (child, limit, depth + 1);
+  if (!gtk_widget_get_visible (widget))
+    return;
+  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+  if (min > limit)
+    g_test_message ("%*s%s%s%s: min width %d", depth, "", G_OBJECT_TYPE_NAME (widget),
+                    gtk_widget_get_name (widget) ? " " : "", gtk_widget_get_name (widget), min);
+}
+
+/* Issue 25, item 2: with raised limits on attention_safe the window grew
+ * from 1180 to 2630 px on a 1440 px screen.  No widget may ask for its
+ * natural width: the window's minimum width stays that of its layout
+ * while candidates, pruning counts and texts come in. */
+static void
+test_search_window_width (void)
+{
+  GSettings *settings = prism_application_get_settings (app);
+  PrismWindow *window = prism_window_new (app);
+  g_autoptr(GError) error = NULL;
+  int start_min = 0, worst_min = 0;
+  gint64 end;
+
+  g_settings_set_int (settings, "max-block-ops", 15);
+  g_settings_set_int (settings, "max-total-ops", 15);
+  g_settings_set_int (settings, "time-budget", 30);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1180, 760);
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &start_min, NULL, NULL, NULL);
+
+  /* What the search showed when it widened the window: the best counter's
+   * words, in one of the homogeneous tiles. */
+  {
+    g_autoptr(GPtrArray) values = g_ptr_array_new ();
+    int min = 0;
+
+    collect_css_class (GTK_WIDGET (prism_window_get_search_view (window)), "stat-value", values);
+    g_assert_cmpuint (values->len, >, 0);
+    gtk_label_set_label (g_ptr_array_index (values, 0), "none faster: keep the program");
+    gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+    g_test_message ("minimum width with the words: %d px", min);
+    g_assert_cmpint (min, <=, 1180);
+  }
+
+  g_assert_true (prism_window_load_workload (window, "attention_safe", NULL, &error));
+  g_assert_no_error (error);
+  end = g_get_monotonic_time () + 40 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < end && session_state (window) == PRISM_SESSION_RUNNING)
+    {
+      int min = 0;
+
+      ui_test_spin_for_ms (250);
+      gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+      if (min > worst_min)
+        worst_min = min;
+      if (min > 1180)
+        {
+          print_wide_widgets (GTK_WIDGET (window), 1180, 0);
+          break;
+        }
+    }
+  g_test_message ("minimum width: %d px at the start, at most %d during the search (%u candidates, %.1f s); "
+                  "window %d px", start_min, worst_min, n_candidates (window),
+                  prism_search_model_get_elapsed (prism_window_get_search_model (window)),
+                  gtk_widget_get_width (GTK_WIDGET (window)));
+  g_assert_cmpint (worst_min, <=, 1180);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, 1180);
+
+  g_settings_reset (settings, "max-block-ops");
+  g_settings_reset (settings, "max-total-ops");
+  g_settings_set_int (settings, "time-budget", BUDGET_S);
+  close_window (window);
+}
+
 /* Closing the window while the search runs: nothing touches the window
  * afterwards, the session stops and everything is freed. */
 static void
@@ -1339,6 +1436,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/explorer/search/tree-chart-samples", test_search_tree_chart_samples);
   g_test_add_func ("/explorer/search/close-running", test_search_close_running);
   g_test_add_func ("/explorer/search/program-change", test_search_program_change);
+  g_test_add_func ("/explorer/search/window-width", test_search_window_width);
   g_test_add_func ("/explorer/search/stalls", test_search_stalls);
 
   ret = g_test_run ();
