@@ -56,5 +56,6 @@ GPtrArray        *prism_speedup_chart_get_ticks   (PrismSpeedupChart *self,
 
 /* Whether the last drawing's legend had the "measured on GPU" entry (tests). */
 gboolean          prism_speedup_chart_get_measured_legend (PrismSpeedupChart *self);
+const char       *prism_speedup_chart_get_message (PrismSpeedupChart *self);
 
 G_END_DECLS

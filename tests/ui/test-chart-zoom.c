@@ -339,6 +339,45 @@ test_roofline_zoom (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Issue 25, item 6: a 0.14 s run filled 5 % of an axis that never started
+ * below 2.5 s, and the chart said "No verified candidates yet" over the
+ * points of candidates slower than the program. */
+static void
+test_short_run (void)
+{
+  g_autoptr(PrismSearchModel) model = prism_search_model_new ();
+  GtkWidget *window = gtk_window_new ();
+  PrismSearchView *view = PRISM_SEARCH_VIEW (prism_search_view_new ());
+  PrismSpeedupChart *chart = prism_search_view_get_speedup_chart (view);
+  double full_t, full_s;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 640);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
+  prism_search_view_set_model (view, model);
+  gtk_window_present (GTK_WINDOW (window));
+  redraw (chart);
+  g_assert_cmpstr (prism_speedup_chart_get_message (chart), ==, "No verified candidates yet");
+
+  /* Three candidates, all slower than the program, in 0.14 s. */
+  for (guint i = 1; i <= 3; i++)
+    apply_verified (model, i, 0.5 + 0.1 * i, 0.04 * i + 0.02);
+  prism_search_model_flush (model);
+  redraw (chart);
+  prism_speedup_chart_get_ranges (chart, &full_t, &full_s);
+  g_test_message ("axis to %g s for a 0.14 s run; message: %s", full_t, prism_speedup_chart_get_message (chart));
+  g_assert_cmpuint (prism_speedup_chart_count_dots (chart, FALSE), ==, 3);
+  g_assert_cmpfloat (full_t, >=, 0.14);
+  g_assert_cmpfloat (full_t, <=, 0.5);
+  g_assert_cmpstr (prism_speedup_chart_get_message (chart), ==, "No candidate is faster than the program yet");
+
+  /* One faster: the best line, and no sentence. */
+  apply_verified (model, 4, 1.5, 0.2);
+  prism_search_model_flush (model);
+  redraw (chart);
+  g_assert_null (prism_speedup_chart_get_message (chart));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -352,5 +391,6 @@ main (int argc, char *argv[])
 
   g_test_add_func ("/explorer/speedup-chart/zoom", test_zoom);
   g_test_add_func ("/explorer/roofline/zoom", test_roofline_zoom);
+  g_test_add_func ("/explorer/speedup-chart/short-run", test_short_run);
   return g_test_run ();
 }
