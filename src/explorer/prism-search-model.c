@@ -747,11 +747,25 @@ prism_search_model_get_elapsed (PrismSearchModel *self)
   return MAX (self->elapsed_s, self->stats.search.elapsed_s);
 }
 
+/**
+ * prism_search_model_get_states_per_second:
+ *
+ * Returns: while the search runs, its states per second over the last few
+ *   seconds; once it has ended (or was reopened from its results, which
+ *   carry one figure of each counter), the run's average: a finished run
+ *   explores no states, yet it did not explore 0 per second
+ */
 double
 prism_search_model_get_states_per_second (PrismSearchModel *self)
 {
+  double elapsed;
+
   g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), 0);
-  return self->states_per_s;
+
+  if (self->state == PRISM_SEARCH_STATE_RUNNING || self->state == PRISM_SEARCH_STATE_IDLE)
+    return self->states_per_s;
+  elapsed = prism_search_model_get_elapsed (self);
+  return elapsed > 0 ? self->stats.search.states / elapsed : 0;
 }
 
 /**
@@ -775,7 +789,7 @@ prism_search_model_dup_pace (PrismSearchModel *self,
 
   g_return_val_if_fail (PRISM_IS_SEARCH_MODEL (self), NULL);
 
-  rate = (guint64) self->states_per_s;
+  rate = (guint64) prism_search_model_get_states_per_second (self);
   if (is_rate != NULL)
     *is_rate = FALSE;
   if (self->state == PRISM_SEARCH_STATE_RUNNING && self->has_tuning &&

@@ -608,9 +608,27 @@ test_pace (void)
   finished->message = g_strdup ("stopped");
   finished->stats.search.states = 3000;
   finished->stats.deciding = 1;   /* cut short by the stop */
+  finished->stats.search.elapsed_s = 8.0;
   prism_search_model_apply_event (model, finished);
+  /* Ended, the pace is the run's average (issue 25, item 6: a reopened
+   * run said "States per second: 0"; this said "0 states/s"). */
   pace = prism_search_model_dup_pace (model, NULL);
-  g_assert_cmpstr (pace, ==, "0 states/s");
+  g_assert_cmpstr (pace, ==, "375 states/s");
+  g_assert_cmpfloat_with_epsilon (prism_search_model_get_states_per_second (model), 375, 1e-9);
+  g_clear_pointer (&pace, g_free);
+
+  /* A run reopened from its results: one figure of each counter. */
+  {
+    g_autoptr(PrismSearchModel) reopened = prism_search_model_new ();
+    g_autoptr(PrismEvent) end = prism_event_new (PRISM_EVENT_FINISHED);
+
+    end->message = g_strdup ("exhausted");
+    end->stats.search.states = 12000;
+    end->stats.search.elapsed_s = 4.0;
+    prism_search_model_apply_event (reopened, end);
+    pace = prism_search_model_dup_pace (reopened, NULL);
+    g_assert_cmpstr (pace, ==, "3.00 k states/s");
+  }
 }
 
 int
