@@ -1086,12 +1086,72 @@ suggested_name (PrismWindow *self,
 }
 
 static void
+export_kernel_to (PrismWindow       *self,
+                  PrismCandidateRow *row,
+                  const char        *dir)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!prism_window_export_kernel (self, dir, &error))
+    show_error (self, _("Could not export the kernel"), error->message);
+  else
+    {
+      g_autofree char *what = describe_kernel_export (self, row);
+      g_autofree char *title = g_strdup_printf (_("Exported the kernels of %s"), what);
+
+      show_exported (self, title, dir, TRUE);
+    }
+}
+
+static void
+replace_export_response_cb (GtkDialog *dialog,
+                            int        response,
+                            gpointer   user_data)
+{
+  PrismWindow *self = PRISM_WINDOW (gtk_window_get_transient_for (GTK_WINDOW (dialog)));
+  PrismCandidateRow *row = g_object_get_data (G_OBJECT (dialog), "prism-row");
+  const char *dir = g_object_get_data (G_OBJECT (dialog), "prism-dir");
+
+  /* The selection may have changed while the dialog was up. */
+  if (response == GTK_RESPONSE_ACCEPT && row == prism_candidates_view_get_selected (self->candidates_view))
+    export_kernel_to (self, row, dir);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+/* A second export of the same candidate to the same folder replaced the
+ * first without a word: ask, naming the folder. */
+static void
+confirm_replace_export (PrismWindow       *self,
+                        PrismCandidateRow *row,
+                        const char        *dir)
+{
+  g_autofree char *shown = g_filename_display_name (dir);
+  GtkWidget *dialog, *button;
+
+  dialog = gtk_message_dialog_new (GTK_WINDOW (self),
+                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                   GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE,
+                                   _("Replace the Exported Kernels?"));
+  /* Translators: %s is a folder */
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog),
+                                            _("%s already exists. Its files are replaced by this export."),
+                                            shown);
+  gtk_dialog_add_button (GTK_DIALOG (dialog), _("_Cancel"), GTK_RESPONSE_CANCEL);
+  button = gtk_dialog_add_button (GTK_DIALOG (dialog), _("_Replace"), GTK_RESPONSE_ACCEPT);
+  gtk_widget_add_css_class (button, "destructive-action");
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
+  g_object_set_data_full (G_OBJECT (dialog), "prism-row", g_object_ref (row), g_object_unref);
+  g_object_set_data_full (G_OBJECT (dialog), "prism-dir", g_strdup (dir), g_free);
+  g_signal_connect (dialog, "response", G_CALLBACK (replace_export_response_cb), NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
 export_kernel_response_cb (PrismWindow          *self,
                            int                   response,
                            GtkFileChooserNative *chooser)
 {
   g_autoptr(GFile) folder = NULL;
-  g_autoptr(GError) error = NULL;
   g_autofree char *path = NULL;
   g_autofree char *dir = NULL;
   PrismCandidateRow *row = prism_candidates_view_get_selected (self->candidates_view);
@@ -1107,15 +1167,10 @@ export_kernel_response_cb (PrismWindow          *self,
                                                  prism_candidate_row_get_id (row));
 
       dir = g_build_filename (path, leaf, NULL);
-      if (!prism_window_export_kernel (self, dir, &error))
-        show_error (self, _("Could not export the kernel"), error->message);
+      if (g_file_test (dir, G_FILE_TEST_EXISTS))
+        confirm_replace_export (self, row, dir);
       else
-        {
-          g_autofree char *what = describe_kernel_export (self, row);
-          g_autofree char *title = g_strdup_printf (_("Exported the kernels of %s"), what);
-
-          show_exported (self, title, dir, TRUE);
-        }
+        export_kernel_to (self, row, dir);
     }
   gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (chooser));
   if (self->export_chooser == chooser)

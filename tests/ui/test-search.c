@@ -542,6 +542,39 @@ test_search_run (void)
       gtk_dialog_response (GTK_DIALOG (said), GTK_RESPONSE_CLOSE);
       WAIT_UNTIL (10, find_message_dialog ("Exported the kernels of") == NULL);
     }
+    /* Again into the same folder: it asks first (issue 25, item 6: it
+     * replaced the bundle without a word).  Cancel leaves the files;
+     * Replace writes them again. */
+    {
+      g_autofree char *manifest = g_build_filename (bundle, "manifest.json", NULL);
+      GtkWindow *ask = NULL;
+
+      g_assert_true (g_file_set_contents (manifest, "{\"mark\": 1}", -1, NULL));
+      for (guint round = 0; round < 2; round++)
+        {
+          g_autofree char *contents = NULL;
+
+          g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.export-kernel", NULL));
+          WAIT_UNTIL (10, (chooser = find_toplevel_of_type (GTK_TYPE_FILE_CHOOSER_DIALOG)) != NULL);
+          g_assert_true (gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL));
+          ui_test_spin_for_ms (200);
+          gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
+          WAIT_UNTIL (10, (ask = find_message_dialog ("Replace the Exported Kernels?")) != NULL);
+          gtk_dialog_response (GTK_DIALOG (ask), round == 0 ? GTK_RESPONSE_CANCEL : GTK_RESPONSE_ACCEPT);
+          WAIT_UNTIL (10, find_message_dialog ("Replace the Exported Kernels?") == NULL);
+          if (round == 1)
+            {
+              WAIT_UNTIL (10, find_message_dialog ("Exported the kernels of") != NULL);
+              gtk_dialog_response (GTK_DIALOG (find_message_dialog ("Exported the kernels of")), GTK_RESPONSE_CLOSE);
+              WAIT_UNTIL (10, find_message_dialog ("Exported the kernels of") == NULL);
+            }
+          g_assert_true (g_file_get_contents (manifest, &contents, NULL, NULL));
+          if (round == 0)
+            g_assert_cmpstr (contents, ==, "{\"mark\": 1}");
+          else
+            g_assert_nonnull (strstr (contents, "\"kernels\""));
+        }
+    }
   }
 
   /* Export the kernel and the graph of the selected one. */
