@@ -689,6 +689,43 @@ drag_end_cb (PrismSpeedupChart *self,
   gtk_widget_set_cursor (GTK_WIDGET (self), NULL);
 }
 
+/* Where + and − zoom: about the pointer when it is over the plot, as the
+ * wheel does; else about the middle of the points in view.  About the
+ * plot's centre, a few presses pushed every point out of view when they
+ * sat in a corner (the first seconds of a long run). */
+static void
+keyboard_zoom_centre (PrismSpeedupChart *self,
+                      double            *x,
+                      double            *y)
+{
+  const graphene_rect_t *plot = &self->zoom.plot;
+  double min_x = G_MAXDOUBLE, max_x = -G_MAXDOUBLE, min_y = G_MAXDOUBLE, max_y = -G_MAXDOUBLE;
+
+  *x = plot->origin.x + plot->size.width / 2;
+  *y = plot->origin.y + plot->size.height / 2;
+  if (self->pointer_inside && graphene_rect_contains_point (plot, &GRAPHENE_POINT_INIT (self->pointer_x,
+                                                                                         self->pointer_y)))
+    {
+      *x = self->pointer_x;
+      *y = self->pointer_y;
+      return;
+    }
+  for (guint i = 0; i < self->dots->len; i++)
+    {
+      const Dot *dot = &g_array_index (self->dots, Dot, i);
+
+      min_x = MIN (min_x, dot->x);
+      max_x = MAX (max_x, dot->x);
+      min_y = MIN (min_y, dot->y);
+      max_y = MAX (max_y, dot->y);
+    }
+  if (self->dots->len > 0)
+    {
+      *x = (min_x + max_x) / 2;
+      *y = (min_y + max_y) / 2;
+    }
+}
+
 static void
 zoom_action (GtkWidget  *widget,
              const char *action_name,
@@ -696,9 +733,10 @@ zoom_action (GtkWidget  *widget,
 {
   PrismSpeedupChart *self = PRISM_SPEEDUP_CHART (widget);
   double factor = g_str_equal (action_name, "chart.zoom-in") ? ZOOM_STEP : 1 / ZOOM_STEP;
+  double x, y;
 
-  prism_speedup_chart_zoom_at (self, self->zoom.plot.origin.x + self->zoom.plot.size.width / 2,
-                               self->zoom.plot.origin.y + self->zoom.plot.size.height / 2, factor, FALSE);
+  keyboard_zoom_centre (self, &x, &y);
+  prism_speedup_chart_zoom_at (self, x, y, factor, FALSE);
 }
 
 static void
