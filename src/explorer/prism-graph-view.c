@@ -889,6 +889,22 @@ clear_selection_action (GtkWidget  *widget,
   prism_graph_view_select (PRISM_GRAPH_VIEW (widget), PRISM_OP_ID_NONE);
 }
 
+/* Escape clears the selection; with nothing selected it is not ours, so
+ * that it reaches what holds the view (the pruning samples' popover, which
+ * stayed open while its graph had the focus). */
+static gboolean
+escape_cb (GtkWidget *widget,
+           GVariant  *args,
+           gpointer   user_data)
+{
+  PrismGraphView *self = PRISM_GRAPH_VIEW (widget);
+
+  if (self->selected == PRISM_OP_ID_NONE)
+    return FALSE;
+  prism_graph_view_select (self, PRISM_OP_ID_NONE);
+  return TRUE;
+}
+
 static void
 collapse_all_action (GtkWidget  *widget,
                      const char *action_name,
@@ -1265,7 +1281,7 @@ prism_graph_view_class_init (PrismGraphViewClass *klass)
   gtk_widget_class_install_action (widget_class, "graph.copy-properties", NULL, copy_properties_action);
   gtk_widget_class_install_property_action (widget_class, "graph.show-legend", "show-legend");
 
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "graph.clear-selection", NULL);
+  gtk_widget_class_add_binding (widget_class, GDK_KEY_Escape, 0, escape_cb, NULL);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, 0, "graph.zoom-in", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, 0, "graph.zoom-in", NULL);
