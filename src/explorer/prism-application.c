@@ -217,6 +217,25 @@ prism_application_startup (GApplication *application)
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "window.close",
                                          (const char *[]) { "<Control>w", NULL });
   /* The search, as debuggers do: F5 runs (or resumes), Shift+F5 stops. */
+  /* The pages in the sidebar's order, the exports and the run history. */
+  {
+    static const char * const pages[] = { "program", "search", "candidates", "graph", "kernel" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+      {
+        g_autofree char *action = g_strdup_printf ("win.show-page('%s')", pages[i]);
+        g_autofree char *accel = g_strdup_printf ("<Alt>%u", i + 1);
+
+        gtk_application_set_accels_for_action (GTK_APPLICATION (self), action,
+                                               (const char *[]) { accel, NULL });
+      }
+  }
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.export-kernel",
+                                         (const char *[]) { "<Control>e", NULL });
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.export-results",
+                                         (const char *[]) { "<Shift><Control>e", NULL });
+  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.run-history",
+                                         (const char *[]) { "<Control>h", NULL });
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.search-start",
                                          (const char *[]) { "F5", NULL });
   gtk_application_set_accels_for_action (GTK_APPLICATION (self), "win.search-pause",

@@ -1554,6 +1554,21 @@ open_run_cb (PrismWindow     *self,
   prism_window_ask_open_file (self, file);
 }
 
+/* Alt+1 … Alt+5: a page of the open program, as the sidebar shows it. */
+static void
+show_page_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *param)
+{
+  PrismWindow *self = PRISM_WINDOW (widget);
+  const char *page = g_variant_get_string (param, NULL);
+
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "program") != 0)
+    return;   /* no program open: the pages are not shown */
+  if (gtk_stack_get_child_by_name (self->view_stack, page) != NULL)
+    gtk_stack_set_visible_child_name (self->view_stack, page);
+}
+
 static void
 run_history_action (GtkWidget  *widget,
                     const char *action_name,
@@ -2065,6 +2080,7 @@ prism_window_class_init (PrismWindowClass *klass)
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.run-history", NULL, run_history_action);
+  gtk_widget_class_install_action (widget_class, "win.show-page", "s", show_page_action);
   gtk_widget_class_install_action (widget_class, "win.export-chart", "s", export_chart_action);
   gtk_widget_class_install_action (widget_class, "win.export-graph-svg", NULL, export_graph_action);
   gtk_widget_class_install_action (widget_class, "win.export-graph-png", NULL, export_graph_action);
