@@ -27,4 +27,10 @@ case "$ru" in *"Использование: prism"*) ;; *) fail "no Russian help
 err=$(PRISM_LOCALEDIR=$localedir LANGUAGE=ru "$prism" run no-such-workload 2>&1)
 case "$err" in *[А-Яа-я]*) ;; *) fail "the error is not translated: $err" ;; esac
 
+# The engine's reason for no GPU (the explorer's GPU tooltip, bench,
+# calibrate) is translated too: it was English in a Russian window.  With
+# the driver missing (PRISM_CUDA_LIBRARY names a library that is not there).
+nogpu=$(PRISM_CUDA_LIBRARY=/nonexistent/libcuda.so.1 PRISM_LOCALEDIR=$localedir LANGUAGE=ru "$prism" calibrate 2>&1)
+case "$nogpu" in *"нет GPU"*) ;; *) fail "the no-GPU reason is not translated: $nogpu" ;; esac
+
 echo "ok: translations load from $localedir"

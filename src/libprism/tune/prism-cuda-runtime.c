@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <glib/gi18n-lib.h>
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,14 +167,14 @@ open_driver (PrismCudaRuntime *self, GError **error)
       if (self->driver_handle == NULL)
         {
           g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU,
-                       "no GPU: the CUDA driver library %s could not be loaded (%s)", name, dlerror ());
+                       _("no GPU: the CUDA driver library %s could not be loaded (%s)"), name, dlerror ());
           return FALSE;
         }
       self->driver_path = g_strdup (name);
       if (!resolve (self->driver_handle, driver_symbols, G_N_ELEMENTS (driver_symbols), &self->cu, &missing))
         {
           g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU,
-                       "no GPU: the CUDA driver library %s has no function %s (too old?)",
+                       _("no GPU: the CUDA driver library %s has no function %s (too old?)"),
                        self->driver_path, missing);
           memset (&self->cu, 0, sizeof self->cu);
           return FALSE;
@@ -185,7 +186,7 @@ open_driver (PrismCudaRuntime *self, GError **error)
     {
       g_autoptr(GError) local = NULL;
       prism_cuda_runtime_check (self, r, "cuInit", &local);
-      g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU, "no GPU: %s", local->message);
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU, _("no GPU: %s"), local->message);
       return FALSE;
     }
   return TRUE;
@@ -200,7 +201,7 @@ prism_cuda_runtime_count_devices (PrismCudaRuntime *self, int *count, GError **e
   if (self->cu.DeviceGetCount (count) != 0 || *count == 0)
     {
       *count = 0;
-      g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU, "no GPU: the CUDA driver sees no device");
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU, _("no GPU: the CUDA driver sees no device"));
       return FALSE;
     }
   return TRUE;
@@ -217,12 +218,12 @@ prism_cuda_runtime_load_driver (PrismCudaRuntime *self, int ordinal, GError **er
     return FALSE;
   if (self->cu.DeviceGetCount (&count) != 0 || count == 0)
     {
-      g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU, "no GPU: the CUDA driver sees no device");
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU, _("no GPU: the CUDA driver sees no device"));
       return FALSE;
     }
   if (ordinal < 0 || ordinal >= count)
     {
-      g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU, "no GPU: there is no device %d (%d found)",
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_NO_GPU, _("no GPU: there is no device %d (%d found)"),
                    ordinal, count);
       return FALSE;
     }
