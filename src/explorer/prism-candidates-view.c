@@ -35,6 +35,10 @@ struct _PrismCandidatesView
 
   /* Owned References */
   PrismSearchModel *model;
+  GtkFilterListModel *filtered;       /* the store, less the rows the filter hides */
+  GtkCustomFilter *filter;
+  char **filter_terms;                /* the filter's text, split at spaces (NULL: none) */
+  gboolean setting_filter;            /* set_filter() is writing the entry */
   GtkSortListModel *sorted;
   GtkMultiSelection *selection;
   PrismCandidateRow *selected;        /* the first selected row, or NULL */
@@ -44,6 +48,7 @@ struct _PrismCandidatesView
   GtkPaned *paned;
   GtkLabel *count_label;
   GtkLabel *hint_label;
+  GtkSearchEntry *filter_entry;
   GtkColumnView *column_view;
   GtkStack *detail_stack;
   PrismGraphView *graph_view;
@@ -56,10 +61,15 @@ struct _PrismCandidatesView
   guint n_selected;
   GPtrArray *pinned;                  /* PrismCandidateRow, at most 2, oldest first */
   double scroll_to;                   /* the table's scroll position to restore, or -1 */
+  guint scroll_to_row;                /* a row selected while hidden, to show when shown (or G_MAXUINT) */
   gulong rows_changed_handler;
 };
 
 G_DEFINE_FINAL_TYPE (PrismCandidatesView, prism_candidates_view, GTK_TYPE_WIDGET)
+
+static void update_count       (PrismCandidatesView *self);
+static void scroll_to_position (GtkWidget           *widget,
+                                guint                position);
 
 enum {
   PROP_0,
@@ -832,6 +842,96 @@ update_detail (PrismCandidatesView *self)
     g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_SELECTED]);
 }
 
+/* One term of the filter against a row: "launches=1", "speedup>=2",
+ * "time<5" (µs) compare a figure; any other text is looked for, ignoring
+ * case, in the row's cells and in the steps that built it (the ops and
+ * kernels of its structure). */
+static gboolean
+term_matches (PrismCandidateRow *row,
+              const char        *term)
+{
+  static const char * const fields[] = { "launches", "speedup", "time" };
+  const char *explanation;
+
+  for (guint f = 0; f < G_N_ELEMENTS (fields); f++)
+    {
+      gsize len = strlen (fields[f]);
+      const char *op = term + len;
+      char *end = NULL;
+      double want, have;
+      int cmp;
+
+      if (g_ascii_strncasecmp (term, fields[f], len) != 0 || strchr ("<>=", *op) == NULL || *op == '\0')
+        continue;
+      cmp = op[0] == '<' ? (op[1] == '=' ? -2 : -1) : op[0] == '>' ? (op[1] == '=' ? 2 : 1) : 0;
+      want = g_ascii_strtod (op + (op[1] == '=' ? 2 : 1), &end);
+      if (end == NULL || *end != '\0' || end == op + 1)
+        break;   /* not a number: looked for as text */
+      have = f == 0 ? prism_candidate_row_get_kernels (row)
+             : f == 1 ? prism_candidate_row_get_speedup (row) : prism_candidate_row_get_predicted_us (row);
+      switch (cmp)
+        {
+        case -2: return have <= want;
+        case -1: return have < want;
+        case 1:  return have > want;
+        case 2:  return have >= want;
+        default: return fabs (have - want) <= 1e-9 * MAX (1, fabs (want));
+        }
+    }
+
+  for (Column c = 0; c < N_COLUMNS; c++)
+    {
+      g_autofree char *text = cell_text (row, c);
+      g_autofree char *folded = text ? g_utf8_casefold (text, -1) : NULL;
+
+      if (folded != NULL && strstr (folded, term) != NULL)
+        return TRUE;
+    }
+  explanation = prism_candidate_row_get_explanation (row);
+  if (explanation != NULL)
+    {
+      g_autofree char *folded = g_utf8_casefold (explanation, -1);
+
+      if (strstr (folded, term) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+row_matches (gpointer item,
+             gpointer user_data)
+{
+  PrismCandidatesView *self = user_data;
+
+  if (self->filter_terms == NULL)
+    return TRUE;
+  for (guint i = 0; self->filter_terms[i] != NULL; i++)
+    if (*self->filter_terms[i] != '\0' && !term_matches (item, self->filter_terms[i]))
+      return FALSE;
+  return TRUE;
+}
+
+static void
+filtered_changed_cb (PrismCandidatesView *self,
+                     guint                position,
+                     guint                removed,
+                     guint                added,
+                     GListModel          *model)
+{
+  if (self->filter_terms != NULL && self->count_label != NULL)
+    update_count (self);
+}
+
+static void
+filter_changed_cb (PrismCandidatesView *self,
+                   GtkSearchEntry      *entry)
+{
+  if (self->setting_filter)
+    return;
+  prism_candidates_view_set_filter (self, gtk_editable_get_text (GTK_EDITABLE (entry)));
+}
+
 static void
 update_count (PrismCandidatesView *self)
 {
@@ -863,6 +963,15 @@ update_count (PrismCandidatesView *self)
        * added from Mirage files ("3 verified candidates, and 2 Mirage graphs") */
       text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s, and %u Mirage graph", "%s, and %u Mirage graphs",
                                            external), ours, external);
+    }
+  if (self->filter_terms != NULL && self->filtered != NULL)
+    {
+      g_autofree char *all = g_steal_pointer (&text);
+      guint shown = g_list_model_get_n_items (G_LIST_MODEL (self->filtered));
+
+      /* Translators: the count of candidates, then how many the filter shows */
+      text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s — %u matches the filter",
+                                           "%s — %u match the filter", shown), all, shown);
     }
   gtk_label_set_label (self->count_label, text);
 }
@@ -966,6 +1075,17 @@ restore_scroll_cb (PrismCandidatesView *self,
  * 0.7 ms of the main loop per candidate, 15 ms for a batch of 20, with the
  * Kernel or Search page in front (docs/benchmarks.md).  Hidden, the table
  * has no rows; the selection, sorting and counts go on without it. */
+static gboolean
+scroll_to_pending_row (gpointer user_data)
+{
+  PrismCandidatesView *self = user_data;
+
+  if (self->scroll_to_row != G_MAXUINT && gtk_column_view_get_model (self->column_view) != NULL)
+    scroll_to_position (GTK_WIDGET (self->column_view), self->scroll_to_row);
+  self->scroll_to_row = G_MAXUINT;
+  return G_SOURCE_REMOVE;
+}
+
 static void
 prism_candidates_view_map (GtkWidget *widget)
 {
@@ -980,7 +1100,13 @@ prism_candidates_view_map (GtkWidget *widget)
       self->rows_changed_handler = g_signal_connect_object (self->selection, "items-changed",
                                                             G_CALLBACK (rows_changed_cb), self,
                                                             G_CONNECT_SWAPPED);
-      if (vadjustment != NULL)
+      if (self->scroll_to_row != G_MAXUINT)
+        {
+          /* Selected from the chart or Compare while hidden: show that row. */
+          self->scroll_to = -1;
+          g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, scroll_to_pending_row, g_object_ref (self), g_object_unref);
+        }
+      else if (vadjustment != NULL)
         restore_scroll_cb (self, vadjustment);
     }
 }
@@ -1013,6 +1139,9 @@ prism_candidates_view_dispose (GObject *object)
     gtk_widget_unparent (child);
   g_clear_object (&self->selection);
   g_clear_object (&self->sorted);
+  g_clear_object (&self->filtered);
+  g_clear_object (&self->filter);
+  g_clear_pointer (&self->filter_terms, g_strfreev);
   g_clear_object (&self->selected);
   g_clear_pointer (&self->pinned, g_ptr_array_unref);
 
@@ -1102,7 +1231,9 @@ prism_candidates_view_class_init (PrismCandidatesViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PrismCandidatesView, verification_box);
   gtk_widget_class_bind_template_child (widget_class, PrismCandidatesView, compare_view);
   gtk_widget_class_bind_template_child (widget_class, PrismCandidatesView, clear_compare_button);
+  gtk_widget_class_bind_template_child (widget_class, PrismCandidatesView, filter_entry);
   gtk_widget_class_bind_template_callback (widget_class, clear_compare_cb);
+  gtk_widget_class_bind_template_callback (widget_class, filter_changed_cb);
   gtk_widget_class_set_css_name (widget_class, "candidatesview");
 }
 
@@ -1121,10 +1252,15 @@ prism_candidates_view_init (PrismCandidatesView *self)
   sorter = gtk_multi_sorter_new ();
   gtk_multi_sorter_append (sorter, g_object_ref (gtk_column_view_get_sorter (self->column_view)));
   gtk_multi_sorter_append (sorter, GTK_SORTER (gtk_custom_sorter_new (compare_ids, NULL, NULL)));
-  self->sorted = gtk_sort_list_model_new (NULL, GTK_SORTER (sorter));
+  self->filter = gtk_custom_filter_new (row_matches, self, NULL);
+  self->filtered = gtk_filter_list_model_new (NULL, GTK_FILTER (g_object_ref (self->filter)));
+  self->sorted = gtk_sort_list_model_new (G_LIST_MODEL (g_object_ref (self->filtered)), GTK_SORTER (sorter));
   self->selection = gtk_multi_selection_new (g_object_ref (G_LIST_MODEL (self->sorted)));
   /* The table gets its rows when shown (map()). */
   self->scroll_to = -1;
+  self->scroll_to_row = G_MAXUINT;
+  g_signal_connect_object (self->filtered, "items-changed", G_CALLBACK (filtered_changed_cb), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->column_view)), "changed",
                            G_CALLBACK (restore_scroll_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->selection, "selection-changed",
@@ -1179,8 +1315,8 @@ prism_candidates_view_set_model (PrismCandidatesView *self,
       g_clear_signal_handler (&self->changed_handler, self->model);
     }
   g_set_object (&self->model, model);
-  if (self->sorted != NULL)
-    gtk_sort_list_model_set_model (self->sorted, model ? prism_search_model_get_candidates (model) : NULL);
+  if (self->filtered != NULL)
+    gtk_filter_list_model_set_model (self->filtered, model ? prism_search_model_get_candidates (model) : NULL);
   if (model != NULL)
     {
       candidates = prism_search_model_get_candidates (model);
@@ -1285,7 +1421,12 @@ prism_candidates_view_select_id (PrismCandidatesView *self,
       if (prism_candidate_row_get_id (row) == id && !prism_candidate_row_is_external (row))
         {
           gtk_selection_model_select_item (GTK_SELECTION_MODEL (self->selection), i, TRUE);
-          scroll_to_position (GTK_WIDGET (self->column_view), i);
+          /* Hidden, the table has no rows to scroll: it scrolls to the row
+           * when it is shown (map()), instead of to where it was. */
+          if (gtk_column_view_get_model (self->column_view) == NULL)
+            self->scroll_to_row = i;
+          else
+            scroll_to_position (GTK_WIDGET (self->column_view), i);
           return TRUE;
         }
     }
@@ -1426,4 +1567,50 @@ prism_candidates_view_dup_cell_text (PrismCandidatesView *self,
     if (g_strcmp0 (column_property (c), property) == 0)
       return cell_text (row, c);
   return NULL;
+}
+
+/**
+ * prism_candidates_view_set_filter:
+ * @text: (nullable): terms separated by spaces, all of which a row must
+ *   match: "launches=1", "speedup>=2", "time<5" (µs) compare a figure
+ *   (=, <, <=, >, >=); any other word is looked for in the row's cells and
+ *   in the steps that built it (its ops and kernels); %NULL or "" shows
+ *   every row
+ *
+ * Filters the table (the Filter entry above it does the same).
+ */
+void
+prism_candidates_view_set_filter (PrismCandidatesView *self,
+                                  const char          *text)
+{
+  g_autofree char *folded = NULL;
+
+  g_return_if_fail (PRISM_IS_CANDIDATES_VIEW (self));
+
+  g_clear_pointer (&self->filter_terms, g_strfreev);
+  if (text != NULL && *g_strstrip (folded = g_utf8_casefold (text, -1)) != '\0')
+    self->filter_terms = g_strsplit (folded, " ", -1);
+  /* Setting the entry's text emits search-changed on the way (for the
+   * empty text in between): that is not the user's filter. */
+  if (self->filter_entry != NULL && g_strcmp0 (gtk_editable_get_text (GTK_EDITABLE (self->filter_entry)),
+                                               text ? text : "") != 0)
+    {
+      self->setting_filter = TRUE;
+      gtk_editable_set_text (GTK_EDITABLE (self->filter_entry), text ? text : "");
+      self->setting_filter = FALSE;
+    }
+  gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+  update_count (self);
+}
+
+/**
+ * prism_candidates_view_get_n_shown:
+ *
+ * Returns: the rows the table shows (all of the store's that the filter lets through)
+ */
+guint
+prism_candidates_view_get_n_shown (PrismCandidatesView *self)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATES_VIEW (self), 0);
+  return g_list_model_get_n_items (G_LIST_MODEL (self->sorted));
 }

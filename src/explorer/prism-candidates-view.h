@@ -44,4 +44,8 @@ char               *prism_candidates_view_dup_cell_text     (PrismCandidatesView
                                                              guint                position,
                                                              const char          *property);
 
+void                 prism_candidates_view_set_filter    (PrismCandidatesView *self,
+                                                          const char          *text);
+guint                prism_candidates_view_get_n_shown   (PrismCandidatesView *self);
+
 G_END_DECLS

@@ -156,6 +156,76 @@ test_hidden (void)
   g_clear_pointer (&reference, prism_graph_unref);
 }
 
+/* Issue 25, item 9: the table at 1 000+ rows had no filter, and a row
+ * selected from the chart while the table was hidden was not scrolled to:
+ * shown, the table went back to where it had been. */
+static void
+test_filter (void)
+{
+  g_autoptr(PrismSearchModel) model = prism_search_model_new ();
+  g_autoptr(GError) error = NULL;
+  GtkWidget *window = gtk_window_new ();
+  GtkStack *stack = GTK_STACK (gtk_stack_new ());
+  PrismCandidatesView *view = PRISM_CANDIDATES_VIEW (prism_candidates_view_new ());
+  GtkSelectionModel *selection = prism_candidates_view_get_selection (view);
+  GtkAdjustment *vadjustment =
+    gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (prism_candidates_view_get_column_view (view)));
+
+  reference = prism_workload_build_reference ("rms_norm", NULL, &error);
+  g_assert_no_error (error);
+  gtk_stack_add_named (stack, GTK_WIDGET (view), "candidates");
+  gtk_stack_add_named (stack, gtk_label_new ("another page"), "other");
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (stack));
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  prism_candidates_view_set_model (view, model);
+  gtk_window_present (GTK_WINDOW (window));
+
+  /* 1 200 rows, speedups 1.01× … 13×. */
+  for (guint id = 1; id <= 1200; id++)
+    apply_verified (model, id);
+  prism_search_model_flush (model);
+  g_assert_cmpuint (prism_candidates_view_get_n_shown (view), ==, 1200);
+
+  /* By a figure, by two, by text (the # column), and none. */
+  prism_candidates_view_set_filter (view, "speedup>=12");
+  g_assert_cmpuint (prism_candidates_view_get_n_shown (view), ==, 101);   /* ids 1100 … 1200 */
+  prism_candidates_view_set_filter (view, "speedup>=12 speedup<12.5");
+  g_assert_cmpuint (prism_candidates_view_get_n_shown (view), ==, 50);    /* ids 1100 … 1149 */
+  prism_candidates_view_set_filter (view, "launches=2");
+  g_assert_cmpuint (prism_candidates_view_get_n_shown (view), ==,
+                    prism_graph_count_kernels (reference) == 2 ? 1200 : 0);
+  prism_candidates_view_set_filter (view, "1199");
+  g_assert_cmpuint (prism_candidates_view_get_n_shown (view), ==, 1);
+  {
+    g_autofree char *id = prism_candidates_view_dup_cell_text (view, 0, "id");
+
+    g_assert_cmpstr (id, ==, "1199");
+  }
+  prism_candidates_view_set_filter (view, "no-such-thing");
+  g_assert_cmpuint (prism_candidates_view_get_n_shown (view), ==, 0);
+  prism_candidates_view_set_filter (view, NULL);
+  g_assert_cmpuint (prism_candidates_view_get_n_shown (view), ==, 1200);
+
+  /* Selected while hidden, far down: shown, the table scrolls to it. */
+  WAIT_UNTIL (10, count_rows (view) > 0);
+  gtk_stack_set_visible_child_name (stack, "other");
+  WAIT_UNTIL (10, !gtk_widget_get_mapped (GTK_WIDGET (view)));
+  g_assert_true (prism_candidates_view_select_id (view, 100));   /* row 1100 of the fastest first */
+  gtk_stack_set_visible_child_name (stack, "candidates");
+  WAIT_UNTIL (10, count_rows (view) > 0 && gtk_adjustment_get_value (vadjustment) > 0);
+  spin (200);
+  g_test_message ("scrolled to %.0f of %.0f", gtk_adjustment_get_value (vadjustment),
+                  gtk_adjustment_get_upper (vadjustment));
+  /* Row 1100 of 1200: the view is near the bottom, not at the top. */
+  g_assert_cmpfloat (gtk_adjustment_get_value (vadjustment), >,
+                     0.8 * (gtk_adjustment_get_upper (vadjustment) - gtk_adjustment_get_page_size (vadjustment)));
+  g_assert_cmpuint (prism_candidate_row_get_id (prism_candidates_view_get_selected (view)), ==, 100);
+  (void) selection;
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_clear_pointer (&reference, prism_graph_unref);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -168,5 +238,6 @@ main (int argc, char *argv[])
   g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
 
   g_test_add_func ("/explorer/candidates-view/hidden", test_hidden);
+  g_test_add_func ("/explorer/candidates-view/filter", test_filter);
   return g_test_run ();
 }
