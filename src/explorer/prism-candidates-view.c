@@ -142,7 +142,10 @@ column_title (Column column)
     case COLUMN_TIME:         return C_("candidates column", "Time");
     case COLUMN_MEASURED:     return C_("candidates column", "Measured");
     case COLUMN_KERNELS:      return C_("candidates column", "Launches");
-    case COLUMN_SMEM:         return C_("candidates column", "Shared");
+    /* Not "Shared": the Kernel page's Shared is each launch's dynamic
+     * shared memory, pipeline stages and padding included — another figure
+     * (21.3 KiB here beside 41.1 KiB there for one candidate). */
+    case COLUMN_SMEM:         return C_("candidates column", "Tiles");
     case COLUMN_VERIFICATION: return C_("candidates column", "Verification");
     case COLUMN_PARAMS:       return C_("candidates column", "Sizes");
     case COLUMN_FOUND:        return C_("candidates column", "Found After");
@@ -233,8 +236,9 @@ cell_query_tooltip_cb (GtkWidget   *box,
                                    ? _("Measured on the GPU")
                                    : _("Predicted by the cost model (no GPU measurement)"));
   else if (column == COLUMN_SMEM)
-    gtk_tooltip_set_text (tooltip, _("Shared memory of one block of each custom kernel, together "
-                                     "(the search's estimate at the candidate's sizes)"));
+    gtk_tooltip_set_text (tooltip, _("Shared memory of the tiles of every custom kernel together, one "
+                                     "copy of each, at the candidate's sizes; the Kernel page gives each "
+                                     "launch's shared memory with its pipeline stages and padding"));
   else if (column == COLUMN_VERIFICATION && prism_candidate_row_get_message (row) != NULL)
     gtk_tooltip_set_text (tooltip, prism_candidate_row_get_message (row));
   else
