@@ -29,6 +29,7 @@ struct _PrismCandidateRow
   gboolean smem_known;
   double measured_us;        /* < 0: not measured */
   double speedup;
+  double announced_at_s;     /* when the run announced it (where the chart plots it); < 0: unknown */
 
   PrismVerificationMethod method;
   char *verification;        /* the method, as the table shows it */
@@ -421,6 +422,7 @@ static void
 prism_candidate_row_init (PrismCandidateRow *self)
 {
   self->measured_us = -1;
+  self->announced_at_s = -1;
   self->max_error = NAN;
   self->tolerance = NAN;
   self->proof_seconds = NAN;
@@ -698,6 +700,35 @@ prism_candidate_row_get_found_at (PrismCandidateRow *self)
 {
   g_return_val_if_fail (PRISM_IS_CANDIDATE_ROW (self), 0);
   return self->candidate->found_at_s;
+}
+
+/**
+ * prism_candidate_row_set_announced_at:
+ * @time_s: the run's time when the candidate was announced
+ *
+ * Candidates are announced in the search's order, so one found early can be
+ * announced seconds later, once the tasks before it are done; the speedup
+ * chart plots it then.
+ */
+void
+prism_candidate_row_set_announced_at (PrismCandidateRow *self,
+                                      double             time_s)
+{
+  g_return_if_fail (PRISM_IS_CANDIDATE_ROW (self));
+  self->announced_at_s = time_s;
+}
+
+/**
+ * prism_candidate_row_get_announced_at:
+ *
+ * Returns: when the run announced the candidate, or a negative number if
+ *   that is not known (a reopened run, a graph from a file)
+ */
+double
+prism_candidate_row_get_announced_at (PrismCandidateRow *self)
+{
+  g_return_val_if_fail (PRISM_IS_CANDIDATE_ROW (self), -1);
+  return self->announced_at_s;
 }
 
 const char *

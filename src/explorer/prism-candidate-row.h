@@ -51,6 +51,9 @@ gboolean            prism_candidate_row_get_measured        (PrismCandidateRow *
 double              prism_candidate_row_get_time_us         (PrismCandidateRow *self);
 double              prism_candidate_row_get_speedup         (PrismCandidateRow *self);
 double              prism_candidate_row_get_found_at        (PrismCandidateRow *self);
+void                prism_candidate_row_set_announced_at    (PrismCandidateRow *self,
+                                                             double             time_s);
+double              prism_candidate_row_get_announced_at    (PrismCandidateRow *self);
 const char         *prism_candidate_row_get_params          (PrismCandidateRow *self);
 PrismVerificationMethod prism_candidate_row_get_method      (PrismCandidateRow *self);
 const char         *prism_candidate_row_get_verification    (PrismCandidateRow *self);

@@ -275,6 +275,7 @@ add_candidate (PrismSearchModel *self,
 
   /* The id the run published the candidate with, which never changes. */
   row = prism_candidate_row_new (candidate, id);
+  prism_candidate_row_set_announced_at (row, time_s);
   point.time_s = time_s;
   point.speedup = prism_candidate_row_get_speedup (row);
   point.id = prism_candidate_row_get_id (row);

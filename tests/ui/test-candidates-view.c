@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 #include <gtk/gtk.h>
 
 #include "prism-candidates-view.h"
@@ -244,6 +245,49 @@ test_filter (void)
   g_clear_pointer (&reference, prism_graph_unref);
 }
 
+/* Issue 25, item 6: the detail pane said "found after 263 ms" for a point
+ * the chart plotted at 2.0 s (announced once the search's earlier tasks
+ * were done); it says both. */
+static void
+test_found_at (void)
+{
+  g_autoptr(PrismSearchModel) model = prism_search_model_new ();
+  g_autoptr(PrismCandidate) c = prism_candidate_new ();
+  g_autoptr(PrismEvent) e = prism_event_new (PRISM_EVENT_VERIFIED);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  GtkWidget *window = gtk_window_new ();
+  PrismCandidatesView *view = PRISM_CANDIDATES_VIEW (prism_candidates_view_new ());
+
+  reference = prism_workload_build_reference ("rms_norm", NULL, &error);
+  g_assert_no_error (error);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (view));
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  prism_candidates_view_set_model (view, model);
+  gtk_window_present (GTK_WINDOW (window));
+
+  c->id = 7;
+  c->digest = g_strdup_printf ("%032x", 7);
+  c->graph = prism_graph_ref (reference);
+  c->n_kernels = prism_graph_count_kernels (c->graph);
+  c->verdict = g_strdup ("equivalent");
+  c->speedup = 1.5;
+  c->predicted_us = 10.0 / c->speedup;
+  c->found_at_s = 0.263;
+  e->time_s = 2.0;
+  e->candidate = prism_candidate_ref (c);
+  e->id = 7;
+  prism_search_model_apply_event (model, e);
+  prism_search_model_flush (model);
+  g_assert_true (prism_candidates_view_select_id (view, 7));
+  text = prism_candidates_view_get_verification_text (view);
+  g_test_message ("%s", text);
+  g_assert_nonnull (strstr (text, "263 ms; announced at 2"));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_clear_pointer (&reference, prism_graph_unref);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -257,5 +301,6 @@ main (int argc, char *argv[])
 
   g_test_add_func ("/explorer/candidates-view/hidden", test_hidden);
   g_test_add_func ("/explorer/candidates-view/filter", test_filter);
+  g_test_add_func ("/explorer/candidates-view/found-at", test_found_at);
   return g_test_run ();
 }
