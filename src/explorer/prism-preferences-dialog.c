@@ -64,6 +64,27 @@ static const Limit search_limits[] = {
   { "block-threads", N_("_Threads per block"), N_("Threads per block of a custom kernel, a multiple of 32."), 32 },
 };
 
+/* What else `prism search` takes, one row each. */
+static const Limit run_numbers[] = {
+  { "max-variants", N_("_Map choices per sGraph"), N_("Map choices verified per sGraph, best predicted first; more finds more candidates, and searches longer."), 1 },
+  { "seed", N_("_Seed"), N_("Seed of the randomized checks."), 1 },
+  { "tune-top", N_("Timed on the _GPU"), N_("After the search, this many of the best predicted candidates are timed on the GPU when there is one; 0: never."), 1 },
+};
+
+typedef struct
+{
+  const char *key;
+  const char *label;
+  const char *description;
+} Switch;
+
+static const Switch run_switches[] = {
+  { "search-on-open", N_("Search when a program _opens"), N_("Off, the search starts with Start (F5), so that the limits can be set first.") },
+  { "full-random", N_("Randomized test at the _real shapes"), N_("For every candidate, also at the program's own shapes (seconds each on the CPU); by default it runs at small shapes.") },
+};
+
+static const char * const search_mode_nicks[] = { "symbolic", "enumerative", NULL };
+
 /*
  * Auxiliary methods
  */
@@ -187,6 +208,64 @@ make_limit_row (PrismPreferencesDialog *self, const Limit *limit)
   return row;
 }
 
+/* A label with its description, then @control, as the limit rows are. */
+static GtkWidget *
+make_row (const char *label_text,
+          const char *description_text,
+          GtkWidget  *control)
+{
+  GtkWidget *row = gtk_list_box_row_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 24);
+  GtkWidget *texts = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  GtkWidget *label = gtk_label_new_with_mnemonic (label_text);
+  GtkWidget *description = gtk_label_new (description_text);
+
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
+  gtk_widget_add_css_class (box, "preferences-row");
+  gtk_widget_set_hexpand (texts, TRUE);
+  gtk_widget_set_valign (texts, GTK_ALIGN_CENTER);
+  gtk_widget_set_valign (control, GTK_ALIGN_CENTER);
+  gtk_label_set_mnemonic_widget (GTK_LABEL (label), control);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_xalign (GTK_LABEL (description), 0);
+  gtk_label_set_wrap (GTK_LABEL (description), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (description), 40);
+  gtk_widget_add_css_class (description, "dim-label");
+  gtk_widget_add_css_class (description, "caption");
+  gtk_box_append (GTK_BOX (texts), label);
+  gtk_box_append (GTK_BOX (texts), description);
+  gtk_box_append (GTK_BOX (box), texts);
+  gtk_box_append (GTK_BOX (box), control);
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
+  return row;
+}
+
+static GtkWidget *
+make_switch_row (PrismPreferencesDialog *self,
+                 const Switch           *item)
+{
+  GtkWidget *control = gtk_switch_new ();
+
+  gtk_widget_set_name (control, item->key);
+  g_settings_bind (self->settings, item->key, control, "active", G_SETTINGS_BIND_DEFAULT);
+  return make_row (_(item->label), _(item->description), control);
+}
+
+static GtkWidget *
+make_mode_row (PrismPreferencesDialog *self)
+{
+  GtkWidget *control = gtk_drop_down_new_from_strings ((const char *[]) {
+                                                         /* Translators: the search mode */
+                                                         _("Symbolic"), _("Enumerative"), NULL });
+
+  gtk_widget_set_name (control, "search-mode");
+  g_settings_bind_with_mapping (self->settings, "search-mode", control, "selected", G_SETTINGS_BIND_DEFAULT,
+                                nick_to_position, position_to_nick, (gpointer) search_mode_nicks, NULL);
+  return make_row (_("Search _mode"),
+                   _("Symbolic: sGraphs with symbolic grids, loops and maps. Enumerative: concrete ones "
+                     "enumerated at search time, as Mirage does."), control);
+}
+
 /*
  * GObject overrides
  */
@@ -200,6 +279,10 @@ prism_preferences_dialog_constructed (GObject *object)
 
   g_assert (G_IS_SETTINGS (self->settings));
 
+  /* Named after their keys, as the rows made here are (the tests find them so). */
+  gtk_widget_set_name (GTK_WIDGET (self->gpu_dropdown), "target-gpu");
+  gtk_widget_set_name (GTK_WIDGET (self->baseline_dropdown), "baseline");
+  gtk_widget_set_name (GTK_WIDGET (self->layout_dropdown), "layout-direction");
   g_settings_bind (self->settings, "threads", self->threads_spin, "value",
                    G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "time-budget", self->budget_spin, "value",
@@ -215,6 +298,13 @@ prism_preferences_dialog_constructed (GObject *object)
                                 position_to_nick, (gpointer) layout_direction_nicks, NULL);
   for (guint i = 0; i < G_N_ELEMENTS (search_limits); i++)
     gtk_list_box_append (self->limits_list, make_limit_row (self, &search_limits[i]));
+  /* What else `prism search` takes, so that the window can run what the
+   * command line runs. */
+  gtk_list_box_append (self->limits_list, make_mode_row (self));
+  for (guint i = 0; i < G_N_ELEMENTS (run_numbers); i++)
+    gtk_list_box_append (self->limits_list, make_limit_row (self, &run_numbers[i]));
+  for (guint i = 0; i < G_N_ELEMENTS (run_switches); i++)
+    gtk_list_box_append (self->limits_list, make_switch_row (self, &run_switches[i]));
 }
 
 static void
@@ -328,6 +418,35 @@ prism_preferences_apply_search_limits (GSettings          *settings,
   options->max_grid_dims = (guint) g_settings_get_int (settings, "max-grid-dims");
   /* The schema has no step: a value set by hand is rounded down to warps. */
   options->block_threads = (guint) MAX (32, g_settings_get_int (settings, "block-threads") / 32 * 32);
+}
+
+/**
+ * prism_preferences_apply_run_options:
+ * @settings: the explorer's settings
+ * @options: the options of the search the window starts
+ *
+ * Sets the search limits (prism_preferences_apply_search_limits()) and what
+ * else `prism search` takes: the mode, the seed, the map choices per sGraph,
+ * the randomized test at the real shapes and how many candidates the GPU
+ * times.
+ */
+void
+prism_preferences_apply_run_options (GSettings            *settings,
+                                     PrismPipelineOptions *options)
+{
+  g_autofree char *mode = NULL;
+
+  g_return_if_fail (G_IS_SETTINGS (settings));
+  g_return_if_fail (options != NULL);
+
+  prism_preferences_apply_search_limits (settings, &options->search);
+  mode = g_settings_get_string (settings, "search-mode");
+  if (!prism_search_mode_from_string (mode, &options->search.mode))
+    g_warning ("unknown search mode %s in the settings", mode);
+  options->seed = (guint64) g_settings_get_int (settings, "seed");
+  options->max_variants = (guint) g_settings_get_int (settings, "max-variants");
+  options->full_random = g_settings_get_boolean (settings, "full-random");
+  options->tune_top = (guint) g_settings_get_int (settings, "tune-top");
 }
 
 /**

@@ -6,6 +6,7 @@
 
 #include <gtk/gtk.h>
 
+#include "prism-pipeline.h"
 #include "prism-search.h"
 
 G_BEGIN_DECLS
@@ -19,5 +20,7 @@ GtkWidget *prism_preferences_dialog_new (GSettings *settings);
 
 void       prism_preferences_apply_search_limits (GSettings          *settings,
                                                   PrismSearchOptions *options);
+void       prism_preferences_apply_run_options   (GSettings            *settings,
+                                                  PrismPipelineOptions *options);
 
 G_END_DECLS

@@ -945,7 +945,7 @@ start_search (PrismWindow *self,
 
       options.search.n_threads = (guint) g_settings_get_int (self->settings, "threads");
       options.search.time_limit_s = g_settings_get_int (self->settings, "time-budget");
-      prism_preferences_apply_search_limits (self->settings, &options.search);
+      prism_preferences_apply_run_options (self->settings, &options);
       target = g_settings_get_string (self->settings, "target-gpu");
       options.target = target;
       prism_baseline_kind_from_string (baseline, &options.baseline);
@@ -1892,6 +1892,9 @@ setup_settings (PrismWindow *self)
         gtk_window_maximize (GTK_WINDOW (self));
       g_settings_bind (self->settings, "sidebar-width", self->paned, "position",
                        G_SETTINGS_BIND_DEFAULT);
+      /* Read when the window is made and when the key changes; a caller
+       * (the tests) may still set the property. */
+      g_settings_bind (self->settings, "search-on-open", self, "search-on-open", G_SETTINGS_BIND_GET);
       g_settings_bind (self->settings, "layout-direction", self->graph_view, "direction",
                        G_SETTINGS_BIND_DEFAULT);
       g_settings_bind (self->settings, "show-legend", self->graph_view, "show-legend",

@@ -28,6 +28,8 @@ find_widget (GtkWidget *root, GType type, guint nth)
   return NULL;
 }
 
+static GtkWidget *find_named (GtkWidget *root, const char *name);
+
 static void
 test_preferences_bindings (void)
 {
@@ -37,7 +39,7 @@ test_preferences_bindings (void)
   GtkSpinButton *budget = GTK_SPIN_BUTTON (find_widget (dialog, GTK_TYPE_SPIN_BUTTON, 1));
   GtkDropDown *gpu = GTK_DROP_DOWN (find_widget (dialog, GTK_TYPE_DROP_DOWN, 0));
   GtkDropDown *baseline = GTK_DROP_DOWN (find_widget (dialog, GTK_TYPE_DROP_DOWN, 1));
-  GtkDropDown *layout = GTK_DROP_DOWN (find_widget (dialog, GTK_TYPE_DROP_DOWN, 2));
+  GtkDropDown *layout = GTK_DROP_DOWN (find_named (dialog, "layout-direction"));
 
   g_assert_nonnull (threads);
   g_assert_nonnull (budget);
@@ -86,13 +88,19 @@ test_preferences_bindings (void)
 static GtkWidget *
 find_named (GtkWidget *root, const char *name)
 {
-  for (guint i = 0;; i++)
+  /* Spin buttons, drop-downs and switches, named after their keys. */
+  if (g_strcmp0 (gtk_widget_get_name (root), name) == 0 &&
+      (GTK_IS_SPIN_BUTTON (root) || GTK_IS_DROP_DOWN (root) || GTK_IS_SWITCH (root)))
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
     {
-      GtkWidget *w = find_widget (root, GTK_TYPE_SPIN_BUTTON, i);
+      GtkWidget *found = find_named (child, name);
 
-      if (w == NULL || g_strcmp0 (gtk_widget_get_name (w), name) == 0)
-        return w;
+      if (found != NULL)
+        return found;
     }
+  return NULL;
 }
 
 /* Every search limit of prism search has a spin button, bound to its key
@@ -205,6 +213,56 @@ test_preferences_fits (void)
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
+/* Issue 25, item 12: Preferences offer what `prism search` takes — mode,
+ * seed, map choices, the randomized test at the real shapes, how many are
+ * timed — and whether opening a program starts its search, so that limits
+ * can be set before a search starts. */
+static void
+test_preferences_run_options (void)
+{
+  static const char * const keys[] = { "search-mode", "seed", "max-variants", "tune-top",
+                                       "full-random", "search-on-open" };
+  g_autoptr(GSettings) settings = g_settings_new ("org.prism.Explorer");
+  GtkWidget *dialog = prism_preferences_dialog_new (settings);
+  PrismPipelineOptions options, dflt;
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (find_named (dialog, keys[i]) == NULL)
+      g_error ("no control for %s", keys[i]);
+  gtk_window_present (GTK_WINDOW (dialog));
+
+  /* The defaults are the command line's. */
+  prism_pipeline_options_init (&dflt);
+  prism_pipeline_options_init (&options);
+  prism_preferences_apply_run_options (settings, &options);
+  g_assert_cmpint (options.search.mode, ==, dflt.search.mode);
+  g_assert_cmpuint (options.seed, ==, dflt.seed);
+  g_assert_cmpuint (options.max_variants, ==, dflt.max_variants);
+  g_assert_cmpint (options.full_random, ==, dflt.full_random);
+  g_assert_cmpuint (options.tune_top, ==, dflt.tune_top);
+  g_assert_true (g_settings_get_boolean (settings, "search-on-open"));
+
+  /* The controls set them. */
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (find_named (dialog, "search-mode")), 1);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (find_named (dialog, "seed")), 7);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (find_named (dialog, "max-variants")), 9);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (find_named (dialog, "tune-top")), 0);
+  gtk_switch_set_active (GTK_SWITCH (find_named (dialog, "full-random")), TRUE);
+  gtk_switch_set_active (GTK_SWITCH (find_named (dialog, "search-on-open")), FALSE);
+  prism_pipeline_options_init (&options);
+  prism_preferences_apply_run_options (settings, &options);
+  g_assert_cmpint (options.search.mode, ==, PRISM_SEARCH_ENUMERATIVE);
+  g_assert_cmpuint (options.seed, ==, 7);
+  g_assert_cmpuint (options.max_variants, ==, 9);
+  g_assert_true (options.full_random);
+  g_assert_cmpuint (options.tune_top, ==, 0);
+  g_assert_false (g_settings_get_boolean (settings, "search-on-open"));
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    g_settings_reset (settings, keys[i]);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -218,6 +276,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/explorer/preferences/bindings", test_preferences_bindings);
   g_test_add_func ("/explorer/preferences/search-limits", test_preferences_search_limits);
   g_test_add_func ("/explorer/preferences/fits", test_preferences_fits);
+  g_test_add_func ("/explorer/preferences/run-options", test_preferences_run_options);
 
   return g_test_run ();
 }

@@ -1231,6 +1231,27 @@ test_search_window_width (void)
   close_window (window);
 }
 
+/* Issue 25, item 12: picking a workload started its search at once, so
+ * the limits could not be set first.  With "search-on-open" off, the
+ * program opens and waits for Start. */
+static void
+test_search_on_open_off (void)
+{
+  GSettings *settings = prism_application_get_settings (app);
+  PrismWindow *window;
+  g_autoptr(GError) error = NULL;
+
+  g_settings_set_boolean (settings, "search-on-open", FALSE);
+  window = window_new ();
+  g_assert_true (prism_window_load_workload (window, WORKLOAD, WORKLOAD_PARAMS, &error));
+  g_assert_no_error (error);
+  ui_test_spin_for_ms (200);
+  g_assert_cmpint (session_state (window), ==, PRISM_SESSION_IDLE);
+  g_assert_true (button_sensitive (window, "win.search-start"));
+  g_settings_reset (settings, "search-on-open");
+  close_window (window);
+}
+
 /* Closing the window while the search runs: nothing touches the window
  * afterwards, the session stops and everything is freed. */
 static void
@@ -1469,6 +1490,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/explorer/search/tree-chart-samples", test_search_tree_chart_samples);
   g_test_add_func ("/explorer/search/close-running", test_search_close_running);
   g_test_add_func ("/explorer/search/program-change", test_search_program_change);
+  g_test_add_func ("/explorer/search/on-open-off", test_search_on_open_off);
   g_test_add_func ("/explorer/search/window-width", test_search_window_width);
   g_test_add_func ("/explorer/search/stalls", test_search_stalls);
 
