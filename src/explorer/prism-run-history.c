@@ -27,6 +27,8 @@ struct _PrismRunHistory
   GtkLabel *summary_label;
   GtkListBox *list;
   GtkStack *stack;
+  GtkWidget *compare_button;
+  GArray *ticked;                /* guint: the runs ticked for comparing, oldest first (at most 2) */
 };
 
 G_DEFINE_FINAL_TYPE (PrismRunHistory, prism_run_history, GTK_TYPE_WINDOW)
@@ -38,7 +40,9 @@ enum {
 
 static guint signals [N_SIGNALS];
 
-static void rescan (PrismRunHistory *self);
+static void rescan          (PrismRunHistory *self);
+static void tick_toggled_cb (GtkCheckButton  *tick,
+                             PrismRunHistory *self);
 
 static char *
 describe_run (const PrismRunInfo *info)
@@ -68,6 +72,42 @@ delete_clicked_cb (GtkButton       *button,
   prism_run_history_ask_delete (self, GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (button), "index")));
 }
 
+static void
+update_compare (PrismRunHistory *self)
+{
+  gtk_widget_set_sensitive (self->compare_button, self->ticked->len == 2);
+}
+
+/* Ticking a third run unticks the oldest, as the candidates table does. */
+static void
+tick_toggled_cb (GtkCheckButton  *tick,
+                 PrismRunHistory *self)
+{
+  guint index = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (tick), "index"));
+
+  for (guint i = 0; i < self->ticked->len; i++)
+    if (g_array_index (self->ticked, guint, i) == index)
+      g_array_remove_index (self->ticked, i--);
+  if (gtk_check_button_get_active (tick))
+    g_array_append_val (self->ticked, index);
+  while (self->ticked->len > 2)
+    {
+      guint oldest = g_array_index (self->ticked, guint, 0);
+
+      g_array_remove_index (self->ticked, 0);
+      for (GtkWidget *row = gtk_widget_get_first_child (GTK_WIDGET (self->list)); row != NULL;
+           row = gtk_widget_get_next_sibling (row))
+        {
+          GtkWidget *box = gtk_list_box_row_get_child (GTK_LIST_BOX_ROW (row));
+
+          for (GtkWidget *w = gtk_widget_get_first_child (box); w != NULL; w = gtk_widget_get_next_sibling (w))
+            if (GTK_IS_CHECK_BUTTON (w) && GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (w), "index")) == oldest)
+              gtk_check_button_set_active (GTK_CHECK_BUTTON (w), FALSE);
+        }
+    }
+  update_compare (self);
+}
+
 static GtkWidget *
 make_row (PrismRunHistory    *self,
           const PrismRunInfo *info,
@@ -93,6 +133,29 @@ make_row (PrismRunHistory    *self,
   gtk_widget_add_css_class (detail, "dim-label");
   gtk_box_append (GTK_BOX (text), name);
   gtk_box_append (GTK_BOX (text), detail);
+  if (info->summary != NULL)
+    {
+      /* What the run was: program, mode, GPU, counts, best, how it ended. */
+      GtkWidget *what = gtk_label_new (info->summary);
+
+      gtk_label_set_xalign (GTK_LABEL (what), 0);
+      gtk_label_set_wrap (GTK_LABEL (what), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (what), PANGO_WRAP_WORD_CHAR);
+      gtk_widget_add_css_class (what, "caption");
+      gtk_widget_set_tooltip_text (what, info->limits);
+      gtk_box_append (GTK_BOX (text), what);
+    }
+  {
+    GtkWidget *tick = gtk_check_button_new ();
+
+    gtk_widget_set_valign (tick, GTK_ALIGN_CENTER);
+    gtk_widget_set_sensitive (tick, info->summary != NULL);
+    gtk_widget_set_tooltip_text (tick, _("Tick two runs to compare them"));
+    gtk_accessible_update_property (GTK_ACCESSIBLE (tick), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Compare"), -1);
+    g_object_set_data (G_OBJECT (tick), "index", GUINT_TO_POINTER (index));
+    g_signal_connect (tick, "toggled", G_CALLBACK (tick_toggled_cb), self);
+    gtk_box_append (GTK_BOX (box), tick);
+  }
   gtk_box_append (GTK_BOX (box), text);
 
   gtk_widget_set_valign (open, GTK_ALIGN_CENTER);
@@ -122,6 +185,8 @@ show_runs (PrismRunHistory *self,
 
   g_clear_pointer (&self->runs, g_ptr_array_unref);
   self->runs = g_ptr_array_ref (runs);
+  g_array_set_size (self->ticked, 0);
+  update_compare (self);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->list))) != NULL)
     gtk_list_box_remove (self->list, child);
   for (guint i = 0; i < runs->len; i++)
@@ -248,6 +313,65 @@ prism_run_history_ask_delete (PrismRunHistory *self,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+/**
+ * prism_run_history_compare:
+ * @a: a run's index
+ * @b: another's
+ *
+ * Shows what differs between the two runs — what each was (program, mode,
+ * GPU, counts, best, how it ended) and every search option that differs —
+ * in a dialog.
+ *
+ * Returns: (transfer full): the lines shown
+ */
+GPtrArray *
+prism_run_history_compare (PrismRunHistory *self,
+                           guint            a,
+                           guint            b)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  const PrismRunInfo *ra, *rb;
+  GPtrArray *lines;
+  GtkWidget *dialog, *label, *scrolled;
+
+  g_return_val_if_fail (PRISM_IS_RUN_HISTORY (self), NULL);
+  g_return_val_if_fail (self->runs != NULL && a < self->runs->len && b < self->runs->len, NULL);
+  ra = g_ptr_array_index (self->runs, a);
+  rb = g_ptr_array_index (self->runs, b);
+  lines = prism_run_info_compare (ra, rb);
+  for (guint i = 0; i < lines->len; i++)
+    g_string_append_printf (text, "%s%s", i ? "\n" : "", (char *) g_ptr_array_index (lines, i));
+  dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                   GTK_MESSAGE_INFO, GTK_BUTTONS_CLOSE,
+                                   /* Translators: two runs of the history */
+                                   _("“%s” and “%s”"), ra->name, rb->name);
+  label = gtk_label_new (lines->len > 0 ? text->str : _("Nothing that the two runs record differs."));
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 80);
+  scrolled = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scrolled), TRUE);
+  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scrolled), 360);
+  gtk_widget_set_size_request (scrolled, 520, -1);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), label);
+  gtk_box_append (GTK_BOX (gtk_message_dialog_get_message_area (GTK_MESSAGE_DIALOG (dialog))), scrolled);
+  g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+  return lines;
+}
+
+static void
+compare_clicked_cb (GtkButton       *button,
+                    PrismRunHistory *self)
+{
+  if (self->ticked->len == 2)
+    g_ptr_array_unref (prism_run_history_compare (self, g_array_index (self->ticked, guint, 0),
+                                                  g_array_index (self->ticked, guint, 1)));
+}
+
 GPtrArray *
 prism_run_history_get_runs (PrismRunHistory *self)
 {
@@ -286,6 +410,7 @@ prism_run_history_finalize (GObject *object)
   PrismRunHistory *self = PRISM_RUN_HISTORY (object);
 
   g_clear_pointer (&self->runs, g_ptr_array_unref);
+  g_clear_pointer (&self->ticked, g_array_unref);
   g_free (self->folder);
   g_free (self->summary);
   G_OBJECT_CLASS (prism_run_history_parent_class)->finalize (object);
@@ -319,6 +444,12 @@ prism_run_history_init (PrismRunHistory *self)
   gtk_window_set_title (GTK_WINDOW (self), _("Run History"));
   gtk_window_set_default_size (GTK_WINDOW (self), 640, 420);
   gtk_window_set_titlebar (GTK_WINDOW (self), header);
+  self->ticked = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->compare_button = gtk_button_new_with_mnemonic (_("_Compare"));
+  gtk_widget_set_tooltip_text (self->compare_button, _("What differs between the two runs ticked"));
+  gtk_widget_set_sensitive (self->compare_button, FALSE);
+  g_signal_connect (self->compare_button, "clicked", G_CALLBACK (compare_clicked_cb), self);
+  gtk_header_bar_pack_start (GTK_HEADER_BAR (header), self->compare_button);
 
   self->summary_label = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_xalign (self->summary_label, 0);

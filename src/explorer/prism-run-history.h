@@ -26,6 +26,9 @@ const char      *prism_run_history_get_summary (PrismRunHistory *self);
 /* What the Open and Delete buttons of row @index do (tests; Delete asks first) */
 void             prism_run_history_open_run   (PrismRunHistory  *self,
                                                guint             index);
+GPtrArray       *prism_run_history_compare    (PrismRunHistory  *self,
+                                               guint             a,
+                                               guint             b);
 void             prism_run_history_ask_delete (PrismRunHistory  *self,
                                                guint             index);
 

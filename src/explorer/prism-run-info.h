@@ -15,6 +15,11 @@ G_BEGIN_DECLS
  * @results: (nullable): its results.json, if it has one
  * @modified: when its results were last written (seconds since the epoch)
  * @bytes: what the folder takes on disk
+ * @summary: (nullable): what the run was, read from its results (program,
+ *   mode and target, counts, best, how it ended); %NULL when it has none or
+ *   they cannot be read
+ * @limits: (nullable): its search options, "name=value" separated by
+ *   spaces, in the file's order
  */
 typedef struct
 {
@@ -23,6 +28,8 @@ typedef struct
   char *results;
   gint64 modified;
   guint64 bytes;
+  char *summary;
+  char *limits;
 } PrismRunInfo;
 
 void       prism_run_info_free      (PrismRunInfo *info);
@@ -51,6 +58,18 @@ GPtrArray *prism_run_info_scan   (const char   *folder);
  */
 gboolean   prism_run_info_delete    (const PrismRunInfo *info,
                                          GError            **error);
+
+/**
+ * prism_run_info_compare:
+ * @a: a run
+ * @b: another
+ *
+ * Returns: (transfer full): what differs between the two runs' summaries
+ *   and search options, one line each ("max_block_ops: 13 → 15"); empty
+ *   lines mean nothing that they record differs
+ */
+GPtrArray *prism_run_info_compare   (const PrismRunInfo *a,
+                                     const PrismRunInfo *b);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismRunInfo, prism_run_info_free)
 

@@ -16,6 +16,7 @@
 #include "prism-mirage-reader.h"
 #include "prism-op-row.h"
 #include "prism-pipeline.h"
+#include "prism-run-history.h"
 #include "prism-run-info.h"
 #include "prism-search-model.h"
 #include "prism-session.h"
@@ -1034,6 +1035,87 @@ test_window_mirage_no_program (void)
 
 /*****************************************************************************/
 
+/* Issue 25, item 11: Run History said when and how big each run was, not
+ * what it was, and could not compare two. */
+static void
+test_window_run_history_compare (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *folder = g_dir_make_tmp ("prism-history-XXXXXX", &error);
+  g_autoptr(PrismGraph) program = prism_workload_build ("rms_norm", "n=8,d=128", &error);
+  PrismWindow *window = window_new ();
+  PrismRunHistory *history;
+  g_autoptr(GPtrArray) lines = NULL;
+  g_autoptr(GString) all = g_string_new (NULL);
+  GPtrArray *runs;
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("rms_norm-run-%u", i);
+      g_autofree char *out = g_build_filename (folder, name, NULL);
+      g_autoptr(PrismPipeline) pipeline = NULL;
+      PrismPipelineOptions o;
+
+      prism_pipeline_options_init (&o);
+      o.search.n_threads = 2;
+      o.search.time_limit_s = 0;
+      o.tune_top = 0;
+      o.source = "rms_norm";
+      o.search.max_block_ops = i == 0 ? 9 : 11;
+      o.out_dir = out;
+      pipeline = prism_pipeline_new (program, &o, &error);
+      g_assert_no_error (error);
+      g_assert_true (prism_pipeline_run (pipeline, &error));
+      g_assert_no_error (error);
+    }
+
+  history = prism_run_history_new (GTK_WINDOW (window), folder);
+  gtk_window_present (GTK_WINDOW (history));
+  WAIT_UNTIL (!prism_run_history_get_loading (history));
+  runs = prism_run_history_get_runs (history);
+  g_assert_cmpuint (runs->len, ==, 2);
+  for (guint i = 0; i < runs->len; i++)
+    {
+      const PrismRunInfo *info = g_ptr_array_index (runs, i);
+
+      g_test_message ("%s: %s", info->name, info->summary);
+      g_assert_nonnull (info->summary);
+      g_assert_true (g_str_has_prefix (info->summary, "rms_norm · symbolic · h100 · "));
+      g_assert_nonnull (strstr (info->summary, " verified ("));
+      g_assert_nonnull (strstr (info->summary, " · best "));
+      g_assert_nonnull (info->limits);
+      g_assert_nonnull (strstr (info->limits, "max_block_ops="));
+    }
+  lines = prism_run_history_compare (history, 0, 1);
+  for (guint i = 0; i < lines->len; i++)
+    g_string_append_printf (all, "%s\n", (char *) g_ptr_array_index (lines, i));
+  g_test_message ("compare:\n%s", all->str);
+  g_assert_nonnull (strstr (all->str, "max_block_ops: 11 → 9") ? strstr (all->str, "max_block_ops: 11 → 9")
+                                                              : strstr (all->str, "max_block_ops: 9 → 11"));
+  g_assert_null (strstr (all->str, "seed:"));
+  WAIT_UNTIL (find_message_dialog (GTK_WINDOW (history)) != NULL);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (find_message_dialog (GTK_WINDOW (history))));
+  {
+    g_autofree char *shot = build_path ("run-history-compare.png");
+
+    save_screenshot (GTK_WIDGET (history), shot);
+  }
+  gtk_dialog_response (GTK_DIALOG (find_message_dialog (GTK_WINDOW (history))), GTK_RESPONSE_CLOSE);
+  WAIT_UNTIL (find_message_dialog (GTK_WINDOW (history)) == NULL);
+
+  gtk_window_destroy (GTK_WINDOW (history));
+  window_destroy (window);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("rms_norm-run-%u", i);
+      g_autofree char *out = g_build_filename (folder, name, NULL);
+
+      ui_test_rm_rf (out);
+    }
+  g_rmdir (folder);
+}
+
 /* The shortcuts of the window's help overlay: every one names an action
  * with an accelerator, or an accelerator of its own. */
 static void
@@ -1165,6 +1247,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/explorer/window/open-results", test_window_open_results);
   g_test_add_func ("/explorer/window/fifo", test_window_fifo);
   g_test_add_func ("/explorer/window/run-history", test_window_run_history);
+  g_test_add_func ("/explorer/window/run-history-compare", test_window_run_history_compare);
   g_test_add_func ("/explorer/window/sizes", test_window_sizes);
   g_test_add_func ("/explorer/window/mirage", test_window_mirage);
   g_test_add_func ("/explorer/window/mirage-many-refused", test_window_mirage_many_refused);
