@@ -18,18 +18,29 @@
 #include "prism-sgraph.h"
 #include "prism-verifier.h"
 
+/* How far the worker is, read by the window from the main thread (an
+ * atomic rc box: the request and the cancellable each hold a reference, so
+ * whichever goes last frees it). */
+typedef struct
+{
+  gint done;
+  gint total;
+} Progress;
+
 typedef struct
 {
   PrismGraph *reference;
   const PrismGpuTarget *target;
   PrismBaselineKind baseline;
   PrismParamOptions params;
+  Progress *progress;
 } Request;
 
 static void
 request_free (Request *request)
 {
   g_clear_pointer (&request->reference, prism_graph_unref);
+  g_atomic_rc_box_release (request->progress);
   g_free (request);
 }
 
@@ -187,6 +198,7 @@ open_in_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *
     }
 
   opened->n_graphs = graphs->len;
+  g_atomic_int_set (&request->progress->total, (gint) graphs->len);
   opened->candidates = g_ptr_array_new_with_free_func ((GDestroyNotify) prism_candidate_unref);
   opened->refused = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < graphs->len; i++)
@@ -199,6 +211,7 @@ open_in_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *
       c = decide (request, verifier, g_ptr_array_index (graphs, i), base.total_us, name, opened->refused);
       if (c != NULL)
         g_ptr_array_add (opened->candidates, c);
+      g_atomic_int_set (&request->progress->done, (gint) i + 1);
     }
   g_task_return_pointer (task, g_steal_pointer (&opened), (GDestroyNotify) prism_opened_mirage_free);
 }
@@ -229,6 +242,11 @@ prism_open_mirage_async (GFile                      *file,
   request->params.max_blocks = options->search.max_blocks;
   request->params.keep = 5;
 
+  request->progress = g_atomic_rc_box_new0 (Progress);
+  if (cancellable != NULL)
+    g_object_set_data_full (G_OBJECT (cancellable), "prism-mirage-progress",
+                            g_atomic_rc_box_acquire (request->progress), (GDestroyNotify) g_atomic_rc_box_release);
+
   task = g_task_new (file, cancellable, callback, user_data);
   g_task_set_source_tag (task, prism_open_mirage_async);
   g_task_set_name (task, "[prism] open Mirage file");
@@ -244,4 +262,29 @@ prism_open_mirage_finish (GAsyncResult *result, GError **error)
   g_return_val_if_fail (G_IS_TASK (result) && g_task_get_source_tag (G_TASK (result)) == prism_open_mirage_async,
                         NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * prism_open_mirage_get_progress:
+ * @cancellable: the cancellable given to prism_open_mirage_async()
+ * @done: (out): graphs decided so far
+ * @total: (out): graphs in the file (0 until it has been read)
+ *
+ * Main thread or any: the worker counts as it goes.
+ *
+ * Returns: %FALSE if @cancellable is not one of a Mirage file being opened
+ */
+gboolean
+prism_open_mirage_get_progress (GCancellable *cancellable,
+                                guint        *done,
+                                guint        *total)
+{
+  Progress *progress = cancellable ? g_object_get_data (G_OBJECT (cancellable), "prism-mirage-progress") : NULL;
+
+  *done = *total = 0;
+  if (progress == NULL)
+    return FALSE;
+  *done = (guint) g_atomic_int_get (&progress->done);
+  *total = (guint) g_atomic_int_get (&progress->total);
+  return TRUE;
 }

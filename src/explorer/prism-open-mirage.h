@@ -58,6 +58,10 @@ void               prism_open_mirage_async  (GFile                      *file,
 PrismOpenedMirage *prism_open_mirage_finish (GAsyncResult               *result,
                                              GError                    **error);
 
+gboolean           prism_open_mirage_get_progress (GCancellable *cancellable,
+                                                   guint        *done,
+                                                   guint        *total);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismOpenedMirage, prism_opened_mirage_free)
 
 G_END_DECLS

@@ -39,6 +39,7 @@ struct _PrismWindow
   char *run_target;                  /* the GPU the run shown was priced for, NULL: the preferences' */
   GtkFileChooserNative *file_chooser;
   char *last_export;                 /* what the last export said it wrote (tests) */
+  guint load_status_timeout;         /* refreshes the status line while a Mirage file is checked */
   PrismRunHistory *run_history;      /* the Run History window, while open (weak) */
   GtkFileChooserNative *graph_chooser;  /* Export Graph as … */
   GtkStringList *workloads;
@@ -692,6 +693,13 @@ set_program (PrismWindow *self,
   update_status (self);
 }
 
+static gboolean
+refresh_load_status (gpointer user_data)
+{
+  update_status (user_data);
+  return G_SOURCE_CONTINUE;
+}
+
 static void
 set_loading (PrismWindow  *self,
              GCancellable *cancellable)
@@ -704,9 +712,16 @@ set_loading (PrismWindow  *self,
     return;
   if (was_loading != (cancellable != NULL))
     g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_LOADING]);
-  /* The status line says when a Mirage file is being checked. */
+  /* The status line says how far a Mirage file's graphs are checked, four
+   * times a second (a file of 28 graphs took minutes with no word). */
+  g_clear_handle_id (&self->load_status_timeout, g_source_remove);
+  if (cancellable != NULL && g_object_get_data (G_OBJECT (cancellable), "prism-mirage-file") != NULL)
+    self->load_status_timeout = g_timeout_add (250, refresh_load_status, self);
   if (self->status_label != NULL)
-    update_status (self);
+    {
+      update_status (self);
+      update_search_actions (self);
+    }
 }
 
 /*
@@ -786,9 +801,19 @@ update_status (PrismWindow *self)
     {
       g_autofree char *run = g_steal_pointer (&text);
 
-      /* Translators: the status line while a Mirage file's graphs are
-       * verified; then what it said before */
-      text = g_strdup_printf (_("Verifying the graphs of “%s” against the program… — %s"), checking, run);
+      guint done = 0, total = 0;
+
+      prism_open_mirage_get_progress (self->load_cancellable, &done, &total);
+      if (total > 0)
+        /* Translators: the status line while a Mirage file's graphs are
+         * verified: graphs decided, graphs in the file, the file; then what
+         * it said before */
+        text = g_strdup_printf (_("Verifying graph %u of %u of “%s” against the program (Stop cancels) — %s"),
+                                MIN (done + 1, total), total, checking, run);
+      else
+        /* Translators: the status line while a Mirage file's graphs are
+         * verified; then what it said before */
+        text = g_strdup_printf (_("Verifying the graphs of “%s” against the program… — %s"), checking, run);
       running = TRUE;
     }
   gtk_label_set_label (self->status_label, text);
@@ -810,7 +835,8 @@ update_search_actions (PrismWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search-start",
                                  self->graph != NULL && (!active || state == PRISM_SESSION_PAUSED));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search-pause", state == PRISM_SESSION_RUNNING);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search-stop", active);
+  /* Stop also cancels the verification of a Mirage file's graphs. */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.search-stop", active || self->load_cancellable != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-kernel",
                                  prism_candidates_view_get_selected (self->candidates_view) != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-results",
@@ -1244,6 +1270,15 @@ search_stop_action (GtkWidget  *widget,
 {
   PrismWindow *self = PRISM_WINDOW (widget);
 
+  /* A Mirage file's graphs being verified: stop that first (the run is
+   * left as it is). */
+  if (self->load_cancellable != NULL &&
+      g_object_get_data (G_OBJECT (self->load_cancellable), "prism-mirage-file") != NULL)
+    {
+      set_loading (self, NULL);
+      update_search_actions (self);
+      return;
+    }
   /* The session stays: its last batch and results arrive when it has stopped. */
   if (self->session != NULL)
     prism_session_stop (self->session);
@@ -1447,7 +1482,15 @@ mirage_loaded_cb (GObject      *object,
       /* TRANSLATORS: a graph of a Mirage muGraph file, numbered from 0 */
       g_autofree char *label = g_strdup_printf (_("Mirage graph %u"), c->id);
 
-      added += prism_search_model_add_external (self->search_model, c, c->id, label, name);
+      if (prism_search_model_add_external (self->search_model, c, c->id, label, name))
+        added++;
+      else
+        /* Not silently (16 of gated_mlp's 32 graphs went so): said with
+         * the graphs that were not added. */
+        g_ptr_array_add (opened->refused,
+                         /* TRANSLATORS: a Mirage graph number, its file */
+                         g_strdup_printf (_("Mirage graph %u of %s is the same program as a graph already "
+                                            "listed, and is listed once"), c->id, name));
     }
   if (opened->candidates->len > 0)
     gtk_stack_set_visible_child_name (self->view_stack, "candidates");
