@@ -468,9 +468,13 @@ test_not_proved (void)
   g_autoptr(PrismFormalVerifier) fv = prism_formal_verifier_new (prog, NULL);
   PrismFormalResult r;
 
-  /* The same program under other names is proved … */
+  /* The same program with its inputs named otherwise is another interface:
+   * inputs are bound by name (issue 24) … */
   g_assert_true (prism_formal_verifier_check (fv, other, NULL, &r, NULL));
-  g_assert_true (r.proved);
+  g_assert_false (r.proved);
+  g_assert_cmpstr (r.stop_reason, ==, "different interface");
+  g_assert_nonnull (strstr (r.message, "input W1 of the candidate is not one of the reference's inputs "
+                                       "(X, W_gate, W_up)"));
   prism_formal_result_clear (&r);
   /* … a different one with the same inputs saturates without a proof … */
   g_assert_true (prism_formal_verifier_check (fv, mlp, NULL, &r, NULL));
@@ -481,7 +485,7 @@ test_not_proved (void)
   /* … and one with other inputs is not even translated. */
   g_assert_true (prism_formal_verifier_check (fv, rms, NULL, &r, NULL));
   g_assert_false (r.proved);
-  g_assert_cmpstr (r.stop_reason, ==, "unsupported");
+  g_assert_cmpstr (r.stop_reason, ==, "different interface");
   g_assert_nonnull (r.message);
   g_assert_null (r.rules_used);
   prism_formal_result_clear (&r);

@@ -27,6 +27,8 @@ typedef struct
 {
   guint8 state;
   PrismParType type;
+  guint8 real_state;    /* never_nan(): STATE_UNKNOWN, STATE_BUSY, STATE_NONE, STATE_TYPED (real) */
+  guint real_checked;   /* the e-graph's node count when STATE_NONE was found */
 } Entry;
 
 struct _PrismParTyper
@@ -734,6 +736,98 @@ cond_ge (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer
   return arg_int (user_data, &args[0], &a) && arg_int (user_data, &args[1], &b) && a >= b;
 }
 
+/* NaN-freeness ---------------------------------------------------------------- */
+
+/* Whether e-node @node is a real number wherever its operands are: inputs
+ * and constants (finite: the translation refuses others), the ring
+ * operations, maxima, exp and the other total functions, sums, products,
+ * division by a constant that is not zero, and every parallel operator.
+ * sqrt, pow, division by a tensor, rms and rms_norm can make a NaN (0/0,
+ * √−1), which the interpreter's max then skips. */
+static gboolean class_real (PrismParTyper *ty, guint cls);
+
+static gboolean
+node_real (PrismParTyper *ty, guint node)
+{
+  const PrismEgraph *eg = ty->eg;
+  PrismSymbol op;
+  guint n, first = 0;
+
+  if (prism_egraph_node_is_int (eg, node))
+    return TRUE;
+  op = prism_egraph_node_get_op (eg, node);
+  n = prism_egraph_node_get_n_children (eg, node);
+  if (n == 0)
+    return prism_par_env_lookup_input (ty->env, op) != NULL;
+  if (op == sym.constant)
+    return TRUE;
+  if (op == sym.map || op == sym.map2)
+    {
+      PrismSymbol f = class_symbol (ty, prism_egraph_node_get_child (eg, node, 0));
+      first = 1;
+      if (f == sym.div && n == 3)
+        {
+          guint b = prism_egraph_find (eg, prism_egraph_node_get_child (eg, node, 2));
+          gboolean nonzero = FALSE;
+          for (guint i = 0; i < prism_egraph_class_get_n_nodes (eg, b) && !nonzero; i++)
+            {
+              guint c = prism_egraph_class_get_node (eg, b, i);
+              gint64 bits;
+              if (!prism_egraph_node_is_int (eg, c) && prism_egraph_node_get_op (eg, c) == sym.constant &&
+                  class_int (ty, prism_egraph_node_get_child (eg, c, 0), &bits))
+                {
+                  union { gint64 i; double d; } v = { .i = bits };
+                  nonzero = v.d != 0.0;
+                }
+            }
+          return nonzero && class_real (ty, prism_egraph_node_get_child (eg, node, 1));
+        }
+      if (f != sym.exp && f != sym.square && f != sym.silu && f != sym.gelu && f != sym.relu &&
+          f != sym.neg && f != sym.add && f != sym.sub && f != sym.mul && f != sym.maximum)
+        return FALSE;
+    }
+  else if (op == sym.rms || op == sym.rms_norm || op == sym.reduce_online)
+    return FALSE;
+  for (guint i = first; i < n; i++)
+    if (!class_real (ty, prism_egraph_node_get_child (eg, node, i)))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+class_real (PrismParTyper *ty, guint cls)
+{
+  Entry *e;
+  guint n_nodes = prism_egraph_get_n_nodes (ty->eg);
+
+  cls = prism_egraph_find (ty->eg, cls);
+  e = entry (ty, cls);
+  /* A class found real stays real; one found not real may become real
+   * when the e-graph grows (a new e-node joins it). */
+  if (e->real_state == STATE_TYPED)
+    return TRUE;
+  if (e->real_state == STATE_BUSY || (e->real_state == STATE_NONE && e->real_checked == n_nodes))
+    return FALSE;
+  e->real_state = STATE_BUSY;
+  for (guint i = 0; i < prism_egraph_class_get_n_nodes (ty->eg, cls); i++)
+    if (node_real (ty, prism_egraph_class_get_node (ty->eg, cls, i)))
+      {
+        e->real_state = STATE_TYPED;
+        return TRUE;
+      }
+  e->real_state = STATE_NONE;
+  e->real_checked = n_nodes;
+  return FALSE;
+}
+
+static gboolean
+cond_never_nan (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  guint cls;
+
+  return arg_class (&args[0], &cls) && class_real (user_data, cls);
+}
+
 void
 prism_par_typer_register_conditions (PrismParTyper *ty, PrismRuleSet *rules)
 {
@@ -747,6 +841,7 @@ prism_par_typer_register_conditions (PrismParTyper *ty, PrismRuleSet *rules)
   prism_rule_set_register_condition (rules, "ge", 2, cond_ge, ty, NULL);
   prism_rule_set_register_condition (rules, "perm_inverse", 2, cond_perm_inverse, ty, NULL);
   prism_rule_set_register_condition (rules, "perm_moves", 3, cond_perm_moves, ty, NULL);
+  prism_rule_set_register_condition (rules, "never_nan", 1, cond_never_nan, ty, NULL);
 }
 
 /* Audit ----------------------------------------------------------------------- */
