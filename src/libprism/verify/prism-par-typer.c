@@ -828,6 +828,90 @@ cond_never_nan (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, g
   return arg_class (&args[0], &cls) && class_real (user_data, cls);
 }
 
+/* Conditions of the completeness rules (issue 24) -------------------------------- */
+
+/* same_rank(?a, ?b): two tensors of one rank (a transpose of each is then
+ * typed by the same code, broadcast dims moving alike). */
+static gboolean
+cond_same_rank (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  const PrismParType *a, *b;
+  guint ca, cb;
+
+  if (!arg_class (&args[0], &ca) || !arg_class (&args[1], &cb))
+    return FALSE;
+  a = prism_par_typer_get (user_data, ca);
+  b = a != NULL ? prism_par_typer_get (user_data, cb) : NULL;
+  return b != NULL && a->ndims == b->ndims;
+}
+
+/* perm_identity(?p): the transpose code ?p moves no dim. */
+static gboolean
+cond_perm_identity (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  int p[PRISM_MAX_DIMS];
+  gint64 a;
+  guint nd;
+
+  if (!arg_int (user_data, &args[0], &a) || a < 0)
+    return FALSE;
+  nd = (guint) (a >> 8);
+  if (!perm_decode (a, nd, p))
+    return FALSE;
+  for (guint i = 0; i < nd; i++)
+    if (p[i] != (int) i)
+      return FALSE;
+  return TRUE;
+}
+
+/* The integer fold of a rule's right side has a
+ * value, so the node it builds is a leaf (else it would be an untyped
+ * term).  One condition per fold: fmul_exact(?a, ?b), perm_composable(?p,
+ * ?q), count_bits(?b). */
+static gboolean
+fold_holds (PrismParTyper *ty, const char *op, const PrismCondArg *args, guint n)
+{
+  gint64 v[2], r;
+
+  for (guint i = 0; i < n; i++)
+    if (!arg_int (ty, &args[i], &v[i]))
+      return FALSE;
+  return prism_fold_arith (prism_symbol_intern (op), v, n, &r, NULL);
+}
+
+static gboolean
+cond_fmul_exact (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  return fold_holds (user_data, "fmul", args, 2);
+}
+
+static gboolean
+cond_perm_composable (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  return fold_holds (user_data, "perm_compose", args, 2);
+}
+
+static gboolean
+cond_count_bits (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  return fold_holds (user_data, "bits_count", args, 1);
+}
+
+/* rank_fits(?r, ?t): a constant of rank ?r broadcasts into ?t without
+ * changing its shape (every dim of a constant is 1). */
+static gboolean
+cond_rank_fits (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  const PrismParType *t;
+  gint64 r;
+  guint cls;
+
+  if (!arg_int (user_data, &args[0], &r) || !arg_class (&args[1], &cls))
+    return FALSE;
+  t = prism_par_typer_get (user_data, cls);
+  return t != NULL && r >= 1 && r <= (gint64) t->ndims;
+}
+
 void
 prism_par_typer_register_conditions (PrismParTyper *ty, PrismRuleSet *rules)
 {
@@ -842,6 +926,12 @@ prism_par_typer_register_conditions (PrismParTyper *ty, PrismRuleSet *rules)
   prism_rule_set_register_condition (rules, "perm_inverse", 2, cond_perm_inverse, ty, NULL);
   prism_rule_set_register_condition (rules, "perm_moves", 3, cond_perm_moves, ty, NULL);
   prism_rule_set_register_condition (rules, "never_nan", 1, cond_never_nan, ty, NULL);
+  prism_rule_set_register_condition (rules, "same_rank", 2, cond_same_rank, ty, NULL);
+  prism_rule_set_register_condition (rules, "perm_identity", 1, cond_perm_identity, ty, NULL);
+  prism_rule_set_register_condition (rules, "fmul_exact", 2, cond_fmul_exact, ty, NULL);
+  prism_rule_set_register_condition (rules, "perm_composable", 2, cond_perm_composable, ty, NULL);
+  prism_rule_set_register_condition (rules, "count_bits", 1, cond_count_bits, ty, NULL);
+  prism_rule_set_register_condition (rules, "rank_fits", 2, cond_rank_fits, ty, NULL);
 }
 
 /* Audit ----------------------------------------------------------------------- */
