@@ -33,16 +33,17 @@ io_names (const PrismGraph *g, PrismOpKind kind)
 }
 
 /* Whether @names names every input or output distinctly, and not with the
- * Mirage reader's placeholders "in<k>" for position k (those say position). */
+ * Mirage reader's placeholders "in<k>" ("out<k>") for position k: those say
+ * position (docs/format.md). */
 static gboolean
-all_named (const GPtrArray *names)
+all_named (const GPtrArray *names, gboolean input)
 {
   gboolean placeholders = names->len > 0;
 
   for (guint k = 0; k < names->len; k++)
     {
       const char *name = g_ptr_array_index (names, k);
-      g_autofree char *positional = g_strdup_printf ("in%u", k);
+      g_autofree char *positional = g_strdup_printf ("%s%u", input ? "in" : "out", k);
 
       if (name == NULL)
         return FALSE;
@@ -94,7 +95,7 @@ bind (const PrismGraph *ref, const PrismGraph *cand, gboolean input, gboolean *b
                    cn->len, what, rn->len);
       return FALSE;
     }
-  *by_name = all_named (rn) && all_named (cn);
+  *by_name = all_named (rn, input) && all_named (cn, input);
   for (guint k = 0; k < cn->len; k++)
     {
       map[k] = k;

@@ -22,7 +22,7 @@ G_BEGIN_DECLS
  * them, with distinct names: a reader orders a file's ops topologically, so
  * the position of an input says nothing about which one it is.  Graphs that
  * leave names out, or that use the Mirage reader's placeholders (in0, in1, …
- * in file order), are matched by position (docs/format.md).
+ * and out0, out1, … in file order), are matched by position (docs/format.md).
  */
 typedef struct
 {
