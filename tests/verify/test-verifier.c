@@ -870,6 +870,39 @@ test_precision_paths (void)
   g_assert_cmpint (self_b->kind, ==, PRISM_VERDICT_EQUIVALENT);
 }
 
+/* The precision rule with more outputs than its 64-bit masks: the first 64
+ * are still checked (the masks were all empty beyond 64 outputs, which
+ * turned the rule off).  Case (b) of /verifier/precision-paths as output
+ * 0, then 64 outputs −A. */
+static PrismGraph *
+many_outputs (gboolean lossy)
+{
+  g_autoptr(GString) ops = g_string_new (IN_F16 ("A", "a", "[4, 4]") IN_F16 ("B", "b", "[4, 4]") CONST ("c", "0.1", "f32"));
+
+  if (lossy)
+    g_string_append (ops, OP2 ("mul", "a", "b", "ab") OP2 ("mul", "c", "ab", "o"));
+  else
+    g_string_append (ops, OP2 ("mul", "c", "a", "ca") OP2 ("mul", "ca", "b", "o"));
+  g_string_append (ops, OUT ("O", "o"));
+  for (guint i = 0; i < 64; i++)
+    g_string_append_printf (ops, ", {\"op\": \"neg\", \"inputs\": [\"a\"], \"outputs\": [{\"id\": \"n%u\"}]},"
+                            "{\"op\": \"output\", \"name\": \"N%u\", \"inputs\": [\"n%u\"]}", i, i, i);
+  return graph_from_ops (ops->str);
+}
+
+static void
+test_precision_many_outputs (void)
+{
+  g_autoptr(PrismGraph) ref = many_outputs (FALSE);
+  g_autoptr(PrismGraph) cand = many_outputs (TRUE);
+  g_autoptr(PrismVerifier) v = verifier_for_graph (ref, TRUE);
+  g_autoptr(PrismVerdict) verdict = check_graph (v, cand);
+
+  g_assert_true (verdict->proved);
+  g_assert_cmpint (verdict->kind, ==, PRISM_VERDICT_NOT_EQUIVALENT);
+  g_assert_nonnull (strstr (verdict->message, "on the way to output 0 (O)"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -893,6 +926,7 @@ main (int argc, char **argv)
   g_test_add_func ("/verifier/bound-by-name", test_bound_by_name);
   g_test_add_func ("/verifier/signed-zero", test_signed_zero);
   g_test_add_func ("/verifier/precision-paths", test_precision_paths);
+  g_test_add_func ("/verifier/precision-many-outputs", test_precision_many_outputs);
   g_test_add_func ("/verifier/constant-range", test_constant_range);
   g_test_add_func ("/verifier/max-add-nan", test_max_add_nan);
   g_test_add_func ("/verifier/not-finite-reference", test_not_finite_reference);

@@ -103,8 +103,8 @@ output_reach (const PrismGraph *g)
     {
       const PrismOp *op = prism_graph_op (g, i);
 
-      if (op->kind == PRISM_OP_OUTPUT)
-        reach[op->inputs[0]] |= n_out - 1 < 64 ? G_GUINT64_CONSTANT (1) << --n_out : 0;
+      if (op->kind == PRISM_OP_OUTPUT && --n_out < 64)
+        reach[op->inputs[0]] |= G_GUINT64_CONSTANT (1) << n_out;
       else if (op->kind == PRISM_OP_KERNEL)
         {
           const PrismGraph *body = op->body;

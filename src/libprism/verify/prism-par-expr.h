@@ -118,7 +118,8 @@ const PrismDim *prism_par_env_lookup_size (const PrismParEnv *env,
  * @error: return location for a #GError
  *
  * Errors: %PRISM_ERROR_UNSUPPORTED for ops the language has no operator for
- * (rescaling accumulators), symbolic maps or too many axes;
+ * (rescaling accumulators), symbolic maps, too many axes, or a constant its
+ * dtype cannot hold (70000 in f16: stored as inf), naming the op;
  * %PRISM_ERROR_INVALID_GRAPH when the inputs differ from the first graph's.
  *
  * Returns: %TRUE on success
