@@ -92,15 +92,26 @@ prism_fold_arith (PrismSymbol   op,
                   gint64       *result,
                   gpointer      user_data)
 {
+  static gsize interned = 0;
+  static PrismSymbol sym_bits_count, sym_fmul, sym_perm_compose;
   const char *name = prism_symbol_name (op);
   gint64 a, b;
 
-  if (n_args == 1 && strcmp (name, "bits_count") == 0)
-    return fold_bits_count (args[0], result);
-  if (n_args == 2 && strcmp (name, "fmul") == 0)
-    return fold_fmul (args[0], args[1], result);
-  if (n_args == 2 && strcmp (name, "perm_compose") == 0)
-    return fold_perm_compose (args[0], args[1], result);
+  /* The verifier's folds, by symbol: this runs for every e-node whose
+   * children are all integers (the oracle's e-graphs have many). */
+  if (g_once_init_enter (&interned))
+    {
+      sym_bits_count = prism_symbol_intern ("bits_count");
+      sym_fmul = prism_symbol_intern ("fmul");
+      sym_perm_compose = prism_symbol_intern ("perm_compose");
+      g_once_init_leave (&interned, 1);
+    }
+  if (op == sym_bits_count)
+    return n_args == 1 && fold_bits_count (args[0], result);
+  if (op == sym_fmul)
+    return n_args == 2 && fold_fmul (args[0], args[1], result);
+  if (op == sym_perm_compose)
+    return n_args == 2 && fold_perm_compose (args[0], args[1], result);
 
   if (n_args == 1 && strcmp (name, "neg") == 0)
     {
