@@ -76,6 +76,36 @@ label (gboolean input, guint k, const char *name)
   return g_strdup_printf ("%s %u", what, k);
 }
 
+/* Whether tensor @r of @ref and @c of @cand have one shape and dtype; the
+ * error names them by @label. */
+static gboolean
+same_tensor (const PrismGraph *ref, guint r, const PrismGraph *cand, guint c, const char *label,
+             GError **error)
+{
+  const PrismTensor *x = prism_graph_tensor (ref, r);
+  const PrismTensor *y = prism_graph_tensor (cand, c);
+  gboolean same = x->ndims == y->ndims;
+
+  for (guint d = 0; same && d < x->ndims; d++)
+    same = prism_dim_equal (x->dims[d], y->dims[d]);
+  if (!same)
+    {
+      g_autofree char *want = prism_tensor_shape_to_string (ref, x);
+      g_autofree char *got = prism_tensor_shape_to_string (cand, y);
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH,
+                   "%s of the candidate is %s, the reference's is %s", label, got, want);
+      return FALSE;
+    }
+  if (x->dtype != y->dtype)
+    {
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH,
+                   "%s of the candidate is %s, the reference's is %s", label,
+                   prism_dtype_to_string (y->dtype), prism_dtype_to_string (x->dtype));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Fills @map (candidate index → reference index) for one side of the
  * interface. */
 static gboolean
@@ -115,31 +145,12 @@ bind (const PrismGraph *ref, const PrismGraph *cand, gboolean input, gboolean *b
     }
   for (guint k = 0; k < cn->len; k++)
     {
-      const PrismTensor *x = prism_graph_tensor (ref, g_array_index (rt, guint, map[k]));
-      const PrismTensor *y = prism_graph_tensor (cand, g_array_index (ct, guint, k));
       const char *name = g_ptr_array_index (rn, map[k]);
-      gboolean same = x->ndims == y->ndims;
-      g_autofree char *l = NULL;
+      g_autofree char *l = label (input, map[k], name != NULL ? name : g_ptr_array_index (cn, k));
 
-      for (guint d = 0; same && d < x->ndims; d++)
-        same = prism_dim_equal (x->dims[d], y->dims[d]);
-      if (same && x->dtype == y->dtype)
-        continue;
-      if (name == NULL)
-        name = g_ptr_array_index (cn, k);
-      l = label (input, map[k], name);
-      if (!same)
-        {
-          g_autofree char *want = prism_tensor_shape_to_string (ref, x);
-          g_autofree char *got = prism_tensor_shape_to_string (cand, y);
-          g_set_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH,
-                       "%s of the candidate is %s, the reference's is %s", l, got, want);
-        }
-      else
-        g_set_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH,
-                     "%s of the candidate is %s, the reference's is %s", l,
-                     prism_dtype_to_string (y->dtype), prism_dtype_to_string (x->dtype));
-      return FALSE;
+      if (!same_tensor (ref, g_array_index (rt, guint, map[k]), cand, g_array_index (ct, guint, k), l,
+                        error))
+        return FALSE;
     }
   return TRUE;
 }
