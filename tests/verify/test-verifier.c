@@ -903,6 +903,39 @@ test_precision_many_outputs (void)
   g_assert_nonnull (strstr (verdict->message, "on the way to output 0 (O)"));
 }
 
+/* Issue 20's range, for proofs the rules allow: a softmax without its max
+ * is equal in exact arithmetic (softmax-shift) and in f64, but in f32 its
+ * exponentials overflow on the seed of large values where the program's
+ * do not: not equivalent, and the program against itself still is. */
+#define LOGITS IN_F32 ("X", "x", "[4, 64]") IN_F32 ("W", "w", "[64, 16]") OP2 ("matmul", "x", "w", "s")
+
+static void
+test_range_f32 (void)
+{
+  g_autoptr(PrismGraph) safe = graph_from_ops (
+    LOGITS "{\"op\": \"max\", \"dim\": 1, \"inputs\": [\"s\"], \"outputs\": [{\"id\": \"m\"}]},"
+    OP2 ("sub", "s", "m", "d") OP1 ("exp", "d", "e")
+    "{\"op\": \"sum\", \"dim\": 1, \"inputs\": [\"e\"], \"outputs\": [{\"id\": \"z\"}]},"
+    OP2 ("div", "e", "z", "o") OUT ("O", "o"));
+  g_autoptr(PrismGraph) unsafe = graph_from_ops (
+    LOGITS OP1 ("exp", "s", "e")
+    "{\"op\": \"sum\", \"dim\": 1, \"inputs\": [\"e\"], \"outputs\": [{\"id\": \"z\"}]},"
+    OP2 ("div", "e", "z", "o") OUT ("O", "o"));
+  g_autoptr(PrismVerifier) v = verifier_for_graph (safe, FALSE);
+  g_autoptr(PrismVerdict) same = check_graph (v, safe);
+  g_autoptr(PrismVerdict) over = check_graph (v, unsafe);
+  g_autoptr(JsonNode) json = prism_verdict_to_json (over);
+  JsonObject *random = json_object_get_object_member (json_node_get_object (json), "random");
+
+  g_assert_cmpint (same->kind, ==, PRISM_VERDICT_EQUIVALENT);
+  g_assert_null (same->range_message);
+  g_assert_true (over->proved);
+  g_assert_true (over->random_ran && over->random_ok);
+  g_assert_cmpint (over->kind, ==, PRISM_VERDICT_NOT_EQUIVALENT);
+  g_assert_nonnull (strstr (over->message, "run in f32 on seed 2001"));
+  g_assert_cmpstr (json_object_get_string_member (random, "range"), ==, over->range_message);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -931,6 +964,7 @@ main (int argc, char **argv)
   g_test_add_func ("/verifier/max-add-nan", test_max_add_nan);
   g_test_add_func ("/verifier/not-finite-reference", test_not_finite_reference);
   g_test_add_func ("/verifier/input-range", test_input_range);
+  g_test_add_func ("/verifier/range-f32", test_range_f32);
 
   return g_test_run ();
 }

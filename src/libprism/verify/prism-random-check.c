@@ -23,6 +23,8 @@ typedef struct
   char *error;           /* the reference failed on this seed */
   gboolean not_finite;   /* the reference was inf or NaN on every draw */
   guint64 seed;          /* the draw whose outputs these are */
+  GPtrArray *outputs32;  /* the same draw run in f32, NULL until needed */
+  gboolean f32_done;     /* outputs32 computed (NULL then: the run failed) */
 } SeedCache;
 
 struct _PrismRandomCheck
@@ -41,6 +43,7 @@ prism_random_result_clear (PrismRandomResult *result)
   g_clear_pointer (&result->seeds, g_array_unref);
   g_clear_pointer (&result->sizes, g_free);
   g_clear_pointer (&result->message, g_free);
+  g_clear_pointer (&result->range_message, g_free);
 }
 
 PrismRandomCheck *
@@ -67,6 +70,7 @@ prism_random_check_free (PrismRandomCheck *rc)
   for (guint i = 0; i < rc->n_seeds; i++)
     {
       g_clear_pointer (&rc->cache[i].outputs, g_ptr_array_unref);
+      g_clear_pointer (&rc->cache[i].outputs32, g_ptr_array_unref);
       g_free (rc->cache[i].error);
     }
   g_free (rc->cache);
@@ -279,6 +283,54 @@ reference_outputs (PrismRandomCheck *rc, guint i, guint64 *seed, gboolean *not_f
   return c->outputs;
 }
 
+/* The reference's outputs of seed @i (already drawn) run in f32, or NULL
+ * when that run fails. (transfer none) */
+static GPtrArray *
+reference_outputs_f32 (PrismRandomCheck *rc, guint i)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&rc->lock);
+  SeedCache *c = &rc->cache[i];
+
+  if (!c->f32_done)
+    {
+      g_autoptr(GPtrArray) inputs = seed_inputs (rc->reference, c->seed, seed_scale (i));
+      PrismInterpOptions io = { PRISM_PRECISION_F32, rc->n_threads };
+
+      c->outputs32 = prism_interp_run (rc->reference, (PrismBuffer **) inputs->pdata, inputs->len, &io, NULL);
+      /* A stop decides nothing: the next caller runs it again. */
+      c->f32_done = c->outputs32 != NULL || !prism_cancelled ();
+    }
+  return c->outputs32;
+}
+
+/* Why the candidate leaves f32's range on seed @i where the reference does
+ * not (an unnormalized exponential, a softmax without its max), or NULL.
+ * f64 hides it: exp (700) is finite there.  (transfer full) */
+static char *
+range_loss (PrismRandomCheck *rc, guint i, guint64 seed, const PrismGraph *inst,
+            const PrismIoBinding *binding, PrismBuffer **bound)
+{
+  GPtrArray *want = reference_outputs_f32 (rc, i);
+  g_autoptr(GPtrArray) got = NULL;
+  PrismInterpOptions io = { PRISM_PRECISION_F32, rc->n_threads };
+
+  if (want == NULL || !all_finite (want))
+    return NULL;
+  got = prism_interp_run (inst, bound, binding->n_inputs, &io, NULL);
+  if (got == NULL)
+    return NULL;
+  for (guint o = 0; o < got->len && o < binding->n_outputs; o++)
+    {
+      const PrismBuffer *b = g_ptr_array_index (got, o);
+      for (gint64 e = 0; e < b->numel; e++)
+        if (!isfinite (b->data[e]))
+          return g_strdup_printf ("run in f32 on seed %" G_GUINT64_FORMAT " (inputs × %g), output %u "
+                                  "of the candidate is not finite (element %" G_GINT64_FORMAT ") where "
+                                  "the reference's outputs all are", seed, seed_scale (i), o, e);
+    }
+  return NULL;
+}
+
 /* The error of candidate output @a against the reference's @b (finite):
  * the larger of the normwise relative error max |a − b| / max |b| and the
  * worst element's |a − b| / max (|b|, 1).  The normwise figure alone hides
@@ -337,7 +389,7 @@ prism_random_check_run (PrismRandomCheck *rc, const PrismGraph *candidate, Prism
   gint64 start = g_get_monotonic_time ();
 
   *result = (PrismRandomResult) { FALSE, FALSE, g_array_new (FALSE, FALSE, sizeof (guint64)), 0,
-                                  0.0, 0.0, NULL, NULL };
+                                  0.0, 0.0, NULL, NULL, NULL };
   inst = prism_random_choose_sizes (candidate, values, &error);
   if (inst == NULL)
     {
@@ -404,6 +456,8 @@ prism_random_check_run (PrismRandomCheck *rc, const PrismGraph *candidate, Prism
           result->failing_seed = seed;
           break;
         }
+      if (i == 2 && result->range_message == NULL)
+        result->range_message = range_loss (rc, i, seed, inst, binding, bound);
     }
   result->ok = result->ran && result->max_error <= PRISM_RANDOM_TOLERANCE;
   if (!result->ran)

@@ -29,6 +29,9 @@ typedef struct
   double seconds;
   char *sizes;           /* the size assignment used, e.g. "gx0=2, F0=4" ("" when concrete) */
   char *message;
+  char *range_message;   /* nullable: on the seed of large values, run in f32, the candidate
+                          * is not finite where the reference is (an exponential or a sum
+                          * that leaves f32's range: exact in f64, not on a GPU) */
 } PrismRandomResult;
 
 void prism_random_result_clear (PrismRandomResult *result);
@@ -94,7 +97,9 @@ PrismGraph       *prism_random_choose_sizes (const PrismGraph *graph,
  * %PRISM_RANDOM_TOLERANCE).  Seed 1 scales the inputs to unit variance,
  * seed 2 by 8 (large logits); a seed on which the reference is not finite
  * is drawn again (up to four times) and otherwise skipped, and an inf or a
- * NaN of the candidate is a difference.
+ * NaN of the candidate is a difference.  On seed 2 both also run in f32:
+ * a candidate that is not finite where the reference is sets range_message
+ * (ok says the f64 comparison only).
  */
 void              prism_random_check_run  (PrismRandomCheck  *check,
                                            const PrismGraph  *candidate,

@@ -39,6 +39,7 @@ prism_verdict_free (PrismVerdict *v)
   g_free (v->sizes);
   g_free (v->random_message);
   g_free (v->precision_message);
+  g_free (v->range_message);
   g_free (v);
 }
 
@@ -143,6 +144,7 @@ prism_verdict_to_json (const PrismVerdict *v)
   add_string (b, "sizes", v->sizes);
   add_number (b, "seconds", v->random_seconds);
   add_string (b, "message", v->random_message);
+  add_string (b, "range", v->range_message);
   json_builder_end_object (b);
 
   json_builder_end_object (b);
@@ -246,6 +248,14 @@ decide (PrismVerdict *v, const PrismVerifierOptions *options)
       v->kind = PRISM_VERDICT_NOT_EQUIVALENT;
       v->message = g_strdup_printf ("Not equivalent: proved equal in exact arithmetic, but %s.",
                                     v->precision_message);
+    }
+  else if (v->random_ran && v->random_ok && v->range_message != NULL)
+    {
+      /* Equal in f64, but it overflows where the program does not. */
+      v->kind = PRISM_VERDICT_NOT_EQUIVALENT;
+      v->message = g_strdup_printf ("Not equivalent: %s%s.", v->proved ? "proved equal in exact "
+                                    "arithmetic and the randomized test agrees in f64, but " : "",
+                                    v->range_message);
     }
   else if (v->proved && !v->random_ran && !options->skip_random)
     {
@@ -358,6 +368,7 @@ prism_verifier_check (PrismVerifier *verifier, const PrismGraph *candidate, GErr
       v->random_seconds = rr.seconds;
       v->sizes = g_steal_pointer (&rr.sizes);
       v->random_message = g_steal_pointer (&rr.message);
+      v->range_message = g_steal_pointer (&rr.range_message);
       prism_random_result_clear (&rr);
     }
   if (v->seeds == NULL)
