@@ -431,11 +431,57 @@ test_explain_mode_ids (void)
   g_assert_true (prism_egraph_get_flags (eg) & PRISM_EGRAPH_EXPLAIN);
 }
 
+static gint64
+bits_of (double v)
+{
+  union { double d; gint64 i; } u = { .d = v };
+
+  return u.i;
+}
+
+/* The verifier's folds: an f64 product only when exact, transpose codes of
+ * one rank composed, a constant's bits as a whole count. */
+static void
+test_fold_verifier (void)
+{
+  PrismSymbol fmul = prism_symbol_intern ("fmul");
+  PrismSymbol compose = prism_symbol_intern ("perm_compose");
+  PrismSymbol count = prism_symbol_intern ("bits_count");
+  gint64 args[2], r;
+
+  args[0] = bits_of (2.0);
+  args[1] = bits_of (3.0);
+  g_assert_true (prism_fold_arith (fmul, args, 2, &r, NULL));
+  g_assert_cmpint (r, ==, bits_of (6.0));
+  args[0] = bits_of (0.1);   /* 0.1 · 3 rounds in f64 */
+  g_assert_false (prism_fold_arith (fmul, args, 2, &r, NULL));
+  args[0] = bits_of (1e300);
+  args[1] = bits_of (1e300);
+  g_assert_false (prism_fold_arith (fmul, args, 2, &r, NULL));
+
+  /* rank 3: p = [2, 0, 1], q = [2, 0, 1] → p[q[i]] = [1, 2, 0]. */
+  args[0] = (3 << 8) | (2 << 0) | (0 << 2) | (1 << 4);
+  args[1] = args[0];
+  g_assert_true (prism_fold_arith (compose, args, 2, &r, NULL));
+  g_assert_cmpint (r, ==, (3 << 8) | (1 << 0) | (2 << 2) | (0 << 4));
+  args[1] = (2 << 8) | (1 << 0);   /* another rank */
+  g_assert_false (prism_fold_arith (compose, args, 2, &r, NULL));
+
+  args[0] = bits_of (64.0);
+  g_assert_true (prism_fold_arith (count, args, 1, &r, NULL));
+  g_assert_cmpint (r, ==, 64);
+  args[0] = bits_of (0.5);
+  g_assert_false (prism_fold_arith (count, args, 1, &r, NULL));
+  args[0] = bits_of (-4.0);
+  g_assert_false (prism_fold_arith (count, args, 1, &r, NULL));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/expr/egraph/hashcons", test_hashcons);
+  g_test_add_func ("/expr/egraph/fold-verifier", test_fold_verifier);
   g_test_add_func ("/expr/egraph/congruence", test_congruence);
   g_test_add_func ("/expr/egraph/congruence-chain", test_congruence_chain);
   g_test_add_func ("/expr/egraph/ematch", test_ematch);

@@ -13,6 +13,7 @@
 static const char * const kind_names[] = {
   "accum-kind", "imap", "fmap", "omap", "grid-size", "forloop", "unary", "binary", "drop",
   "duplicate", "swap-operands", "reduction-dim", "kernel-inputs", "tile-source", "swap-grid-axes",
+  "rewrite",
 };
 
 G_STATIC_ASSERT (G_N_ELEMENTS (kind_names) == MUT_N_KINDS);
@@ -60,6 +61,38 @@ same_shape (const PrismTensor *x, const PrismTensor *y)
   return TRUE;
 }
 
+/* The value-preserving rewrites that apply at block op @op (MUT_REWRITE). */
+static void
+enumerate_rewrites (GArray *out, const PrismGraph *b, const PrismOp *op, int k, int i)
+{
+  const PrismOp *from;
+
+  if (!prism_op_kind_is_unary (op->kind) && !prism_op_kind_is_binary (op->kind) &&
+      op->kind != PRISM_OP_MEAN)
+    return;
+  push (out, MUT_REWRITE, k, i, 0, MUT_RW_MAXIMUM_SELF);
+  push (out, MUT_REWRITE, k, i, 0, MUT_RW_TRANSPOSE_ID);
+  if (op->kind == PRISM_OP_RELU)
+    push (out, MUT_REWRITE, k, i, 0, MUT_RW_RELU_MAXIMUM);
+  if (op->kind == PRISM_OP_SUB)
+    push (out, MUT_REWRITE, k, i, 0, MUT_RW_SUB_ADD_NEG);
+  if (op->kind == PRISM_OP_MEAN)
+    push (out, MUT_REWRITE, k, i, 0, MUT_RW_MEAN_DIV);
+  if (op->kind == PRISM_OP_EXP)
+    {
+      from = prism_graph_op (b, (guint) prism_graph_tensor (b, op->inputs[0])->producer);
+      if (from->kind == PRISM_OP_SUB)
+        push (out, MUT_REWRITE, k, i, 0, MUT_RW_EXP_DIV);
+    }
+  if (op->kind == PRISM_OP_MUL)
+    for (guint j = 0; j < 2; j++)
+      {
+        from = prism_graph_op (b, (guint) prism_graph_tensor (b, op->inputs[j])->producer);
+        if (from->kind == PRISM_OP_CONSTANT)
+          push (out, MUT_REWRITE, k, i, (int) j, MUT_RW_MUL_SPLIT);
+      }
+}
+
 static void
 enumerate_kernel (GArray *out, const PrismGraph *g, const PrismOp *kop, int k)
 {
@@ -79,6 +112,8 @@ enumerate_kernel (GArray *out, const PrismGraph *g, const PrismOp *kop, int k)
     {
       const PrismOp *op = prism_graph_op (b, i);
       int rank = op->n_inputs > 0 ? (int) prism_graph_tensor (b, op->inputs[0])->ndims : (int) op->data_ndims;
+
+      enumerate_rewrites (out, b, op, k, (int) i);
 
       switch ((int) op->kind)
         {
@@ -199,6 +234,83 @@ resize (const PrismDim *d, int variant)
   return v % 2 == 0 ? prism_dim_const (v / 2) : NULL;
 }
 
+static int
+add2 (PrismGraph *g, PrismOpKind kind, guint a, guint b)
+{
+  guint in[2] = { a, b };
+
+  return prism_graph_add (g, kind, in, 2, NULL, NULL);
+}
+
+static int
+add1 (PrismGraph *g, PrismOpKind kind, guint a, const PrismOpAttrs *attrs)
+{
+  return prism_graph_add (g, kind, &a, 1, attrs, NULL);
+}
+
+/* Block op @op of @b rebuilt in @out as a value-preserving rewrite of
+ * itself (@map: tensors of @b in @out, @in: its operands there).  Returns
+ * the tensor that stands for its output, or -1. */
+static int
+rewrite (PrismGraph *out, const PrismGraph *b, const PrismOp *op, const guint *map, const guint *in,
+         const PrismOpAttrs *attrs, const Mutation *m)
+{
+  const PrismTensor *y = prism_graph_tensor (b, op->outputs[0]);
+  int r, c1, c2;
+
+  switch (m->b)
+    {
+    case MUT_RW_MAXIMUM_SELF:
+    case MUT_RW_TRANSPOSE_ID:
+      r = prism_graph_add (out, op->kind, in, op->n_inputs, attrs, NULL);
+      if (r < 0)
+        return -1;
+      if (m->b == MUT_RW_MAXIMUM_SELF)
+        return add2 (out, PRISM_OP_MAXIMUM, (guint) r, (guint) r);
+      {
+        PrismOpAttrs id;
+        prism_op_attrs_init (&id);   /* perm: the identity */
+        return add1 (out, PRISM_OP_TRANSPOSE, (guint) r, &id);
+      }
+    case MUT_RW_RELU_MAXIMUM:
+      c1 = prism_graph_add_constant (out, 0.0, y->ndims, y->dtype, NULL);
+      return c1 < 0 ? -1 : add2 (out, PRISM_OP_MAXIMUM, in[0], (guint) c1);
+    case MUT_RW_SUB_ADD_NEG:
+      r = add1 (out, PRISM_OP_NEG, in[1], NULL);
+      return r < 0 ? -1 : add2 (out, PRISM_OP_ADD, in[0], (guint) r);
+    case MUT_RW_EXP_DIV:
+      {
+        const PrismOp *sub = prism_graph_op (b, (guint) prism_graph_tensor (b, op->inputs[0])->producer);
+        int ea = add1 (out, PRISM_OP_EXP, map[sub->inputs[0]], NULL);
+        int eb = ea < 0 ? -1 : add1 (out, PRISM_OP_EXP, map[sub->inputs[1]], NULL);
+        return eb < 0 ? -1 : add2 (out, PRISM_OP_DIV, (guint) ea, (guint) eb);
+      }
+    case MUT_RW_MUL_SPLIT:
+      {
+        const PrismOp *cop = prism_graph_op (b, (guint) prism_graph_tensor (b, op->inputs[m->a])->producer);
+        const PrismTensor *ct = prism_graph_tensor (b, op->inputs[m->a]);
+        c1 = prism_graph_add_constant (out, 2.0, ct->ndims, ct->dtype, NULL);
+        c2 = prism_graph_add_constant (out, cop->attrs.value / 2.0, ct->ndims, ct->dtype, NULL);
+        if (c1 < 0 || c2 < 0)
+          return -1;
+        r = add2 (out, PRISM_OP_MUL, in[1 - m->a], (guint) c1);
+        return r < 0 ? -1 : add2 (out, PRISM_OP_MUL, (guint) r, (guint) c2);
+      }
+    case MUT_RW_MEAN_DIV:
+      {
+        const PrismTensor *x = prism_graph_tensor (b, op->inputs[0]);
+        const PrismDim *n = x->dims[attrs->dim];
+        if (!prism_dim_is_const (n))
+          return -1;
+        r = add1 (out, PRISM_OP_SUM, in[0], attrs);
+        c1 = prism_graph_add_constant (out, (double) prism_dim_get_const (n), x->ndims, x->dtype, NULL);
+        return r < 0 || c1 < 0 ? -1 : add2 (out, PRISM_OP_DIV, (guint) r, (guint) c1);
+      }
+    default:
+      return -1;
+    }
+}
+
 /* Replays block graph @b of kernel @k with the edit (if it is for @k);
  * @kin are the kernel's inputs in @dst. */
 static PrismGraph *
@@ -309,6 +421,14 @@ replay_body (const Mutation *m, int k, const PrismGraph *b, const PrismGraph *ds
           guint t = in[0];
           in[0] = in[1];
           in[1] = t;
+        }
+      if (here && m->kind == MUT_REWRITE)
+        {
+          r = rewrite (out, b, op, map, in, &attrs, m);
+          if (r < 0)
+            return NULL;
+          map[op->outputs[0]] = (guint) r;
+          continue;
         }
       if (kind == PRISM_OP_CONSTANT)
         {

@@ -35,8 +35,23 @@ typedef enum
   MUT_KERNEL_INPUTS,   /* two inputs of a custom kernel are swapped */
   MUT_TILE_SOURCE,     /* a block input reads another kernel input */
   MUT_SWAP_GRID_AXES,  /* two entries of a block input's imap are swapped */
+  MUT_REWRITE,         /* a value-preserving rewrite (issue 24's patterns, MutRewrite in b): right */
   MUT_N_KINDS
 } MutKind;
+
+/* The rewrites of MUT_REWRITE: each keeps the value in exact arithmetic
+ * (a right mutant, which the verifier must prove). */
+typedef enum
+{
+  MUT_RW_MAXIMUM_SELF,    /* y → maximum (y, y) */
+  MUT_RW_RELU_MAXIMUM,    /* relu x → maximum (x, 0) */
+  MUT_RW_SUB_ADD_NEG,     /* a − b → a + (−b) */
+  MUT_RW_EXP_DIV,         /* exp (a − b) → exp a / exp b */
+  MUT_RW_TRANSPOSE_ID,    /* y → transpose (y, identity) */
+  MUT_RW_MUL_SPLIT,       /* x · c → (x · 2) · (c / 2), c a constant */
+  MUT_RW_MEAN_DIV,        /* mean_d x → sum_d x / n */
+  MUT_RW_N
+} MutRewrite;
 
 const char *mut_kind_to_string (MutKind kind);
 

@@ -468,9 +468,13 @@ test_not_proved (void)
   g_autoptr(PrismFormalVerifier) fv = prism_formal_verifier_new (prog, NULL);
   PrismFormalResult r;
 
-  /* The same program under other names is proved … */
+  /* The same program with its inputs named otherwise is another interface:
+   * inputs are bound by name (issue 24) … */
   g_assert_true (prism_formal_verifier_check (fv, other, NULL, &r, NULL));
-  g_assert_true (r.proved);
+  g_assert_false (r.proved);
+  g_assert_cmpstr (r.stop_reason, ==, "different interface");
+  g_assert_nonnull (strstr (r.message, "input W1 of the candidate is not one of the reference's inputs "
+                                       "(X, W_gate, W_up)"));
   prism_formal_result_clear (&r);
   /* … a different one with the same inputs saturates without a proof … */
   g_assert_true (prism_formal_verifier_check (fv, mlp, NULL, &r, NULL));
@@ -481,7 +485,7 @@ test_not_proved (void)
   /* … and one with other inputs is not even translated. */
   g_assert_true (prism_formal_verifier_check (fv, rms, NULL, &r, NULL));
   g_assert_false (r.proved);
-  g_assert_cmpstr (r.stop_reason, ==, "unsupported");
+  g_assert_cmpstr (r.stop_reason, ==, "different interface");
   g_assert_nonnull (r.message);
   g_assert_null (r.rules_used);
   prism_formal_result_clear (&r);
@@ -621,11 +625,129 @@ test_limits (void)
   prism_formal_result_clear (&r);
 }
 
+/* Group 14 of verify.rules (issue 24's completeness patterns): each rule
+ * proves a right graph (and is used by the proof), and a wrong graph beside
+ * it saturates unproved. */
+#define XY "{\"op\": \"input\", \"name\": \"X\", \"outputs\": [{\"id\": \"x\", \"shape\": [8, 8], \"dtype\": \"f32\"}]}," \
+           "{\"op\": \"input\", \"name\": \"Y\", \"outputs\": [{\"id\": \"y\", \"shape\": [8, 8], \"dtype\": \"f32\"}]},"
+#define T3 "{\"op\": \"input\", \"name\": \"T\", \"outputs\": [{\"id\": \"t\", \"shape\": [4, 4, 4], \"dtype\": \"f32\"}]},"
+#define C(id, v) "{\"op\": \"constant\", \"value\": " v ", \"outputs\": [{\"id\": \"" id "\", \"shape\": [1, 1], \"dtype\": \"f32\"}]},"
+#define U(kind, a, id) "{\"op\": \"" kind "\", \"inputs\": [\"" a "\"], \"outputs\": [{\"id\": \"" id "\"}]},"
+#define B(kind, a, b, id) "{\"op\": \"" kind "\", \"inputs\": [\"" a "\", \"" b "\"], \"outputs\": [{\"id\": \"" id "\"}]},"
+#define R(kind, dim, a, id) "{\"op\": \"" kind "\", \"dim\": " dim ", \"inputs\": [\"" a "\"], \"outputs\": [{\"id\": \"" id "\"}]},"
+#define TR(perm, a, id) "{\"op\": \"transpose\", \"perm\": " perm ", \"inputs\": [\"" a "\"], \"outputs\": [{\"id\": \"" id "\"}]},"
+#define O(id) "{\"op\": \"output\", \"name\": \"O\", \"inputs\": [\"" id "\"]}"
+
+static PrismGraph *
+graph_from_ops (const char *ops)
+{
+  g_autofree char *text = g_strdup_printf ("{\"format\": \"prism-graph\", \"version\": 1, \"ops\": [%s]}", ops);
+  g_autoptr(GError) error = NULL;
+  PrismGraph *g = prism_graph_load_from_data (text, -1, NULL, &error);
+
+  g_assert_no_error (error);
+  return g;
+}
+
+static gboolean
+prove_audited (const PrismGraph *prog, const PrismGraph *cand, PrismFormalResult *r)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismFormalVerifier) fv = prism_formal_verifier_new (prog, &error);
+  PrismFormalOptions options;
+
+  g_assert_no_error (error);
+  prism_formal_options_init (&options);
+  options.audit = TRUE;
+  g_assert_true (prism_formal_verifier_check (fv, cand, &options, r, &error));
+  g_assert_no_error (error);
+  return r->proved;
+}
+
+static void
+test_completeness_rules (void)
+{
+  static const struct
+  {
+    const char *rule, *program, *right, *wrong;
+  } cases[] = {
+    { "maximum-idem", XY U ("exp", "x", "o") O ("o"),
+      XY B ("maximum", "x", "x", "m") U ("exp", "m", "o") O ("o"),
+      XY B ("maximum", "x", "y", "m") U ("exp", "m", "o") O ("o") },
+    { "maximum-zero-relu", XY U ("relu", "x", "o") O ("o"),
+      XY C ("z", "0.0") B ("maximum", "x", "z", "o") O ("o"),
+      XY C ("z", "1.0") B ("maximum", "x", "z", "o") O ("o") },
+    { "softmax-shift", XY U ("exp", "x", "e") R ("sum", "1", "e", "s") B ("div", "e", "s", "o") O ("o"),
+      XY R ("sum", "1", "y", "c") B ("sub", "x", "c", "d") U ("exp", "d", "e") R ("sum", "1", "e", "s")
+      B ("div", "e", "s", "o") O ("o"),
+      XY B ("sub", "x", "y", "d") U ("exp", "d", "e") R ("sum", "1", "e", "s") B ("div", "e", "s", "o") O ("o") },
+    { "softmax-shift-add", XY U ("exp", "x", "e") R ("sum", "1", "e", "s") B ("div", "e", "s", "o") O ("o"),
+      XY R ("max", "1", "y", "c") B ("add", "x", "c", "d") U ("exp", "d", "e") R ("sum", "1", "e", "s")
+      B ("div", "e", "s", "o") O ("o"),
+      XY B ("add", "x", "y", "d") U ("exp", "d", "e") R ("sum", "1", "e", "s") B ("div", "e", "s", "o") O ("o") },
+    { "transpose-identity", XY U ("exp", "x", "o") O ("o"),
+      XY U ("exp", "x", "e") TR ("[0, 1]", "e", "o") O ("o"),
+      XY U ("exp", "x", "e") TR ("[1, 0]", "e", "o") O ("o") },
+    { "transpose-compose", T3 TR ("[1, 2, 0]", "t", "o") O ("o"),
+      T3 TR ("[2, 0, 1]", "t", "a") TR ("[2, 0, 1]", "a", "o") O ("o"),
+      T3 TR ("[2, 0, 1]", "t", "a") TR ("[1, 0, 2]", "a", "o") O ("o") },
+    { "map2-transpose", XY B ("add", "x", "y", "s") TR ("[1, 0]", "s", "o") O ("o"),
+      XY TR ("[1, 0]", "x", "a") TR ("[1, 0]", "y", "b") B ("add", "a", "b", "o") O ("o"),
+      XY TR ("[1, 0]", "x", "a") B ("add", "a", "y", "o") O ("o") },
+    { "mul-const-fold", XY C ("c", "6.0") B ("mul", "x", "c", "o") O ("o"),
+      XY C ("a", "2.0") C ("b", "3.0") B ("mul", "x", "a", "p") B ("mul", "p", "b", "o") O ("o"),
+      XY C ("a", "2.0") C ("b", "4.0") B ("mul", "x", "a", "p") B ("mul", "p", "b", "o") O ("o") },
+    { "div-const-count", XY R ("mean", "1", "x", "o") O ("o"),
+      XY C ("n", "8.0") R ("sum", "1", "x", "s") B ("div", "s", "n", "o") O ("o"),
+      XY C ("n", "4.0") R ("sum", "1", "x", "s") B ("div", "s", "n", "o") O ("o") },
+    { "divn-mul", XY C ("c", "3.0") R ("mean", "1", "x", "m") B ("mul", "m", "c", "o") O ("o"),
+      XY C ("c", "3.0") B ("mul", "x", "c", "p") R ("mean", "1", "p", "o") O ("o"),
+      XY C ("c", "3.0") B ("mul", "x", "y", "p") R ("mean", "1", "p", "o") O ("o") },
+    { "sum-mul-const", XY R ("sum", "1", "y", "c") R ("sum", "1", "x", "s") B ("mul", "s", "c", "o") O ("o"),
+      XY R ("sum", "1", "y", "c") B ("mul", "x", "c", "p") R ("sum", "1", "p", "o") O ("o"),
+      XY B ("mul", "x", "y", "p") R ("sum", "1", "p", "o") O ("o") },
+    { "add-neg-sub", XY B ("sub", "x", "y", "o") O ("o"),
+      XY U ("neg", "y", "n") B ("add", "x", "n", "o") O ("o"),
+      XY U ("neg", "x", "n") B ("add", "y", "n", "s") U ("neg", "s", "o") O ("o") },
+    { "exp-div", XY B ("sub", "x", "y", "d") U ("exp", "d", "o") O ("o"),
+      XY U ("exp", "x", "a") U ("exp", "y", "b") B ("div", "a", "b", "o") O ("o"),
+      XY U ("exp", "x", "a") U ("exp", "y", "b") B ("div", "b", "a", "o") O ("o") },
+    { "sum-sum-comm", T3 R ("sum", "0", "t", "a") R ("sum", "1", "a", "o") O ("o"),
+      T3 R ("sum", "1", "t", "a") R ("sum", "0", "a", "o") O ("o"),
+      T3 R ("max", "1", "t", "a") R ("sum", "0", "a", "o") O ("o") },
+    { "max-max-comm", T3 R ("max", "0", "t", "a") R ("max", "1", "a", "o") O ("o"),
+      T3 R ("max", "1", "t", "a") R ("max", "0", "a", "o") O ("o"),
+      T3 R ("max", "1", "t", "a") R ("sum", "0", "a", "o") O ("o") },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(PrismGraph) prog = graph_from_ops (cases[i].program);
+      g_autoptr(PrismGraph) right = graph_from_ops (cases[i].right);
+      g_autoptr(PrismGraph) wrong = graph_from_ops (cases[i].wrong);
+      PrismFormalResult r;
+      gboolean used = FALSE;
+
+      if (!prove_audited (prog, right, &r))
+        g_error ("%s: the right graph is not proved (%s)", cases[i].rule, r.stop_reason);
+      for (guint k = 0; k < r.rules_used->len; k++)
+        used |= g_strcmp0 (g_ptr_array_index (r.rules_used, k), cases[i].rule) == 0;
+      if (!used)
+        g_error ("%s: the proof does not use the rule", cases[i].rule);
+      prism_formal_result_clear (&r);
+      if (prove_audited (prog, wrong, &r))
+        g_error ("%s: a wrong graph is proved", cases[i].rule);
+      g_assert_cmpstr (r.stop_reason, ==, "saturated");
+      prism_formal_result_clear (&r);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
+  g_test_add_func ("/formal/completeness-rules", test_completeness_rules);
   g_test_add_func ("/formal/translate/rms-norm", test_translate_rms_norm);
   g_test_add_func ("/formal/translate/axes", test_translate_axes);
   g_test_add_func ("/formal/translate/symbolic", test_translate_symbolic);

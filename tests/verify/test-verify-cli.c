@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 
 #include "mutate.h"
 #include "prism-graph-json.h"
@@ -270,6 +271,122 @@ test_bad_input (void)
   }
 }
 
+static int
+run_prism (const char * const *args, char **err)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  int status = -1;
+
+  g_ptr_array_add (argv, (gpointer) prism_path);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                               &out, err, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  return WEXITSTATUS (status);
+}
+
+/* Every constant op of value +0 under @node becomes −0. */
+static guint
+negate_zeros (JsonNode *node)
+{
+  guint n = 0;
+
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *o = json_node_get_object (node);
+      g_autoptr(GList) values = json_object_get_values (o);
+
+      for (GList *l = values; l != NULL; l = l->next)
+        n += negate_zeros (l->data);
+      if (g_strcmp0 (json_object_get_string_member_with_default (o, "op", ""), "constant") == 0 &&
+          json_object_get_double_member_with_default (o, "value", 1.0) == 0.0)
+        {
+          json_object_set_double_member (o, "value", -0.0);
+          n++;
+        }
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *a = json_node_get_array (node);
+      for (guint i = 0; i < json_array_get_length (a); i++)
+        n += negate_zeros (json_array_get_element (a, i));
+    }
+  return n;
+}
+
+/* Issue 24, item 2: a results file whose best candidate carries the −0 form
+ * of the program's +0 (relu(X)·1e12 + 1 / (1 + exp(X / z)), 1 against 0
+ * wherever X < 0) is refused by export's re-proof; the file as searched
+ * exports. */
+static void
+test_export_signed_zero (void)
+{
+  static const char program[] =
+    "{\"format\": \"prism-graph\", \"version\": 1, \"name\": \"signed-zero\", \"ops\": ["
+    "{\"op\": \"input\", \"name\": \"X\", \"outputs\": [{\"id\": \"x\", \"shape\": [4, 8], \"dtype\": \"f32\"}]},"
+    "{\"op\": \"constant\", \"value\": 0.0, \"outputs\": [{\"id\": \"z\", \"shape\": [1, 1], \"dtype\": \"f32\"}]},"
+    "{\"op\": \"constant\", \"value\": 1.0, \"outputs\": [{\"id\": \"one\", \"shape\": [1, 1], \"dtype\": \"f32\"}]},"
+    "{\"op\": \"constant\", \"value\": 1e12, \"outputs\": [{\"id\": \"big\", \"shape\": [1, 1], \"dtype\": \"f32\"}]},"
+    "{\"op\": \"relu\", \"inputs\": [\"x\"], \"outputs\": [{\"id\": \"r\"}]},"
+    "{\"op\": \"mul\", \"inputs\": [\"r\", \"big\"], \"outputs\": [{\"id\": \"rb\"}]},"
+    "{\"op\": \"div\", \"inputs\": [\"x\", \"z\"], \"outputs\": [{\"id\": \"q\"}]},"
+    "{\"op\": \"exp\", \"inputs\": [\"q\"], \"outputs\": [{\"id\": \"e\"}]},"
+    "{\"op\": \"add\", \"inputs\": [\"one\", \"e\"], \"outputs\": [{\"id\": \"d\"}]},"
+    "{\"op\": \"div\", \"inputs\": [\"one\", \"d\"], \"outputs\": [{\"id\": \"s\"}]},"
+    "{\"op\": \"add\", \"inputs\": [\"rb\", \"s\"], \"outputs\": [{\"id\": \"o\"}]},"
+    "{\"op\": \"output\", \"name\": \"O\", \"inputs\": [\"o\"]}]}";
+  g_autofree char *prog = g_build_filename (tmpdir, "signed-zero.json", NULL);
+  g_autofree char *dir = g_build_filename (tmpdir, "signed-zero", NULL);
+  g_autofree char *results = g_build_filename (dir, "results.json", NULL);
+  g_autofree char *tampered_dir = g_build_filename (tmpdir, "signed-zero-tampered", NULL);
+  g_autofree char *tampered = g_build_filename (tampered_dir, "results.json", NULL);
+  g_autofree char *out_good = g_build_filename (tmpdir, "signed-zero-export", NULL);
+  g_autofree char *out_bad = g_build_filename (tmpdir, "signed-zero-export-bad", NULL);
+  const char *search[] = { "search", prog, "--threads", "2", "--out", dir, NULL };
+  const char *export_good[] = { "export", results, "--out", out_good, "--no-resource-usage", NULL };
+  const char *export_bad[] = { "export", tampered, "--out", out_bad, "--no-resource-usage", NULL };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  JsonObject *root;
+  JsonArray *cands;
+  gint64 best;
+  guint flipped = 0;
+
+  g_assert_true (g_file_set_contents (prog, program, -1, NULL));
+  g_assert_cmpint (run_prism (search, NULL), ==, 0);
+  g_assert_true (json_parser_load_from_file (parser, results, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  best = json_object_get_int_member (json_object_get_object_member (root, "best"), "id");
+  cands = json_object_get_array_member (root, "candidates");
+  for (guint i = 0; i < json_array_get_length (cands); i++)
+    {
+      JsonObject *c = json_array_get_object_element (cands, i);
+      if (json_object_get_int_member (c, "id") != best)
+        continue;
+      flipped += negate_zeros (json_object_get_member (c, "graph"));
+      flipped += negate_zeros (json_object_get_member (c, "symbolic_graph"));
+    }
+  g_assert_cmpuint (flipped, >, 0);
+  g_assert_cmpint (g_mkdir_with_parents (tampered_dir, 0755), ==, 0);
+  json_generator_set_root (gen, json_parser_get_root (parser));
+  g_assert_true (json_generator_to_file (gen, tampered, &error));
+  g_assert_no_error (error);
+
+  g_assert_cmpint (run_prism (export_good, NULL), ==, 0);
+  g_assert_cmpint (run_prism (export_bad, &err), ==, 1);
+  g_test_message ("%s", err);
+  g_assert_nonnull (strstr (err, "is not equivalent to its program"));
+  g_assert_false (g_file_test (out_bad, G_FILE_TEST_EXISTS));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -290,6 +407,7 @@ main (int argc, char **argv)
   g_test_add_func ("/verify-cli/online-softmax", test_online_softmax);
   g_test_add_func ("/verify-cli/random-cannot-run", test_random_cannot_run);
   g_test_add_func ("/verify-cli/bad-input", test_bad_input);
+  g_test_add_func ("/verify-cli/export-signed-zero", test_export_signed_zero);
 
   ret = g_test_run ();
   {

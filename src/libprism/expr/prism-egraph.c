@@ -17,6 +17,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "prism-egraph-private.h"
@@ -25,6 +26,65 @@
 /* ------------------------------------------------------------------------ */
 /* Constant folding */
 
+static double
+bits_value (gint64 bits)
+{
+  union { gint64 i; double d; } v = { .i = bits };
+
+  return v.d;
+}
+
+/* The verifier's constants are the bits of an f64 value: their product
+ * folds only when it is exact (no rounding, no overflow, no underflow),
+ * so that the folded constant is the real product. */
+static gboolean
+fold_fmul (gint64 a, gint64 b, gint64 *result)
+{
+  double x = bits_value (a), y = bits_value (b), p = x * y;
+  union { double d; gint64 i; } v = { .d = p };
+
+  if (!isfinite (p) || fma (x, y, -p) != 0.0 || (p == 0.0 && x != 0.0 && y != 0.0))
+    return FALSE;
+  *result = v.i;
+  return TRUE;
+}
+
+/* Transpose codes (prism_par_perm_code()): rank · 256 + Σ perm[i] · 4^i.
+ * (transpose (transpose t p) q) takes output dim i from dim p[q[i]] of t. */
+static gboolean
+fold_perm_compose (gint64 p, gint64 q, gint64 *result)
+{
+  gint64 nd = p >> 8, code;
+
+  if (p < 0 || q < 0 || nd != (q >> 8) || nd < 1 || nd > 4)
+    return FALSE;
+  code = nd << 8;
+  for (gint64 i = 0; i < nd; i++)
+    {
+      gint64 qi = (q >> (2 * i)) & 3, pq;
+      if (qi >= nd)
+        return FALSE;
+      pq = (p >> (2 * qi)) & 3;
+      if (pq >= nd)
+        return FALSE;
+      code |= pq << (2 * i);
+    }
+  *result = code;
+  return TRUE;
+}
+
+/* The count a constant's bits stand for: a positive integer below 2^31. */
+static gboolean
+fold_bits_count (gint64 bits, gint64 *result)
+{
+  double v = bits_value (bits);
+
+  if (!(v >= 1.0 && v < 2147483648.0) || v != floor (v))
+    return FALSE;
+  *result = (gint64) v;
+  return TRUE;
+}
+
 gboolean
 prism_fold_arith (PrismSymbol   op,
                   const gint64 *args,
@@ -32,8 +92,26 @@ prism_fold_arith (PrismSymbol   op,
                   gint64       *result,
                   gpointer      user_data)
 {
+  static gsize interned = 0;
+  static PrismSymbol sym_bits_count, sym_fmul, sym_perm_compose;
   const char *name = prism_symbol_name (op);
   gint64 a, b;
+
+  /* The verifier's folds, by symbol: this runs for every e-node whose
+   * children are all integers (the oracle's e-graphs have many). */
+  if (g_once_init_enter (&interned))
+    {
+      sym_bits_count = prism_symbol_intern ("bits_count");
+      sym_fmul = prism_symbol_intern ("fmul");
+      sym_perm_compose = prism_symbol_intern ("perm_compose");
+      g_once_init_leave (&interned, 1);
+    }
+  if (op == sym_bits_count)
+    return n_args == 1 && fold_bits_count (args[0], result);
+  if (op == sym_fmul)
+    return n_args == 2 && fold_fmul (args[0], args[1], result);
+  if (op == sym_perm_compose)
+    return n_args == 2 && fold_perm_compose (args[0], args[1], result);
 
   if (n_args == 1 && strcmp (name, "neg") == 0)
     {

@@ -78,7 +78,11 @@ typedef gboolean (*PrismFoldFunc) (PrismSymbol   op,
 
 /* The default fold function: `+ - * /` (binary), `neg` (unary), `dim_mul`,
  * `dim_div` and `dim_add` (binary, like `* / +`).  Divisions fold only when
- * exact and the divisor is non-zero; overflowing results do not fold. */
+ * exact and the divisor is non-zero; overflowing results do not fold.  For
+ * the verifier's terms: `fmul` multiplies two f64 values given by their
+ * bits (only when the product is exact), `perm_compose` composes two
+ * transpose codes of one rank (prism_par_perm_code()), `bits_count` is the
+ * positive integer below 2^31 that f64 bits stand for. */
 gboolean      prism_fold_arith          (PrismSymbol          op,
                                          const gint64        *args,
                                          guint                n_args,

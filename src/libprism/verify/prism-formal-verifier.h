@@ -37,7 +37,8 @@ typedef struct
 {
   gboolean proved;
   const char *stop_reason;   /* static: "proved", "saturated", "iteration limit", "node limit",
-                              * "time limit", "unsupported" or "different outputs" */
+                              * "time limit", "unsupported", "different outputs" or
+                              * "different interface" (names, shapes or dtypes) */
   guint proof_length;        /* rewrite steps, summed over the outputs */
   GPtrArray *rules_used;     /* const char * (interned), in proof order; NULL when not proved */
   guint iterations;

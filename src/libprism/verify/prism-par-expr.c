@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "prism-buffer.h"
@@ -275,10 +276,23 @@ translate_common (Translation *tr, const PrismGraph *g, const PrismOp *op, guint
       /* (const bits rank): the bits of the value as its dtype stores it name
        * it (the interpreter rounds it so): equal values are one leaf, 0.1 in
        * f16 and in f32 are two. */
-      double v = prism_dtype_round_value (op->attrs.value, prism_graph_tensor (g, op->outputs[0])->dtype);
-      union { double d; gint64 i; } bits = { .d = v == 0.0 ? 0.0 : v };
-      guint ch[2] = { prism_term_add_int (tr->term, bits.i),
-                      prism_term_add_int (tr->term, prism_graph_tensor (g, op->outputs[0])->ndims) };
+      PrismDtype dtype = prism_graph_tensor (g, op->outputs[0])->dtype;
+      double v = prism_dtype_round_value (op->attrs.value, dtype);
+      /* The sign of a zero is kept: 1 / −0 is −inf, 1 / +0 is +inf. */
+      union { double d; gint64 i; } bits = { .d = v };
+      guint ch[2];
+
+      /* A value its dtype cannot hold is stored as an infinity: X·70000 and
+       * X·99999 in f16 would be one term. */
+      if (!isfinite (v))
+        {
+          g_set_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
+                       "the constant %.9g is outside the range of %s", op->attrs.value,
+                       prism_dtype_to_string (dtype));
+          return FALSE;
+        }
+      ch[0] = prism_term_add_int (tr->term, bits.i);
+      ch[1] = prism_term_add_int (tr->term, prism_graph_tensor (g, op->outputs[0])->ndims);
       t[op->outputs[0]] = prism_term_add_op (tr->term, "const", 2, ch);
       return TRUE;
     }
@@ -499,7 +513,10 @@ translate_kernel (Translation *tr, guint kernel_index, const PrismGraph *body, c
              * every axis, as a replicated input would be. */
             guint v;
             if (!translate_common (tr, body, op, t, error))
-              return FALSE;
+              {
+                g_prefix_error (error, "kernel %u, block op %u: ", kernel_index, i);
+                return FALSE;
+              }
             v = t[op->outputs[0]];
             for (guint p = 0; p < body->grid_ndims; p++)
               if (has_axis[p])
@@ -599,6 +616,14 @@ gboolean
 prism_par_translate_full (PrismParEnv *env, const PrismGraph *graph, const char *prefix,
                           PrismTerm *term, guint *roots, guint *tensor_nodes, GError **error)
 {
+  return prism_par_translate_bound (env, graph, prefix, term, NULL, roots, tensor_nodes, error);
+}
+
+gboolean
+prism_par_translate_bound (PrismParEnv *env, const PrismGraph *graph, const char *prefix,
+                           PrismTerm *term, const PrismIoBinding *binding, guint *roots,
+                           guint *tensor_nodes, GError **error)
+{
   Translation tr = { env, graph, prefix, term, env->inputs->len == 0, 0 };
   g_autofree guint *t = NULL;
   guint n_roots = 0, n_kernels = 0;
@@ -615,7 +640,20 @@ prism_par_translate_full (PrismParEnv *env, const PrismGraph *graph, const char 
           {
             const PrismTensor *shape = prism_graph_tensor (graph, op->outputs[0]);
             guint k = tr.n_inputs_seen++;
-            g_autofree char *name = g_strdup_printf ("in%u", k);
+            g_autofree char *name = NULL;
+
+            /* The reference's input this one is bound to (by name). */
+            if (!tr.first && binding != NULL)
+              {
+                if (k >= binding->n_inputs)
+                  {
+                    g_set_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH,
+                                 "the graph has more inputs than its binding (%u)", binding->n_inputs);
+                    return FALSE;
+                  }
+                k = binding->inputs[k];
+              }
+            name = g_strdup_printf ("in%u", k);
 
             if (tr.first)
               {
@@ -649,7 +687,14 @@ prism_par_translate_full (PrismParEnv *env, const PrismGraph *graph, const char 
           }
           break;
         case PRISM_OP_OUTPUT:
-          roots[n_roots++] = t[op->inputs[0]];
+          if (!tr.first && binding != NULL && n_roots >= binding->n_outputs)
+            {
+              g_set_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH,
+                           "the graph has more outputs than its binding (%u)", binding->n_outputs);
+              return FALSE;
+            }
+          roots[!tr.first && binding != NULL ? binding->outputs[n_roots] : n_roots] = t[op->inputs[0]];
+          n_roots++;
           break;
         case PRISM_OP_KERNEL:
           {

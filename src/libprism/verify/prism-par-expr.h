@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "prism-graph.h"
+#include "prism-io-binding.h"
 #include "prism-term.h"
 
 G_BEGIN_DECLS
@@ -117,7 +118,8 @@ const PrismDim *prism_par_env_lookup_size (const PrismParEnv *env,
  * @error: return location for a #GError
  *
  * Errors: %PRISM_ERROR_UNSUPPORTED for ops the language has no operator for
- * (rescaling accumulators), symbolic maps or too many axes;
+ * (rescaling accumulators), symbolic maps, too many axes, or a constant its
+ * dtype cannot hold (70000 in f16: stored as inf), naming the op;
  * %PRISM_ERROR_INVALID_GRAPH when the inputs differ from the first graph's.
  *
  * Returns: %TRUE on success
@@ -143,6 +145,26 @@ gboolean     prism_par_translate_full   (PrismParEnv       *env,
                                          const PrismGraph  *graph,
                                          const char        *prefix,
                                          PrismTerm         *term,
+                                         guint             *roots,
+                                         guint             *tensor_nodes,
+                                         GError           **error);
+
+/**
+ * prism_par_translate_bound:
+ * @binding: (nullable): which reference input and output each of @graph's
+ *   is (prism_io_binding_new()); %NULL: the same positions
+ *
+ * Same as prism_par_translate_full() for a graph translated after the first:
+ * its input k becomes the first graph's input @binding->inputs[k] and its
+ * output k goes to @roots[@binding->outputs[k]].
+ *
+ * Returns: %TRUE on success
+ */
+gboolean     prism_par_translate_bound  (PrismParEnv       *env,
+                                         const PrismGraph  *graph,
+                                         const char        *prefix,
+                                         PrismTerm         *term,
+                                         const PrismIoBinding *binding,
                                          guint             *roots,
                                          guint             *tensor_nodes,
                                          GError           **error);

@@ -27,6 +27,8 @@ typedef struct
 {
   guint8 state;
   PrismParType type;
+  guint8 real_state;    /* never_nan(): STATE_UNKNOWN, STATE_BUSY, STATE_NONE, STATE_TYPED (real) */
+  guint real_checked;   /* the e-graph's node count when STATE_NONE was found */
 } Entry;
 
 struct _PrismParTyper
@@ -734,6 +736,182 @@ cond_ge (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer
   return arg_int (user_data, &args[0], &a) && arg_int (user_data, &args[1], &b) && a >= b;
 }
 
+/* NaN-freeness ---------------------------------------------------------------- */
+
+/* Whether e-node @node is a real number wherever its operands are: inputs
+ * and constants (finite: the translation refuses others), the ring
+ * operations, maxima, exp and the other total functions, sums, products,
+ * division by a constant that is not zero, and every parallel operator.
+ * sqrt, pow, division by a tensor, rms and rms_norm can make a NaN (0/0,
+ * √−1), which the interpreter's max then skips. */
+static gboolean class_real (PrismParTyper *ty, guint cls);
+
+static gboolean
+node_real (PrismParTyper *ty, guint node)
+{
+  const PrismEgraph *eg = ty->eg;
+  PrismSymbol op;
+  guint n, first = 0;
+
+  if (prism_egraph_node_is_int (eg, node))
+    return TRUE;
+  op = prism_egraph_node_get_op (eg, node);
+  n = prism_egraph_node_get_n_children (eg, node);
+  if (n == 0)
+    return prism_par_env_lookup_input (ty->env, op) != NULL;
+  if (op == sym.constant)
+    return TRUE;
+  if (op == sym.map || op == sym.map2)
+    {
+      PrismSymbol f = class_symbol (ty, prism_egraph_node_get_child (eg, node, 0));
+      first = 1;
+      if (f == sym.div && n == 3)
+        {
+          guint b = prism_egraph_find (eg, prism_egraph_node_get_child (eg, node, 2));
+          gboolean nonzero = FALSE;
+          for (guint i = 0; i < prism_egraph_class_get_n_nodes (eg, b) && !nonzero; i++)
+            {
+              guint c = prism_egraph_class_get_node (eg, b, i);
+              gint64 bits;
+              if (!prism_egraph_node_is_int (eg, c) && prism_egraph_node_get_op (eg, c) == sym.constant &&
+                  class_int (ty, prism_egraph_node_get_child (eg, c, 0), &bits))
+                {
+                  union { gint64 i; double d; } v = { .i = bits };
+                  nonzero = v.d != 0.0;
+                }
+            }
+          return nonzero && class_real (ty, prism_egraph_node_get_child (eg, node, 1));
+        }
+      if (f != sym.exp && f != sym.square && f != sym.silu && f != sym.gelu && f != sym.relu &&
+          f != sym.neg && f != sym.add && f != sym.sub && f != sym.mul && f != sym.maximum)
+        return FALSE;
+    }
+  else if (op == sym.rms || op == sym.rms_norm || op == sym.reduce_online)
+    return FALSE;
+  for (guint i = first; i < n; i++)
+    if (!class_real (ty, prism_egraph_node_get_child (eg, node, i)))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+class_real (PrismParTyper *ty, guint cls)
+{
+  Entry *e;
+  guint n_nodes = prism_egraph_get_n_nodes (ty->eg);
+
+  cls = prism_egraph_find (ty->eg, cls);
+  e = entry (ty, cls);
+  /* A class found real stays real; one found not real may become real
+   * when the e-graph grows (a new e-node joins it). */
+  if (e->real_state == STATE_TYPED)
+    return TRUE;
+  if (e->real_state == STATE_BUSY || (e->real_state == STATE_NONE && e->real_checked == n_nodes))
+    return FALSE;
+  e->real_state = STATE_BUSY;
+  for (guint i = 0; i < prism_egraph_class_get_n_nodes (ty->eg, cls); i++)
+    if (node_real (ty, prism_egraph_class_get_node (ty->eg, cls, i)))
+      {
+        e->real_state = STATE_TYPED;
+        return TRUE;
+      }
+  e->real_state = STATE_NONE;
+  e->real_checked = n_nodes;
+  return FALSE;
+}
+
+static gboolean
+cond_never_nan (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  guint cls;
+
+  return arg_class (&args[0], &cls) && class_real (user_data, cls);
+}
+
+/* Conditions of the completeness rules (issue 24) -------------------------------- */
+
+/* same_rank(?a, ?b): two tensors of one rank (a transpose of each is then
+ * typed by the same code, broadcast dims moving alike). */
+static gboolean
+cond_same_rank (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  const PrismParType *a, *b;
+  guint ca, cb;
+
+  if (!arg_class (&args[0], &ca) || !arg_class (&args[1], &cb))
+    return FALSE;
+  a = prism_par_typer_get (user_data, ca);
+  b = a != NULL ? prism_par_typer_get (user_data, cb) : NULL;
+  return b != NULL && a->ndims == b->ndims;
+}
+
+/* perm_identity(?p): the transpose code ?p moves no dim. */
+static gboolean
+cond_perm_identity (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  int p[PRISM_MAX_DIMS];
+  gint64 a;
+  guint nd;
+
+  if (!arg_int (user_data, &args[0], &a) || a < 0)
+    return FALSE;
+  nd = (guint) (a >> 8);
+  if (!perm_decode (a, nd, p))
+    return FALSE;
+  for (guint i = 0; i < nd; i++)
+    if (p[i] != (int) i)
+      return FALSE;
+  return TRUE;
+}
+
+/* The integer fold of a rule's right side has a
+ * value, so the node it builds is a leaf (else it would be an untyped
+ * term).  One condition per fold: fmul_exact(?a, ?b), perm_composable(?p,
+ * ?q), count_bits(?b). */
+static gboolean
+fold_holds (PrismParTyper *ty, const char *op, const PrismCondArg *args, guint n)
+{
+  gint64 v[2], r;
+
+  for (guint i = 0; i < n; i++)
+    if (!arg_int (ty, &args[i], &v[i]))
+      return FALSE;
+  return prism_fold_arith (prism_symbol_intern (op), v, n, &r, NULL);
+}
+
+static gboolean
+cond_fmul_exact (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  return fold_holds (user_data, "fmul", args, 2);
+}
+
+static gboolean
+cond_perm_composable (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  return fold_holds (user_data, "perm_compose", args, 2);
+}
+
+static gboolean
+cond_count_bits (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  return fold_holds (user_data, "bits_count", args, 1);
+}
+
+/* rank_fits(?r, ?t): a constant of rank ?r broadcasts into ?t without
+ * changing its shape (every dim of a constant is 1). */
+static gboolean
+cond_rank_fits (const PrismEgraph *eg, const PrismCondArg *args, guint n_args, gpointer user_data)
+{
+  const PrismParType *t;
+  gint64 r;
+  guint cls;
+
+  if (!arg_int (user_data, &args[0], &r) || !arg_class (&args[1], &cls))
+    return FALSE;
+  t = prism_par_typer_get (user_data, cls);
+  return t != NULL && r >= 1 && r <= (gint64) t->ndims;
+}
+
 void
 prism_par_typer_register_conditions (PrismParTyper *ty, PrismRuleSet *rules)
 {
@@ -747,6 +925,13 @@ prism_par_typer_register_conditions (PrismParTyper *ty, PrismRuleSet *rules)
   prism_rule_set_register_condition (rules, "ge", 2, cond_ge, ty, NULL);
   prism_rule_set_register_condition (rules, "perm_inverse", 2, cond_perm_inverse, ty, NULL);
   prism_rule_set_register_condition (rules, "perm_moves", 3, cond_perm_moves, ty, NULL);
+  prism_rule_set_register_condition (rules, "never_nan", 1, cond_never_nan, ty, NULL);
+  prism_rule_set_register_condition (rules, "same_rank", 2, cond_same_rank, ty, NULL);
+  prism_rule_set_register_condition (rules, "perm_identity", 1, cond_perm_identity, ty, NULL);
+  prism_rule_set_register_condition (rules, "fmul_exact", 2, cond_fmul_exact, ty, NULL);
+  prism_rule_set_register_condition (rules, "perm_composable", 2, cond_perm_composable, ty, NULL);
+  prism_rule_set_register_condition (rules, "count_bits", 1, cond_count_bits, ty, NULL);
+  prism_rule_set_register_condition (rules, "rank_fits", 2, cond_rank_fits, ty, NULL);
 }
 
 /* Audit ----------------------------------------------------------------------- */

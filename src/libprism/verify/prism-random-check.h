@@ -10,8 +10,9 @@
 
 G_BEGIN_DECLS
 
-/* Normwise relative error (prism_buffer_max_rel_error()) above which two f64
- * results differ.  Rounding in f64 stays near n · 2^-53 for the sums of a
+/* Error above which two f64 results differ: the larger of the normwise
+ * relative error max |a − b| / max |b| and the worst element's
+ * |a − b| / max (|b|, 1).  Rounding in f64 stays near n · 2^-53 for the sums of a
  * few thousand terms the workloads have (about 1e-13 in practice); a wrong
  * graph is off by at least one block's share of an output, orders of
  * magnitude above 1e-9. */
@@ -28,6 +29,9 @@ typedef struct
   double seconds;
   char *sizes;           /* the size assignment used, e.g. "gx0=2, F0=4" ("" when concrete) */
   char *message;
+  char *range_message;   /* nullable: on the seed of large values, run in f32, the candidate
+                          * is not finite where the reference is (an exponential or a sum
+                          * that leaves f32's range: exact in f64, not on a GPU) */
 } PrismRandomResult;
 
 void prism_random_result_clear (PrismRandomResult *result);
@@ -86,10 +90,16 @@ PrismGraph       *prism_random_choose_sizes (const PrismGraph *graph,
  *   not run)
  *
  * Runs @candidate on the inputs of every seed and compares each output with
- * the reference's.  Each side gets the same random values rounded to its
- * own input dtypes (prism_interp_make_inputs()); an output whose dtype
- * differs from the reference's is compared after each side's rounding to
- * its own dtype, outputs of one dtype as computed (f64).
+ * the reference's, inputs and outputs bound by name (prism_io_binding_new():
+ * an interface that differs is a difference, max_error +inf).  Candidate input k gets the
+ * values of the reference input it is bound to; outputs are compared as
+ * computed (f64), normwise and element by element (see
+ * %PRISM_RANDOM_TOLERANCE).  Seed 1 scales the inputs to unit variance,
+ * seed 2 by 8 (large logits); a seed on which the reference is not finite
+ * is drawn again (up to four times) and otherwise skipped, and an inf or a
+ * NaN of the candidate is a difference.  On seed 2 both also run in f32:
+ * a candidate that is not finite where the reference is sets range_message
+ * (ok says the f64 comparison only).
  */
 void              prism_random_check_run  (PrismRandomCheck  *check,
                                            const PrismGraph  *candidate,

@@ -13,6 +13,7 @@
 
 #include "prism-error.h"
 #include "prism-formal-verifier.h"
+#include "prism-io-binding.h"
 #include "prism-random-check.h"
 #include "prism-verifier.h"
 
@@ -38,6 +39,7 @@ prism_verdict_free (PrismVerdict *v)
   g_free (v->sizes);
   g_free (v->random_message);
   g_free (v->precision_message);
+  g_free (v->range_message);
   g_free (v);
 }
 
@@ -142,6 +144,7 @@ prism_verdict_to_json (const PrismVerdict *v)
   add_string (b, "sizes", v->sizes);
   add_number (b, "seconds", v->random_seconds);
   add_string (b, "message", v->random_message);
+  add_string (b, "range", v->range_message);
   json_builder_end_object (b);
 
   json_builder_end_object (b);
@@ -228,77 +231,6 @@ has_symbolic_maps (const PrismGraph *g)
   return FALSE;
 }
 
-/* The name of the @k-th INPUT or OUTPUT op of @g, or NULL. */
-static const char *
-io_name (const PrismGraph *g, PrismOpKind kind, guint k)
-{
-  for (guint i = 0, n = 0; i < g->ops->len; i++)
-    {
-      const PrismOp *op = prism_graph_op (g, i);
-      if (op->kind == kind && n++ == k)
-        return op->name;
-    }
-  return NULL;
-}
-
-/* "input 1 (W)" (transfer full) */
-static char *
-io_label (const PrismGraph *ref, const PrismGraph *cand, gboolean input, guint k)
-{
-  PrismOpKind kind = input ? PRISM_OP_INPUT : PRISM_OP_OUTPUT;
-  const char *name = io_name (ref, kind, k);
-
-  if (name == NULL || *name == '\0')
-    name = io_name (cand, kind, k);
-  if (name == NULL || *name == '\0')
-    return g_strdup_printf ("%s %u", input ? "input" : "output", k);
-  return g_strdup_printf ("%s %u (%s)", input ? "input" : "output", k, name);
-}
-
-/* Why the interfaces differ, or NULL when inputs and outputs match.  The
- * dtypes are part of the interface: inputs are rounded to theirs before a
- * kernel sees them and outputs are stored in theirs, so a candidate with a
- * bf16 weight where the program has f16 computes something else. */
-static char *
-interface_difference (const PrismGraph *ref, const PrismGraph *cand)
-{
-  g_autoptr(GArray) ri = prism_graph_get_inputs (ref);
-  g_autoptr(GArray) ci = prism_graph_get_inputs (cand);
-  g_autoptr(GArray) ro = prism_graph_get_outputs (ref);
-  g_autoptr(GArray) co = prism_graph_get_outputs (cand);
-
-  if (ri->len != ci->len)
-    return g_strdup_printf ("the candidate has %u inputs, the reference %u", ci->len, ri->len);
-  if (ro->len != co->len)
-    return g_strdup_printf ("the candidate has %u outputs, the reference %u", co->len, ro->len);
-  for (guint pass = 0; pass < 2; pass++)
-    {
-      GArray *a = pass == 0 ? ri : ro, *b = pass == 0 ? ci : co;
-      for (guint k = 0; k < a->len; k++)
-        {
-          const PrismTensor *x = prism_graph_tensor (ref, g_array_index (a, guint, k));
-          const PrismTensor *y = prism_graph_tensor (cand, g_array_index (b, guint, k));
-          gboolean same = x->ndims == y->ndims;
-          g_autofree char *label = NULL;
-
-          for (guint d = 0; same && d < x->ndims; d++)
-            same = prism_dim_equal (x->dims[d], y->dims[d]);
-          if (same && x->dtype == y->dtype)
-            continue;
-          label = io_label (ref, cand, pass == 0, k);
-          if (!same)
-            {
-              g_autofree char *want = prism_tensor_shape_to_string (ref, x);
-              g_autofree char *got = prism_tensor_shape_to_string (cand, y);
-              return g_strdup_printf ("%s of the candidate is %s, the reference's is %s", label, got, want);
-            }
-          return g_strdup_printf ("%s of the candidate is %s, the reference's is %s", label,
-                                  prism_dtype_to_string (y->dtype), prism_dtype_to_string (x->dtype));
-        }
-    }
-  return NULL;
-}
-
 static void
 decide (PrismVerdict *v, const PrismVerifierOptions *options)
 {
@@ -316,6 +248,14 @@ decide (PrismVerdict *v, const PrismVerifierOptions *options)
       v->kind = PRISM_VERDICT_NOT_EQUIVALENT;
       v->message = g_strdup_printf ("Not equivalent: proved equal in exact arithmetic, but %s.",
                                     v->precision_message);
+    }
+  else if (v->random_ran && v->random_ok && v->range_message != NULL)
+    {
+      /* Equal in f64, but it overflows where the program does not. */
+      v->kind = PRISM_VERDICT_NOT_EQUIVALENT;
+      v->message = g_strdup_printf ("Not equivalent: %s%s.", v->proved ? "proved equal in exact "
+                                    "arithmetic and the randomized test agrees in f64, but " : "",
+                                    v->range_message);
     }
   else if (v->proved && !v->random_ran && !options->skip_random)
     {
@@ -361,7 +301,8 @@ prism_verifier_check (PrismVerifier *verifier, const PrismGraph *candidate, GErr
 {
   const PrismVerifierOptions *o = &verifier->options;
   g_autoptr(PrismVerdict) v = g_new0 (PrismVerdict, 1);
-  g_autofree char *difference = NULL;
+  g_autoptr(GError) difference = NULL;
+  g_autoptr(PrismIoBinding) binding = NULL;
   PrismFormalOptions fo;
   PrismFormalResult fr;
 
@@ -381,11 +322,15 @@ prism_verifier_check (PrismVerifier *verifier, const PrismGraph *candidate, GErr
     }
 
   v->stop_reason = "not run";
-  difference = interface_difference (verifier->reference, candidate);
-  if (difference != NULL)
+  /* The dtypes are part of the interface: inputs are rounded to theirs
+   * before a kernel sees them and outputs are stored in theirs, so a
+   * candidate with a bf16 weight where the program has f16 computes
+   * something else.  Names bind inputs and outputs (prism-io-binding.h). */
+  binding = prism_io_binding_new (verifier->reference, candidate, &difference);
+  if (binding == NULL)
     {
       v->kind = PRISM_VERDICT_NOT_EQUIVALENT;
-      v->message = g_strdup_printf ("Not equivalent: %s.", difference);
+      v->message = g_strdup_printf ("Not equivalent: %s.", difference->message);
       return g_steal_pointer (&v);
     }
 
@@ -423,6 +368,7 @@ prism_verifier_check (PrismVerifier *verifier, const PrismGraph *candidate, GErr
       v->random_seconds = rr.seconds;
       v->sizes = g_steal_pointer (&rr.sizes);
       v->random_message = g_steal_pointer (&rr.message);
+      v->range_message = g_steal_pointer (&rr.range_message);
       prism_random_result_clear (&rr);
     }
   if (v->seeds == NULL)

@@ -55,6 +55,8 @@ typedef struct
   /* nullable: proved in exact arithmetic, but the candidate stores a value
    * in a lower precision than the reference (see prism_verifier_check()) */
   char *precision_message;
+  char *range_message;       /* nullable: the candidate leaves f32's range where the reference
+                              * does not (PrismRandomResult.range_message) */
 } PrismVerdict;
 
 void          prism_verdict_free        (PrismVerdict *verdict);
