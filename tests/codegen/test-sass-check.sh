@@ -7,7 +7,8 @@
 #    disagreement naming the kernel (exit 1): 16-byte loads over the kernel
 #    that reads 4-byte words one at a time, a sector efficiency of 1 over the
 #    same kernel, a cp.async ring over the kernel without LDGSTS, no
-#    synchronous loads over the ring kernel that has one in its loop.
+#    synchronous loads over the ring kernel that has one in its loop,
+#    tensor cores and outputs summed over blocks over the plain copy.
 # 2. Today's code: the best candidate of rms_norm and swiglu (default
 #    searches) and rms_norm's unfused program agree with their reports; the
 #    table lists every kernel of their manifests; a stage count doctored over
@@ -85,6 +86,10 @@ doctor ring fixture_vector stages 3
 expect_disagreement ring "fixture_vector: report says a 3-stage cp.async ring; the SASS has no LDGSTS"
 doctor all-in-ring fixture_ring sync_load_bytes 0
 expect_disagreement all-in-ring "fixture_ring: report says every loop tile streams through the ring"
+doctor tensor-cores fixture_vector mma '"wmma"'
+expect_disagreement tensor-cores "fixture_vector: report says the matmul runs on tensor cores (wmma); the SASS has no HMMA"
+doctor split fixture_vector split_outputs 2
+expect_disagreement split "fixture_vector: report says 2 outputs are summed over blocks; the SASS has no global atomic"
 
 # 2. Today's code ------------------------------------------------------------
 sass_check rms_norm swiglu --no-unfused --keep "$tmp/work" --json "$tmp/rows.json"
