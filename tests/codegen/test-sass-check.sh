@@ -70,6 +70,9 @@ grep -q "^sass-fixture	fixture_ring	2	[0-9]*×16	" "$tmp/out" ||
 grep -q "finding: sass-fixture fixture_strided: uncoalesced partial accesses" "$tmp/out" ||
   { cat "$tmp/out"; fail "fixture_strided's uncoalesced reads are not found"; }
 ok "the honest fixture agrees; its widths and the uncoalesced reads are read from the SASS"
+sass_check "$src/tests/codegen/sass-fixture" --strict
+[ "$rc" -eq 1 ] || { cat "$tmp/out"; fail "--strict: the fixture's findings do not fail the run (exit $rc)"; }
+ok "--strict fails on the fixture's findings"
 
 expect_disagreement () {
   local what=$1 pattern=$2
