@@ -44,6 +44,7 @@ typedef struct
   char *gpu;
   const char *baseline;   /* "vendor", "prism-lowered" */
   const char *measured_baseline;  /* how the unfused program ran on the GPU (interned) */
+  double time_limit_s;    /* the search budget (0: none) */
 } Run;
 
 static void
@@ -466,6 +467,13 @@ print_summary (Run *run, const PrismRunStats *stats, const char *stop)
   /* TRANSLATORS: the third summary line: branches of the search cut, by
    * reason (the reasons are the names of docs/format.md) */
   fprintf (stderr, _("  pruned: %s\n"), pruned);
+  /* The default limits may leave more space than the budget covers: say
+   * that the best candidate is only the best so far. */
+  if (g_strcmp0 (stop, "time limit") == 0)
+    /* TRANSLATORS: the seconds of the search budget */
+    fprintf (stderr, _("  the time budget of %.0f s ran out before the search space did: the candidates "
+                       "are the best found so far (--time-limit S for more, 0 for no limit)\n"),
+             run->time_limit_s);
 }
 
 /* The program, or why it cannot be read on this rank. */
@@ -545,7 +553,7 @@ prism_cmd_search (int argc, char **argv)
     { "max-kernel-ops", 0, 0, G_OPTION_ARG_INT, &max_kernel_ops,
       N_("Kernel-level ops per candidate, custom kernels included (default 3)"), N_("N") },
     { "max-block-ops", 0, 0, G_OPTION_ARG_INT, &max_block_ops,
-      N_("Ops per custom kernel, its inputs included (default 11; 13 for a program that takes a max)"), N_("N") },
+      N_("Ops per custom kernel, its inputs included (default 11, 13 for a program that takes a max, or what one kernel holding the program's ops before its outputs needs)"), N_("N") },
     { "max-kernel-inputs", 0, 0, G_OPTION_ARG_INT, &max_kernel_inputs,
       N_("Inputs of one custom kernel (default: the program's inputs, at least 3)"), N_("N") },
     { "max-block-outputs", 0, 0, G_OPTION_ARG_INT, &max_block_outputs,
@@ -553,7 +561,7 @@ prism_cmd_search (int argc, char **argv)
     { "max-accums", 0, 0, G_OPTION_ARG_INT, &max_accums,
       N_("Accumulators of one custom kernel (default 3)"), N_("N") },
     { "max-total-ops", 0, 0, G_OPTION_ARG_INT, &max_total_ops,
-      N_("Ops of a whole candidate: predefined ops and block ops other than inputs (default 9, and 2 more for each program input beyond the third)"), N_("N") },
+      N_("Ops of a whole candidate: predefined ops and block ops other than inputs (default: the program's ops and 2 more, at least 9 and 2 more for each program input beyond the third)"), N_("N") },
     { "max-grid-dims", 0, 0, G_OPTION_ARG_INT, &max_grid_dims,
       N_("Grid dimensions of a custom kernel, 1 to 3 (default 3)"), N_("N") },
     { "block-threads", 0, 0, G_OPTION_ARG_INT, &block_threads,
@@ -701,6 +709,7 @@ prism_cmd_search (int argc, char **argv)
   run.tty = isatty (fileno (stderr));
   run.name = program->name ? program->name : argv[1];
   run.baseline = prism_baseline_kind_to_string (options.baseline);
+  run.time_limit_s = options.search.time_limit_s;
   if (!quiet)
     g_signal_connect (session, "events", G_CALLBACK (on_events), &run);
   g_signal_connect (session, "finished", G_CALLBACK (on_finished), &run);

@@ -161,28 +161,39 @@ guint       prism_search_auto_kernel_inputs (const PrismGraph *program);
  * @program: the program to optimize
  *
  * The limit on a custom kernel's ops (its inputs included) when none is
- * given: 11, or 13 for a program that takes a max.  The one-kernel flash
- * attention of a safe softmax reads Q, K, V and 1/√d and holds both matmuls,
- * the scale, the running max (one step), the subtraction, the exp, both
- * online sums and the divide: 13.  Raising the limit for the programs
- * without a max would cost them time for no kernel they need (the online
- * softmax is only in their vocabulary when they take a max).
+ * given: 11, or 13 for a program that takes a max, or more where one kernel
+ * holding every op of @program before the ops that compute its outputs
+ * needs more (the tiles of the inputs those ops read, the ops and the
+ * accumulator that writes the kernel's tile out), at most
+ * %PRISM_SEARCH_MAX_BLOCK_OPS.  The one-kernel flash attention of a safe
+ * softmax reads Q, K, V and 1/√d and holds both matmuls, the scale, the
+ * running max (one step), the subtraction, the exp, both online sums and the
+ * divide: 13.  Raising the limit for the programs without a max would cost
+ * them time for no kernel they need (the online softmax is only in their
+ * vocabulary when they take a max).
  *
  * Returns: the limit
  */
 guint       prism_search_auto_block_ops (const PrismGraph *program);
+
+/* The ops beyond a program's own that fusing them into one custom kernel
+ * adds: the kernel op and the accumulator that writes its tile out. */
+#define PRISM_SEARCH_FUSION_HEADROOM 2
 
 /**
  * prism_search_auto_total_ops:
  * @program: the program to optimize
  *
  * The limit on a whole candidate's ops (predefined ops and block ops other
- * than inputs) when none is given: 9, plus 2 for each program input beyond
- * the third (at most 15).  Each further input is one more operand whose
- * tiles are read and combined — a projection of the same normalised input
- * by a third weight (RMSNorm + Q, K, V: its two-kernel form has 11 ops) or
- * LoRA's adapter — while the programs of three inputs or fewer keep the
- * space of 9.
+ * than inputs) when none is given: the program's ops (inputs, outputs and
+ * constants not counted) plus %PRISM_SEARCH_FUSION_HEADROOM, so that the
+ * default always leaves room for the program's own ops in one custom
+ * kernel (a LayerNorm written out with sums, 9 ops, needs 11); and at least
+ * 9, plus 2 for each program input beyond the third (at most 15).  Each
+ * further input is one more operand whose tiles are read and combined — a
+ * projection of the same normalised input by a third weight (RMSNorm + Q, K,
+ * V: its two-kernel form has 11 ops) or LoRA's adapter.  The time limit
+ * (PrismSearchOptions.time_limit_s) keeps the larger spaces bounded.
  *
  * Returns: the limit
  */
