@@ -929,6 +929,16 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
    * more; the task is left unfinished for --resume. */
   if (prism_cancelled ())
     return FALSE;
+  /* A kernel that computes one value twice is the candidate that computes
+   * it once and uses it twice (issue 22: 8 of LM head + softmax's 85): a
+   * duplicate of that one, never listed. */
+  if (prism_graph_find_recomputed (mc->graph, NULL, NULL))
+    {
+      g_mutex_lock (&p->lock);
+      p->counters.duplicates++;
+      g_mutex_unlock (&p->lock);
+      return FALSE;
+    }
   g_mutex_lock (&p->lock);
   entry = g_hash_table_lookup (p->seen, &key);
   if (p->role == PRISM_PIPELINE_REPORT)

@@ -825,6 +825,48 @@ test_layer_norm_sums_fusion_found (void)
   collect_clear (&c);
 }
 
+/* Issue 22, item 5: a kernel that computes exp(logits) in its loop and
+ * again after the accumulator of a loop of one iteration computes one value
+ * twice; with a loop of two iterations the second exp is of a sum, another
+ * value; the hand fusion and the built-in references compute nothing twice. */
+static void
+test_find_recomputed (void)
+{
+  static const char * const refs[] = {
+    "rms_norm", "rmsnorm_mlp", "swiglu", "attention", "qk_norm_attention", "gated_mlp", "lora",
+  };
+  g_autofree char *file = g_test_build_filename (G_TEST_DIST, "search", "lm-head-softmax-recomputed.json", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) twice = prism_graph_load (file, NULL, &error);
+  g_autoptr(PrismGraph) hand = load_done_when ("lm_head_softmax-hand.json");
+  g_autofree char *text = NULL;
+  guint kop = G_MAXUINT, bop = G_MAXUINT;
+
+  g_assert_no_error (error);
+  g_assert_true (prism_graph_find_recomputed (twice, &kop, &bop));
+  g_assert_cmpuint (prism_graph_op (twice, kop)->kind, ==, PRISM_OP_KERNEL);
+  g_assert_cmpuint (prism_graph_op (prism_graph_op (twice, kop)->body, bop)->kind, ==, PRISM_OP_EXP);
+  g_assert_false (prism_graph_find_recomputed (hand, NULL, NULL));
+
+  g_assert_true (g_file_get_contents (file, &text, NULL, NULL));
+  {
+    char *loop = strstr (text, "\"forloop\": 1");
+    g_autoptr(PrismGraph) two = NULL;
+
+    g_assert_nonnull (loop);
+    loop[strlen ("\"forloop\": ")] = '2';
+    two = prism_graph_load_from_data (text, -1, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_false (prism_graph_find_recomputed (two, NULL, NULL));
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (refs); i++)
+    {
+      g_autoptr(PrismGraph) ref = prism_workload_build_reference (refs[i], NULL, &error);
+      g_assert_no_error (error);
+      g_assert_false (prism_graph_find_recomputed (ref, NULL, NULL));
+    }
+}
+
 /* Sampled pruning decisions: the first few of every (depth, reason) bucket
  * the counts have, each with a partial graph, the step and its evidence;
  * sampling changes no count. */
@@ -999,6 +1041,7 @@ main (int argc, char **argv)
   g_test_add_func ("/search/total-ops-auto", test_total_ops_auto);
   g_test_add_func ("/search/auto-limits-leave-room", test_auto_limits_leave_room);
   g_test_add_func ("/search/layer-norm-sums-fusion", test_layer_norm_sums_fusion_found);
+  g_test_add_func ("/search/find-recomputed", test_find_recomputed);
   g_test_add_func ("/search/size-candidates", test_size_candidates);
   g_test_add_func ("/search/size-candidates/divisors", test_size_candidates_divisors);
   return g_test_run ();
