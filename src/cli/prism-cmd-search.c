@@ -521,7 +521,7 @@ prism_cmd_search (int argc, char **argv)
   int threads = 0, max_kernels = -1, max_block_ops = -1, max_kernel_ops = -1, max_variants = -1;
   int max_kernel_inputs = -1, max_block_outputs = -1, max_accums = -1, max_grid_dims = -1;
   int max_total_ops = -1, block_threads = -1;
-  int tune_top = -1, device = 0;
+  int tune_top = -1, device = 0, min_tasks = -1;
   int code = PRISM_EXIT_BAD_INPUT;
   gint64 seed = 1;
   gboolean resume = FALSE, json = FALSE, full_random = FALSE, verbose = FALSE;
@@ -566,6 +566,9 @@ prism_cmd_search (int argc, char **argv)
       N_("Grid dimensions of a custom kernel, 1 to 3 (default 3)"), N_("N") },
     { "block-threads", 0, 0, G_OPTION_ARG_INT, &block_threads,
       N_("Threads per block of a custom kernel, a multiple of 32 (default 128)"), N_("N") },
+    { "min-tasks", 0, 0, G_OPTION_ARG_INT, &min_tasks,
+      N_("Split the search into at least N tasks, deeper in its tree if need be (default: the fixed "
+         "split of one process; 8 per rank under mpirun)"), N_("N") },
     { "max-variants", 0, 0, G_OPTION_ARG_INT, &max_variants,
       N_("Map choices verified per sGraph, best predicted first (default 4)"), N_("N") },
     { "full-random", 0, 0, G_OPTION_ARG_NONE, &full_random,
@@ -636,7 +639,8 @@ prism_cmd_search (int argc, char **argv)
                     PRISM_SEARCH_MAX_KERNEL_OPS + PRISM_SEARCH_MAX_KERNELS * PRISM_SEARCH_MAX_BLOCK_OPS, &code) ||
       !check_limit ("--max-grid-dims", max_grid_dims, 1, PRISM_MAX_GRID_DIMS, &code) ||
       !check_limit ("--block-threads", block_threads, 32, 1024, &code) ||
-      !check_limit ("--max-variants", max_variants, 1, 1024, &code))
+      !check_limit ("--max-variants", max_variants, 1, 1024, &code) ||
+      !check_limit ("--min-tasks", min_tasks, 0, 1 << 20, &code))
     return code;
   if (block_threads != -1 && block_threads % 32 != 0)
     return prism_cli_fail ("search", _("--block-threads must be a multiple of 32"));
@@ -673,6 +677,10 @@ prism_cmd_search (int argc, char **argv)
   set_limit (&options.search.max_grid_dims, max_grid_dims);
   set_limit (&options.search.block_threads, block_threads);
   set_limit (&options.max_variants, max_variants);
+  /* Every rank of an MPI run needs tasks of its own: the split goes deeper
+   * as the ranks are more (the same depth on every rank). */
+  options.search.min_tasks = min_tasks >= 0 ? (guint) min_tasks
+                             : mpi != NULL ? prism_search_min_tasks_for (prism_mpi_run_get_size (mpi)) : 0;
   options.seed = (guint64) seed;
   options.full_random = full_random;
   if (tune_top >= 0)

@@ -1557,6 +1557,10 @@ make_fingerprint (PrismPipeline *p)
                           s->max_block_outputs, s->max_accums, s->max_grid_dims, s->block_threads,
                           s->smem_limit, s->max_blocks, s->split_depth, p->opts.max_map_combinations);
   g_string_append_printf (text, "v%u,t%u|", p->opts.max_variants, s->max_total_ops);
+  /* The split the tasks come from (not written when unset: the
+   * fingerprints of earlier results stay valid). */
+  if (s->min_tasks > 0)
+    g_string_append_printf (text, "m%u|", s->min_tasks);
   for (guint i = 0; s->kernel_ops && i < s->n_kernel_ops; i++)
     g_string_append_printf (text, "k%s,", prism_op_kind_to_string (s->kernel_ops[i]));
   for (guint i = 0; s->block_ops && i < s->n_block_ops; i++)

@@ -867,6 +867,108 @@ test_find_recomputed (void)
     }
 }
 
+/* Issue 22: the split depth adapts to the processes sharing a search, so
+ * that each of them gets at least PRISM_SEARCH_TASKS_PER_PROCESS tasks (at
+ * 64 ranks the fixed depth 3 gave qk_norm_attention far fewer than 512),
+ * the same split for the same count, and the tasks' work is spread: dealt
+ * out in task order to the first free process (as the MPI run claims
+ * them), with each task's states as its cost, no process gets more than
+ * three times the mean (at 64 ranks the 177 tasks of depth 3 left one
+ * rank 7.6 times the mean: 15 539 states against 2 040).  Counts, not
+ * times: the machine may be loaded. */
+typedef struct
+{
+  GMutex lock;
+  GArray *states;    /* guint64 per task: the states it counted */
+} TaskStates;
+
+static void
+on_task_states (PrismSearch *search, guint task, gboolean completed, gpointer user_data)
+{
+  TaskStates *ts = user_data;
+  PrismSearchStats st;
+
+  /* One thread: the running total when a task ends is its states plus the
+   * ones before it. */
+  prism_search_get_stats (search, &st);
+  g_mutex_lock (&ts->lock);
+  if (ts->states->len <= task)
+    g_array_set_size (ts->states, task + 1);
+  g_array_index (ts->states, guint64, task) = st.states;
+  g_mutex_unlock (&ts->lock);
+}
+
+static void
+test_split_for_ranks (void)
+{
+  static const guint ranks[] = { 1, 2, 8, 64 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) program = prism_workload_build ("qk_norm_attention", "b=2,h=2,q=1,kv=64,dh=16", &error);
+  g_autoptr(PrismOracle) oracle = NULL;
+  guint last_depth = 0;
+
+  g_assert_no_error (error);
+  oracle = prism_oracle_new (program, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (prism_search_min_tasks_for (1), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (ranks); i++)
+    {
+      g_autoptr(PrismSearch) search = NULL;
+      PrismSearchObserver observer = { NULL, on_task_states, NULL };
+      TaskStates ts;
+      PrismSearchOptions o;
+      PrismSearchStats st;
+      g_autofree guint64 *load = g_new0 (guint64, ranks[i]);
+      guint64 prev = 0, total = 0, most = 0;
+      guint depth;
+
+      prism_search_options_init (&o);
+      o.n_threads = 1;   /* tasks end in task order: per-task states */
+      o.time_limit_s = 0;
+      o.oracle = oracle;
+      o.min_tasks = prism_search_min_tasks_for (ranks[i]);
+      search = prism_search_new (program, &o, &error);
+      g_assert_no_error (error);
+      g_mutex_init (&ts.lock);
+      ts.states = g_array_new (FALSE, TRUE, sizeof (guint64));
+      prism_search_set_observer (search, &observer, &ts);
+      g_assert_true (prism_search_run (search, &error));
+      prism_search_get_stats (search, &st);
+      depth = prism_search_get_options (search)->split_depth;
+      g_test_message ("%u ranks: split depth %u, %u tasks, %" G_GUINT64_FORMAT " states", ranks[i],
+                      depth, st.n_tasks, st.states);
+      g_assert_cmpuint (depth, >=, last_depth);
+      last_depth = depth;
+      if (ranks[i] > 1)
+        g_assert_cmpuint (st.n_tasks, >=, PRISM_SEARCH_TASKS_PER_PROCESS * ranks[i]);
+      else
+        g_assert_cmpuint (depth, ==, 3);
+      g_assert_cmpuint (st.tasks_done, ==, st.n_tasks);
+      /* Greedy: each task to the process with the least work so far. */
+      for (guint t = 0; t < ts.states->len; t++)
+        {
+          guint64 cost = g_array_index (ts.states, guint64, t) - MIN (prev, g_array_index (ts.states, guint64, t));
+          guint r = 0;
+
+          if (g_array_index (ts.states, guint64, t) > prev)
+            prev = g_array_index (ts.states, guint64, t);
+          for (guint k = 1; k < ranks[i]; k++)
+            if (load[k] < load[r])
+              r = k;
+          load[r] += cost;
+          total += cost;
+        }
+      for (guint k = 0; k < ranks[i]; k++)
+        most = MAX (most, load[k]);
+      g_test_message ("  most work on one rank %" G_GUINT64_FORMAT " states, mean %.0f", most,
+                      (double) total / ranks[i]);
+      if (ranks[i] > 1)
+        g_assert_cmpfloat ((double) most, <=, 3.0 * total / ranks[i]);
+      g_array_unref (ts.states);
+      g_mutex_clear (&ts.lock);
+    }
+}
+
 /* Sampled pruning decisions: the first few of every (depth, reason) bucket
  * the counts have, each with a partial graph, the step and its evidence;
  * sampling changes no count. */
@@ -1042,6 +1144,7 @@ main (int argc, char **argv)
   g_test_add_func ("/search/auto-limits-leave-room", test_auto_limits_leave_room);
   g_test_add_func ("/search/layer-norm-sums-fusion", test_layer_norm_sums_fusion_found);
   g_test_add_func ("/search/find-recomputed", test_find_recomputed);
+  g_test_add_func ("/search/split-for-ranks", test_split_for_ranks);
   g_test_add_func ("/search/size-candidates", test_size_candidates);
   g_test_add_func ("/search/size-candidates/divisors", test_size_candidates_divisors);
   return g_test_run ();

@@ -173,6 +173,12 @@ prism_search_options_init (PrismSearchOptions *options)
   options->split_depth = 0;
 }
 
+guint
+prism_search_min_tasks_for (guint n_processes)
+{
+  return n_processes > 1 ? PRISM_SEARCH_TASKS_PER_PROCESS * n_processes : 0;
+}
+
 /* How many times a tile of @tile elements halves evenly, up to 4 (16 elements
  * and more are alike): tiles aligned to 8 and 16 get vector loads and
  * tensor-core fragments, so they are kept first when there are too many. */
@@ -639,6 +645,7 @@ struct _PrismSearch
    * the global allowance last (atomic; counts may overshoot the bound). */
   gint sample_counts[PRISM_SEARCH_MAX_DEPTH][PRISM_N_PRUNE_REASONS];
   gint samples_left;
+  gboolean counting;               /* the split phase only counts its tasks (choose_split_depth()) */
   GHashTable *skip;                /* task indices done in an earlier run */
   double elapsed_offset;
 
@@ -1308,6 +1315,11 @@ push_task (PrismSearch *search, State *from, Task *t)
 
   flush_stats (from);
   t->index = search->next_task++;
+  if (search->counting)
+    {
+      task_free (t);
+      return;
+    }
   g_mutex_lock (&search->lock);
   search->stats.n_tasks = search->next_task;
   if (search->skip != NULL && g_hash_table_contains (search->skip, GUINT_TO_POINTER (t->index)))
@@ -3814,6 +3826,53 @@ on_parent_cancelled (GCancellable *parent, gpointer data)
   prism_search_stop (data);
 }
 
+/* The tasks a split at @depth cuts: the split phase run with nothing
+ * queued, sampled or reported. */
+static guint
+count_tasks (PrismSearch *search, guint depth)
+{
+  guint saved_depth = search->opts.split_depth;
+  gint saved_samples = g_atomic_int_get (&search->samples_left);
+  State *root;
+  guint n;
+
+  search->opts.split_depth = depth;
+  search->counting = TRUE;
+  g_atomic_int_set (&search->samples_left, 0);
+  search->next_task = 0;
+  root = root_state (search);
+  search_kernel (root);
+  state_free (root);
+  n = search->next_task;
+  search->next_task = 0;
+  g_atomic_int_set (&search->samples_left, saved_samples);
+  search->counting = FALSE;
+  search->opts.split_depth = saved_depth;
+  return n;
+}
+
+/* With min_tasks set, the first depth from split_depth on whose split gives
+ * at least that many tasks (or the deepest tried): many processes need many
+ * tasks to share, and the split is the same in every one of them (it
+ * depends only on the program and the options).  The counting leaves no
+ * trace in the counters. */
+static void
+choose_split_depth (PrismSearch *search)
+{
+  guint depth = search->opts.split_depth;
+
+  if (search->opts.min_tasks == 0)
+    return;
+  while (depth < PRISM_SEARCH_MAX_SPLIT_DEPTH && count_tasks (search, depth) < search->opts.min_tasks &&
+         !g_atomic_int_get (&search->stop))
+    depth++;
+  search->opts.split_depth = depth;
+  g_mutex_lock (&search->lock);
+  memset (&search->stats, 0, sizeof search->stats);
+  memset (&search->split_stats, 0, sizeof search->split_stats);
+  g_mutex_unlock (&search->lock);
+}
+
 gboolean
 prism_search_run (PrismSearch *search, GError **error)
 {
@@ -3846,6 +3905,7 @@ prism_search_run (PrismSearch *search, GError **error)
   if (parent != NULL)
     parent_handler = g_cancellable_connect (parent, G_CALLBACK (on_parent_cancelled), search, NULL);
 
+  choose_split_depth (search);
   /* Split phase: the top of the tree, on this thread. */
   root = root_state (search);
   count_state (root);

@@ -103,7 +103,11 @@ typedef struct
   guint block_threads;
   guint64 smem_limit;       /* bytes of shared memory per block */
   guint max_blocks;         /* thread blocks per kernel */
-  guint split_depth;        /* work is split into tasks at this depth */
+  guint split_depth;        /* work is split into tasks at this depth (0: 3 symbolic, 1 enumerative) */
+  guint min_tasks;          /* 0: split at split_depth; else at the first depth from split_depth
+                             * on (at most PRISM_SEARCH_MAX_SPLIT_DEPTH) that gives at least this
+                             * many tasks (prism_search_min_tasks_for()); the depth chosen is in
+                             * prism_search_get_options() once prism_search_run() started */
   /* Ops tried at each level, in this order; NULL = the defaults. */
   const PrismOpKind *kernel_ops;
   guint n_kernel_ops;
@@ -117,6 +121,24 @@ typedef struct
   PrismSearchCheckFunc check_func;
   gpointer check_data;
 } PrismSearchOptions;
+
+/* The deepest split min_tasks may choose: the tasks of a deeper split are
+ * too many for their queue and too small to be worth one each. */
+#define PRISM_SEARCH_MAX_SPLIT_DEPTH 8
+
+/* The tasks per process a split should give when @n_processes share one
+ * search, so that the last tasks (some much longer than others) leave no
+ * process idle for long. */
+#define PRISM_SEARCH_TASKS_PER_PROCESS 8
+
+/**
+ * prism_search_min_tasks_for:
+ * @n_processes: the processes sharing one search (MPI ranks)
+ *
+ * Returns: the min_tasks for them: 0 (the fixed split depth) for one,
+ *   else %PRISM_SEARCH_TASKS_PER_PROCESS per process
+ */
+guint       prism_search_min_tasks_for (guint n_processes);
 
 /* Fills @options with the defaults (symbolic, all processors, 60 s, …). */
 void        prism_search_options_init  (PrismSearchOptions *options);
