@@ -44,6 +44,7 @@ typedef struct
   char *gpu;
   const char *baseline;   /* "vendor", "prism-lowered" */
   const char *measured_baseline;  /* how the unfused program ran on the GPU (interned) */
+  double time_limit_s;    /* the search budget (0: none) */
 } Run;
 
 static void
@@ -466,6 +467,13 @@ print_summary (Run *run, const PrismRunStats *stats, const char *stop)
   /* TRANSLATORS: the third summary line: branches of the search cut, by
    * reason (the reasons are the names of docs/format.md) */
   fprintf (stderr, _("  pruned: %s\n"), pruned);
+  /* The default limits may leave more space than the budget covers: say
+   * that the best candidate is only the best so far. */
+  if (g_strcmp0 (stop, "time limit") == 0)
+    /* TRANSLATORS: the seconds of the search budget */
+    fprintf (stderr, _("  the time budget of %.0f s ran out before the search space did: the candidates "
+                       "are the best found so far (--time-limit S for more, 0 for no limit)\n"),
+             run->time_limit_s);
 }
 
 /* The program, or why it cannot be read on this rank. */
@@ -513,7 +521,7 @@ prism_cmd_search (int argc, char **argv)
   int threads = 0, max_kernels = -1, max_block_ops = -1, max_kernel_ops = -1, max_variants = -1;
   int max_kernel_inputs = -1, max_block_outputs = -1, max_accums = -1, max_grid_dims = -1;
   int max_total_ops = -1, block_threads = -1;
-  int tune_top = -1, device = 0;
+  int tune_top = -1, device = 0, min_tasks = -1;
   int code = PRISM_EXIT_BAD_INPUT;
   gint64 seed = 1;
   gboolean resume = FALSE, json = FALSE, full_random = FALSE, verbose = FALSE;
@@ -545,7 +553,7 @@ prism_cmd_search (int argc, char **argv)
     { "max-kernel-ops", 0, 0, G_OPTION_ARG_INT, &max_kernel_ops,
       N_("Kernel-level ops per candidate, custom kernels included (default 3)"), N_("N") },
     { "max-block-ops", 0, 0, G_OPTION_ARG_INT, &max_block_ops,
-      N_("Ops per custom kernel, its inputs included (default 11; 13 for a program that takes a max)"), N_("N") },
+      N_("Ops per custom kernel, its inputs included (default 11, 13 for a program that takes a max, or what one kernel holding the program's ops before its outputs needs)"), N_("N") },
     { "max-kernel-inputs", 0, 0, G_OPTION_ARG_INT, &max_kernel_inputs,
       N_("Inputs of one custom kernel (default: the program's inputs, at least 3)"), N_("N") },
     { "max-block-outputs", 0, 0, G_OPTION_ARG_INT, &max_block_outputs,
@@ -553,11 +561,14 @@ prism_cmd_search (int argc, char **argv)
     { "max-accums", 0, 0, G_OPTION_ARG_INT, &max_accums,
       N_("Accumulators of one custom kernel (default 3)"), N_("N") },
     { "max-total-ops", 0, 0, G_OPTION_ARG_INT, &max_total_ops,
-      N_("Ops of a whole candidate: predefined ops and block ops other than inputs (default 9, and 2 more for each program input beyond the third)"), N_("N") },
+      N_("Ops of a whole candidate: predefined ops and block ops other than inputs (default: the program's ops and 2 more, at least 9 and 2 more for each program input beyond the third)"), N_("N") },
     { "max-grid-dims", 0, 0, G_OPTION_ARG_INT, &max_grid_dims,
       N_("Grid dimensions of a custom kernel, 1 to 3 (default 3)"), N_("N") },
     { "block-threads", 0, 0, G_OPTION_ARG_INT, &block_threads,
       N_("Threads per block of a custom kernel, a multiple of 32 (default 128)"), N_("N") },
+    { "min-tasks", 0, 0, G_OPTION_ARG_INT, &min_tasks,
+      N_("Split the search into at least N tasks, deeper in its tree if need be (default: the fixed "
+         "split of one process; 8 per rank under mpirun)"), N_("N") },
     { "max-variants", 0, 0, G_OPTION_ARG_INT, &max_variants,
       N_("Map choices verified per sGraph, best predicted first (default 4)"), N_("N") },
     { "full-random", 0, 0, G_OPTION_ARG_NONE, &full_random,
@@ -628,7 +639,8 @@ prism_cmd_search (int argc, char **argv)
                     PRISM_SEARCH_MAX_KERNEL_OPS + PRISM_SEARCH_MAX_KERNELS * PRISM_SEARCH_MAX_BLOCK_OPS, &code) ||
       !check_limit ("--max-grid-dims", max_grid_dims, 1, PRISM_MAX_GRID_DIMS, &code) ||
       !check_limit ("--block-threads", block_threads, 32, 1024, &code) ||
-      !check_limit ("--max-variants", max_variants, 1, 1024, &code))
+      !check_limit ("--max-variants", max_variants, 1, 1024, &code) ||
+      !check_limit ("--min-tasks", min_tasks, 0, 1 << 20, &code))
     return code;
   if (block_threads != -1 && block_threads % 32 != 0)
     return prism_cli_fail ("search", _("--block-threads must be a multiple of 32"));
@@ -665,6 +677,10 @@ prism_cmd_search (int argc, char **argv)
   set_limit (&options.search.max_grid_dims, max_grid_dims);
   set_limit (&options.search.block_threads, block_threads);
   set_limit (&options.max_variants, max_variants);
+  /* Every rank of an MPI run needs tasks of its own: the split goes deeper
+   * as the ranks are more (the same depth on every rank). */
+  options.search.min_tasks = min_tasks >= 0 ? (guint) min_tasks
+                             : mpi != NULL ? prism_search_min_tasks_for (prism_mpi_run_get_size (mpi)) : 0;
   options.seed = (guint64) seed;
   options.full_random = full_random;
   if (tune_top >= 0)
@@ -701,6 +717,7 @@ prism_cmd_search (int argc, char **argv)
   run.tty = isatty (fileno (stderr));
   run.name = program->name ? program->name : argv[1];
   run.baseline = prism_baseline_kind_to_string (options.baseline);
+  run.time_limit_s = options.search.time_limit_s;
   if (!quiet)
     g_signal_connect (session, "events", G_CALLBACK (on_events), &run);
   g_signal_connect (session, "finished", G_CALLBACK (on_finished), &run);

@@ -929,6 +929,16 @@ decide (PrismPipeline *p, const PrismMapCandidate *mc, guint task, guint seq)
    * more; the task is left unfinished for --resume. */
   if (prism_cancelled ())
     return FALSE;
+  /* A kernel that computes one value twice is the candidate that computes
+   * it once and uses it twice (issue 22: 8 of LM head + softmax's 85): a
+   * duplicate of that one, never listed. */
+  if (prism_graph_find_recomputed (mc->graph, NULL, NULL))
+    {
+      g_mutex_lock (&p->lock);
+      p->counters.duplicates++;
+      g_mutex_unlock (&p->lock);
+      return FALSE;
+    }
   g_mutex_lock (&p->lock);
   entry = g_hash_table_lookup (p->seen, &key);
   if (p->role == PRISM_PIPELINE_REPORT)
@@ -1547,6 +1557,10 @@ make_fingerprint (PrismPipeline *p)
                           s->max_block_outputs, s->max_accums, s->max_grid_dims, s->block_threads,
                           s->smem_limit, s->max_blocks, s->split_depth, p->opts.max_map_combinations);
   g_string_append_printf (text, "v%u,t%u|", p->opts.max_variants, s->max_total_ops);
+  /* The split the tasks come from (not written when unset: the
+   * fingerprints of earlier results stay valid). */
+  if (s->min_tasks > 0)
+    g_string_append_printf (text, "m%u|", s->min_tasks);
   for (guint i = 0; s->kernel_ops && i < s->n_kernel_ops; i++)
     g_string_append_printf (text, "k%s,", prism_op_kind_to_string (s->kernel_ops[i]));
   for (guint i = 0; s->block_ops && i < s->n_block_ops; i++)

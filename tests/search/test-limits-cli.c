@@ -491,6 +491,12 @@ test_search_time_limit (void)
   root = load (parser, results);
   g_assert_false (json_object_get_boolean_member (root, "complete"));
   g_assert_cmpstr (json_object_get_string_member (root, "stop_reason"), ==, "time limit");
+  /* The summary says the best candidate is only the best so far (issue 22). */
+  {
+    g_autofree char *err = slurp (err_path);
+    if (strstr (err, "the time budget of 3 s ran out") == NULL)
+      g_error ("search --time-limit 3 does not say its budget ran out:\n%s", err);
+  }
 }
 
 int

@@ -42,10 +42,10 @@ EOF
 
 check_same () {   # NAME ONE MANY
   if ! diff <(summary "$2") <(summary "$3") >"$tmp/diff"; then
-    echo "FAIL: $1: 3 ranks found other candidates than one process:"; head -20 "$tmp/diff"
+    echo "FAIL: $1: the ranks found other candidates than one process:"; head -20 "$tmp/diff"
     fail=$((fail + 1))
   else
-    echo "ok: $1: 3 ranks give the same $(grep -c '^[0-9]' <(summary "$2")) candidates as one process"
+    echo "ok: $1: the ranks give the same $(grep -c '^[0-9]' <(summary "$2")) candidates as one process"
   fi
 }
 
@@ -70,6 +70,38 @@ EOF
     echo "FAIL: $w: stats.ranks does not show 3 ranks that each ran tasks"; fail=$((fail + 1))
   else
     echo "ok: $w: every rank ran tasks"
+  fi
+done
+
+# The split adapts to the ranks (issue 22): at least 8 tasks per rank, the
+# same split as one process asked for as many (--min-tasks), every rank ran
+# some and none ran more than 3 times its share.  rms_norm splits into 55
+# tasks at the fixed depth: 8 ranks need a deeper split.
+for np in 2 8; do
+  want=$((8 * np))
+  "$prism" "${search[@]}" rms_norm --min-tasks "$want" --out "$tmp/split-$np-1" 2>/dev/null
+  timeout 300 env "ASAN_OPTIONS=$mpi_asan" mpirun --allow-run-as-root --oversubscribe -np "$np" \
+    "$prism" "${search[@]}" rms_norm --out "$tmp/split-$np" >"$tmp/log" 2>&1
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "FAIL: split at $np ranks: mpirun exited with $rc"; tail -20 "$tmp/log"; fail=$((fail + 1)); continue
+  fi
+  check_same "split at $np ranks" "$tmp/split-$np-1/results.json" "$tmp/split-$np/results.json"
+  if ! python3 - "$tmp/split-$np/results.json" "$np" "$want" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1])); np = int(sys.argv[2]); want = int(sys.argv[3])
+tasks = d["stats"]["tasks"]
+assert tasks >= want, (tasks, want)
+ranks = d["stats"]["ranks"]
+assert len(ranks) == np, ranks
+counts = [r["tasks"] for r in ranks]
+assert min(counts) > 0 and max(counts) <= 3 * tasks / np, counts
+print("  %d ranks: %d tasks, per rank %s" % (np, tasks, counts))
+EOF
+  then
+    echo "FAIL: split at $np ranks: too few tasks, or a rank ran none or too many"; fail=$((fail + 1))
+  else
+    echo "ok: split at $np ranks: at least $want tasks, spread over every rank"
   fi
 done
 

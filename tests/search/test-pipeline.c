@@ -15,6 +15,7 @@
 #include "prism-pipeline.h"
 #include "prism-results.h"
 #include "prism-session.h"
+#include "prism-sgraph.h"
 #include "prism-workload.h"
 
 #define RMS "n=4,d=64"
@@ -436,6 +437,32 @@ search_candidates (PrismGraph *prog, const char *source)
   g_assert_no_error (error);
   g_assert_cmpint (run.errors, ==, 0);
   return prism_pipeline_get_candidates (p);
+}
+
+/* Issue 22, item 5: LM head + softmax listed candidates that differ from
+ * another only by computing exp(logits) twice in one kernel (14 of 150
+ * before); none is listed now, and the two-launch fusion is still found. */
+static void
+test_no_recomputed_candidates (void)
+{
+  g_autofree char *file = g_test_build_filename (G_TEST_DIST, "search", "done-when", "lm_head_softmax.json", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) prog = prism_graph_load (file, NULL, &error);
+  g_autoptr(GPtrArray) cands = NULL;
+  guint twice = 0, two_launches = 0;
+
+  g_assert_no_error (error);
+  cands = search_candidates (prog, "lm_head_softmax.json");
+  for (guint i = 0; i < cands->len; i++)
+    {
+      const PrismCandidate *c = g_ptr_array_index (cands, i);
+      twice += prism_graph_find_recomputed (c->graph, NULL, NULL);
+      two_launches += c->n_kernels == 2;
+    }
+  g_test_message ("lm_head_softmax: %u candidates, %u recompute a value, %u of 2 launches",
+                  cands->len, twice, two_launches);
+  g_assert_cmpuint (twice, ==, 0);
+  g_assert_cmpuint (two_launches, >, 0);
 }
 
 /* Thread blocks of a one-kernel candidate at its best sizes (0: not one custom kernel). */
@@ -1178,6 +1205,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline/resume-mismatch", test_resume_mismatch);
   g_test_add_func ("/pipeline/session/events", test_session_events);
   g_test_add_func ("/pipeline/session/commands", test_session_commands);
+  g_test_add_func ("/pipeline/no-recomputed-candidates", test_no_recomputed_candidates);
   ret = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);

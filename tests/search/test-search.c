@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "prism-error.h"
+#include "prism-graph-json.h"
 #include "prism-oracle.h"
 #include "prism-search.h"
 #include "prism-sgraph.h"
@@ -660,14 +661,16 @@ test_block_ops_auto (void)
 
 /* max_total_ops 0 (the default) is resolved by prism_search_new(): 9, and
  * 2 more for each program input beyond the third (RMSNorm + Q, K, V's
- * two-kernel form has 11 ops); a limit that is given stays. */
+ * two-kernel form has 11 ops), or the program's ops and 2 where that is
+ * more; a limit that is given stays. */
 static void
 test_total_ops_auto (void)
 {
   static const struct { const char *name; const char *params; guint want; } cases[] = {
     { "rms_norm", RMS_SMALL, 9 },
     { "rmsnorm_mlp", "n=4,d=64", 9 },
-    { "attention_safe", "b=1,h=2,q=1,kv=64,dh=32", 9 },  /* the constant is not an input */
+    /* The constant is not an input; its 8 ops and a kernel's 2 make 10. */
+    { "attention_safe", "b=1,h=2,q=1,kv=64,dh=32", 10 },
     { "lora", "n=16,d=64,r=16,o=256", 11 },
   };
   PrismSearchOptions o;
@@ -692,6 +695,277 @@ test_total_ops_auto (void)
       g_assert_no_error (error);
       g_assert_cmpuint (prism_search_get_options (s)->max_total_ops, ==, 5);
       prism_search_free (s);
+    }
+}
+
+static PrismGraph *
+load_done_when (const char *name)
+{
+  g_autofree char *file = g_test_build_filename (G_TEST_DIST, "search", "done-when", name, NULL);
+  g_autoptr(GError) error = NULL;
+  PrismGraph *g = prism_graph_load (file, NULL, &error);
+
+  g_assert_no_error (error);
+  return g;
+}
+
+/* The ops of @g as the limits count them: predefined ops and the block ops
+ * of custom kernels, inputs and outputs excepted, the kernel op included;
+ * *max_block gets the most ops of one custom kernel, its inputs included. */
+static guint
+count_limit_ops (const PrismGraph *g, guint *max_block)
+{
+  guint n = 0;
+
+  *max_block = 0;
+  for (guint i = 0; i < g->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (g, i);
+      guint body = 0, inputs = 0;
+
+      if (op->kind == PRISM_OP_INPUT || op->kind == PRISM_OP_OUTPUT || op->kind == PRISM_OP_CONSTANT)
+        continue;
+      n++;
+      if (op->kind != PRISM_OP_KERNEL)
+        continue;
+      for (guint j = 0; j < op->body->ops->len; j++)
+        {
+          PrismOpKind k = prism_graph_op (op->body, j)->kind;
+          inputs += k == PRISM_OP_INPUT;
+          body += k != PRISM_OP_INPUT && k != PRISM_OP_OUTPUT;
+        }
+      n += body;
+      *max_block = MAX (*max_block, body + inputs);
+    }
+  return n;
+}
+
+/* Issue 22: a LayerNorm written out with sums (9 ops, 3 inputs) had the
+ * default total-ops limit of 9, no room for any fusion (every sGraph was
+ * rejected).  The defaults derive from the program now: its hand fusion
+ * (the normalisation in one kernel, then the matmul) fits them; before,
+ * prism_search_auto_total_ops() gave 9 for the 11 ops it needs. */
+static void
+test_auto_limits_leave_room (void)
+{
+  static const char * const programs[][2] = {
+    { "layer_norm_sums.json", "layer_norm_sums-hand.json" },
+    { "lm_head_softmax.json", "lm_head_softmax-hand.json" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (programs); i++)
+    {
+      g_autoptr(PrismGraph) program = load_done_when (programs[i][0]);
+      g_autoptr(PrismGraph) hand = load_done_when (programs[i][1]);
+      guint block, total = count_limit_ops (hand, &block);
+
+      g_test_message ("%s: hand fusion %u ops, %u in one kernel; limits %u and %u", programs[i][0],
+                      total, block, prism_search_auto_total_ops (program),
+                      prism_search_auto_block_ops (program));
+      g_assert_cmpuint (prism_search_auto_total_ops (program), >=, total);
+      g_assert_cmpuint (prism_search_auto_block_ops (program), >=, block);
+    }
+}
+
+/* The same program searched with the default limits and a vocabulary cut
+ * to its own ops (so that the test takes seconds): the hand fusion's
+ * structure is among the sGraphs.  With the old limit of 9 no sGraph had a
+ * custom kernel at all. */
+static void
+test_layer_norm_sums_fusion_found (void)
+{
+  static const PrismOpKind kernel_ops[] = {
+    PRISM_OP_MATMUL, PRISM_OP_SQUARE, PRISM_OP_SQRT, PRISM_OP_SUB, PRISM_OP_MUL, PRISM_OP_DIV,
+    PRISM_OP_SUM,
+  };
+  static const PrismOpKind block_ops[] = {
+    PRISM_OP_MATMUL, PRISM_OP_SQUARE, PRISM_OP_SQRT, PRISM_OP_SUB, PRISM_OP_MUL, PRISM_OP_DIV,
+    PRISM_OP_SUM, PRISM_OP_ACCUM, PRISM_OP_ACCUM_SUM,
+  };
+  g_autoptr(PrismGraph) program = load_done_when ("layer_norm_sums.json");
+  g_autoptr(PrismGraph) hand = load_done_when ("layer_norm_sums-hand.json");
+  g_autofree char *key = prism_graph_canonical_key (hand, PRISM_KEY_STRUCTURE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismOracle) oracle = NULL;
+  g_autoptr(PrismSearch) search = NULL;
+  PrismSearchObserver observer = { on_sgraph, on_task_done, on_tick };
+  PrismOracleOptions oo;
+  PrismSearchOptions o;
+  PrismSearchStats st;
+  Collect c;
+  gboolean hit = FALSE;
+
+  prism_oracle_options_init (&oo);
+  oo.mode = PRISM_ABSTRACT_UNTILED;
+  oracle = prism_oracle_new_full (program, &oo, &error);
+  g_assert_no_error (error);
+  prism_search_options_init (&o);
+  o.n_threads = 2;
+  o.time_limit_s = 0;
+  o.max_kernels = 1;
+  o.kernel_ops = kernel_ops;
+  o.n_kernel_ops = G_N_ELEMENTS (kernel_ops);
+  o.block_ops = block_ops;
+  o.n_block_ops = G_N_ELEMENTS (block_ops);
+  o.oracle = oracle;
+  collect_init (&c, PRISM_KEY_STRUCTURE);
+  search = prism_search_new (program, &o, &error);
+  g_assert_no_error (error);
+  prism_search_set_observer (search, &observer, &c);
+  g_assert_true (prism_search_run (search, &error));
+  g_assert_no_error (error);
+  prism_search_get_stats (search, &st);
+  for (guint j = 0; j < c.found->len && !hit; j++)
+    hit = g_str_equal (((Found *) g_ptr_array_index (c.found, j))->key, key);
+  g_test_message ("layer_norm_sums: %u sGraphs, %" G_GUINT64_FORMAT " states, limits %u/%u",
+                  c.found->len, st.states, prism_search_get_options (search)->max_total_ops,
+                  prism_search_get_options (search)->max_block_ops);
+  if (!hit)
+    g_error ("layer_norm_sums: the hand fusion's structure is not among %u sGraphs", c.found->len);
+  collect_clear (&c);
+}
+
+/* Issue 22, item 5: a kernel that computes exp(logits) in its loop and
+ * again after the accumulator of a loop of one iteration computes one value
+ * twice; with a loop of two iterations the second exp is of a sum, another
+ * value; the hand fusion and the built-in references compute nothing twice. */
+static void
+test_find_recomputed (void)
+{
+  static const char * const refs[] = {
+    "rms_norm", "rmsnorm_mlp", "swiglu", "attention", "qk_norm_attention", "gated_mlp", "lora",
+  };
+  g_autofree char *file = g_test_build_filename (G_TEST_DIST, "search", "lm-head-softmax-recomputed.json", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) twice = prism_graph_load (file, NULL, &error);
+  g_autoptr(PrismGraph) hand = load_done_when ("lm_head_softmax-hand.json");
+  g_autofree char *text = NULL;
+  guint kop = G_MAXUINT, bop = G_MAXUINT;
+
+  g_assert_no_error (error);
+  g_assert_true (prism_graph_find_recomputed (twice, &kop, &bop));
+  g_assert_cmpuint (prism_graph_op (twice, kop)->kind, ==, PRISM_OP_KERNEL);
+  g_assert_cmpuint (prism_graph_op (prism_graph_op (twice, kop)->body, bop)->kind, ==, PRISM_OP_EXP);
+  g_assert_false (prism_graph_find_recomputed (hand, NULL, NULL));
+
+  g_assert_true (g_file_get_contents (file, &text, NULL, NULL));
+  {
+    char *loop = strstr (text, "\"forloop\": 1");
+    g_autoptr(PrismGraph) two = NULL;
+
+    g_assert_nonnull (loop);
+    loop[strlen ("\"forloop\": ")] = '2';
+    two = prism_graph_load_from_data (text, -1, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_false (prism_graph_find_recomputed (two, NULL, NULL));
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (refs); i++)
+    {
+      g_autoptr(PrismGraph) ref = prism_workload_build_reference (refs[i], NULL, &error);
+      g_assert_no_error (error);
+      g_assert_false (prism_graph_find_recomputed (ref, NULL, NULL));
+    }
+}
+
+/* Issue 22: the split depth adapts to the processes sharing a search, so
+ * that each of them gets at least PRISM_SEARCH_TASKS_PER_PROCESS tasks (at
+ * 64 ranks the fixed depth 3 gave qk_norm_attention far fewer than 512),
+ * the same split for the same count, and the tasks' work is spread: dealt
+ * out in task order to the first free process (as the MPI run claims
+ * them), with each task's states as its cost, no process gets more than
+ * three times the mean (at 64 ranks the 177 tasks of depth 3 left one
+ * rank 7.6 times the mean: 15 539 states against 2 040).  Counts, not
+ * times: the machine may be loaded. */
+typedef struct
+{
+  GMutex lock;
+  GArray *states;    /* guint64 per task: the states it counted */
+} TaskStates;
+
+static void
+on_task_states (PrismSearch *search, guint task, gboolean completed, gpointer user_data)
+{
+  TaskStates *ts = user_data;
+  PrismSearchStats st;
+
+  /* One thread: the running total when a task ends is its states plus the
+   * ones before it. */
+  prism_search_get_stats (search, &st);
+  g_mutex_lock (&ts->lock);
+  if (ts->states->len <= task)
+    g_array_set_size (ts->states, task + 1);
+  g_array_index (ts->states, guint64, task) = st.states;
+  g_mutex_unlock (&ts->lock);
+}
+
+static void
+test_split_for_ranks (void)
+{
+  static const guint ranks[] = { 1, 2, 8, 64 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) program = prism_workload_build ("qk_norm_attention", "b=2,h=2,q=1,kv=64,dh=16", &error);
+  g_autoptr(PrismOracle) oracle = NULL;
+  guint last_depth = 0;
+
+  g_assert_no_error (error);
+  oracle = prism_oracle_new (program, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (prism_search_min_tasks_for (1), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (ranks); i++)
+    {
+      g_autoptr(PrismSearch) search = NULL;
+      PrismSearchObserver observer = { NULL, on_task_states, NULL };
+      TaskStates ts;
+      PrismSearchOptions o;
+      PrismSearchStats st;
+      g_autofree guint64 *load = g_new0 (guint64, ranks[i]);
+      guint64 prev = 0, total = 0, most = 0;
+      guint depth;
+
+      prism_search_options_init (&o);
+      o.n_threads = 1;   /* tasks end in task order: per-task states */
+      o.time_limit_s = 0;
+      o.oracle = oracle;
+      o.min_tasks = prism_search_min_tasks_for (ranks[i]);
+      search = prism_search_new (program, &o, &error);
+      g_assert_no_error (error);
+      g_mutex_init (&ts.lock);
+      ts.states = g_array_new (FALSE, TRUE, sizeof (guint64));
+      prism_search_set_observer (search, &observer, &ts);
+      g_assert_true (prism_search_run (search, &error));
+      prism_search_get_stats (search, &st);
+      depth = prism_search_get_options (search)->split_depth;
+      g_test_message ("%u ranks: split depth %u, %u tasks, %" G_GUINT64_FORMAT " states", ranks[i],
+                      depth, st.n_tasks, st.states);
+      g_assert_cmpuint (depth, >=, last_depth);
+      last_depth = depth;
+      if (ranks[i] > 1)
+        g_assert_cmpuint (st.n_tasks, >=, PRISM_SEARCH_TASKS_PER_PROCESS * ranks[i]);
+      else
+        g_assert_cmpuint (depth, ==, 3);
+      g_assert_cmpuint (st.tasks_done, ==, st.n_tasks);
+      /* Greedy: each task to the process with the least work so far. */
+      for (guint t = 0; t < ts.states->len; t++)
+        {
+          guint64 cost = g_array_index (ts.states, guint64, t) - MIN (prev, g_array_index (ts.states, guint64, t));
+          guint r = 0;
+
+          if (g_array_index (ts.states, guint64, t) > prev)
+            prev = g_array_index (ts.states, guint64, t);
+          for (guint k = 1; k < ranks[i]; k++)
+            if (load[k] < load[r])
+              r = k;
+          load[r] += cost;
+          total += cost;
+        }
+      for (guint k = 0; k < ranks[i]; k++)
+        most = MAX (most, load[k]);
+      g_test_message ("  most work on one rank %" G_GUINT64_FORMAT " states, mean %.0f", most,
+                      (double) total / ranks[i]);
+      if (ranks[i] > 1)
+        g_assert_cmpfloat ((double) most, <=, 3.0 * total / ranks[i]);
+      g_array_unref (ts.states);
+      g_mutex_clear (&ts.lock);
     }
 }
 
@@ -867,6 +1141,10 @@ main (int argc, char **argv)
   g_test_add_func ("/search/kernel-inputs-auto", test_kernel_inputs_auto);
   g_test_add_func ("/search/block-ops-auto", test_block_ops_auto);
   g_test_add_func ("/search/total-ops-auto", test_total_ops_auto);
+  g_test_add_func ("/search/auto-limits-leave-room", test_auto_limits_leave_room);
+  g_test_add_func ("/search/layer-norm-sums-fusion", test_layer_norm_sums_fusion_found);
+  g_test_add_func ("/search/find-recomputed", test_find_recomputed);
+  g_test_add_func ("/search/split-for-ranks", test_split_for_ranks);
   g_test_add_func ("/search/size-candidates", test_size_candidates);
   g_test_add_func ("/search/size-candidates/divisors", test_size_candidates_divisors);
   return g_test_run ();

@@ -173,6 +173,12 @@ prism_search_options_init (PrismSearchOptions *options)
   options->split_depth = 0;
 }
 
+guint
+prism_search_min_tasks_for (guint n_processes)
+{
+  return n_processes > 1 ? PRISM_SEARCH_TASKS_PER_PROCESS * n_processes : 0;
+}
+
 /* How many times a tile of @tile elements halves evenly, up to 4 (16 elements
  * and more are alike): tiles aligned to 8 and 16 get vector loads and
  * tensor-core fragments, so they are kept first when there are too many. */
@@ -639,6 +645,7 @@ struct _PrismSearch
    * the global allowance last (atomic; counts may overshoot the bound). */
   gint sample_counts[PRISM_SEARCH_MAX_DEPTH][PRISM_N_PRUNE_REASONS];
   gint samples_left;
+  gboolean counting;               /* the split phase only counts its tasks (choose_split_depth()) */
   GHashTable *skip;                /* task indices done in an earlier run */
   double elapsed_offset;
 
@@ -1308,6 +1315,11 @@ push_task (PrismSearch *search, State *from, Task *t)
 
   flush_stats (from);
   t->index = search->next_task++;
+  if (search->counting)
+    {
+      task_free (t);
+      return;
+    }
   g_mutex_lock (&search->lock);
   search->stats.n_tasks = search->next_task;
   if (search->skip != NULL && g_hash_table_contains (search->skip, GUINT_TO_POINTER (t->index)))
@@ -3475,38 +3487,115 @@ prism_search_check_program (const PrismGraph *program, GError **error)
   return TRUE;
 }
 
+static guint count_inputs (const PrismGraph *program);
+
 guint
 prism_search_auto_kernel_inputs (const PrismGraph *program)
 {
-  guint n = 0;
-
   g_return_val_if_fail (program != NULL, 3);
   /* Constants are not counted: kernel_open() lets a kernel read them
    * beyond the limit (one value each). */
+  return CLAMP (count_inputs (program), 3, PRISM_MAX_OP_INPUTS);
+}
+
+/* The ops a candidate must compute itself: every op of the program but its
+ * inputs, outputs and constants (which are leaves of the search). */
+static guint
+count_compute_ops (const PrismGraph *program)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < program->ops->len; i++)
+    {
+      PrismOpKind kind = prism_graph_op (program, i)->kind;
+      n += kind != PRISM_OP_INPUT && kind != PRISM_OP_OUTPUT && kind != PRISM_OP_CONSTANT;
+    }
+  return n;
+}
+
+static guint
+count_inputs (const PrismGraph *program)
+{
+  guint n = 0;
+
   for (guint i = 0; i < program->ops->len; i++)
     n += prism_graph_op (program, i)->kind == PRISM_OP_INPUT;
-  return CLAMP (n, 3, PRISM_MAX_OP_INPUTS);
+  return n;
 }
 
 guint
 prism_search_auto_total_ops (const PrismGraph *program)
 {
-  guint inputs = 0;
+  guint inputs, by_inputs, fused;
 
   g_return_val_if_fail (program != NULL, 9);
+  inputs = count_inputs (program);
+  by_inputs = 9 + 2 * MIN (inputs - MIN (inputs, 3), 3);
+  /* Room for the program's own ops moved into one custom kernel: the
+   * kernel op itself and the accumulator that writes its tile out come on
+   * top of them (a written-out LayerNorm of 9 ops needs 11). */
+  fused = count_compute_ops (program) + PRISM_SEARCH_FUSION_HEADROOM;
+  return MIN (MAX (by_inputs, fused),
+              PRISM_SEARCH_MAX_KERNEL_OPS + PRISM_SEARCH_MAX_KERNELS * PRISM_SEARCH_MAX_BLOCK_OPS);
+}
+
+/* TRUE if the tensor op @i computes is an output of @program. */
+static gboolean
+feeds_output (const PrismGraph *program, guint i)
+{
+  const PrismOp *op = prism_graph_op (program, i);
+
+  for (guint j = 0; j < program->ops->len; j++)
+    {
+      const PrismOp *o = prism_graph_op (program, j);
+      if (o->kind == PRISM_OP_OUTPUT && o->n_inputs > 0 && o->inputs[0] == op->outputs[0])
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The block ops of one custom kernel that holds every op of @program up to
+ * (not including) the ones whose results are its outputs: the tiles of the
+ * inputs those ops read, the ops, and the accumulator that writes the
+ * kernel's tile out (a written-out LayerNorm before its matmul: X and 1/d,
+ * eight ops, one accumulator: 11). */
+static guint
+block_ops_of_fusion (const PrismGraph *program)
+{
+  guint ops = 0, inputs = 0;
+  g_autofree gboolean *read = g_new0 (gboolean, program->ops->len);
+
   for (guint i = 0; i < program->ops->len; i++)
-    inputs += prism_graph_op (program, i)->kind == PRISM_OP_INPUT;
-  return 9 + 2 * MIN (inputs - MIN (inputs, 3), 3);
+    {
+      const PrismOp *op = prism_graph_op (program, i);
+
+      if (op->kind == PRISM_OP_INPUT || op->kind == PRISM_OP_OUTPUT ||
+          op->kind == PRISM_OP_CONSTANT || feeds_output (program, i))
+        continue;
+      ops++;
+      for (guint k = 0; k < op->n_inputs; k++)
+        {
+          int p = prism_graph_tensor (program, op->inputs[k])->producer;
+          if (p >= 0 && prism_graph_op (program, (guint) p)->kind == PRISM_OP_INPUT && !read[p])
+            {
+              read[p] = TRUE;
+              inputs++;
+            }
+        }
+    }
+  return inputs + ops + 1;
 }
 
 guint
 prism_search_auto_block_ops (const PrismGraph *program)
 {
+  guint base = 11;
+
   g_return_val_if_fail (program != NULL, 11);
   for (guint i = 0; i < program->ops->len; i++)
     if (prism_graph_op (program, i)->kind == PRISM_OP_MAX)
-      return 13;
-  return 11;
+      base = 13;
+  return MIN (MAX (base, block_ops_of_fusion (program)), PRISM_SEARCH_MAX_BLOCK_OPS);
 }
 
 PrismSearch *
@@ -3737,6 +3826,53 @@ on_parent_cancelled (GCancellable *parent, gpointer data)
   prism_search_stop (data);
 }
 
+/* The tasks a split at @depth cuts: the split phase run with nothing
+ * queued, sampled or reported. */
+static guint
+count_tasks (PrismSearch *search, guint depth)
+{
+  guint saved_depth = search->opts.split_depth;
+  gint saved_samples = g_atomic_int_get (&search->samples_left);
+  State *root;
+  guint n;
+
+  search->opts.split_depth = depth;
+  search->counting = TRUE;
+  g_atomic_int_set (&search->samples_left, 0);
+  search->next_task = 0;
+  root = root_state (search);
+  search_kernel (root);
+  state_free (root);
+  n = search->next_task;
+  search->next_task = 0;
+  g_atomic_int_set (&search->samples_left, saved_samples);
+  search->counting = FALSE;
+  search->opts.split_depth = saved_depth;
+  return n;
+}
+
+/* With min_tasks set, the first depth from split_depth on whose split gives
+ * at least that many tasks (or the deepest tried): many processes need many
+ * tasks to share, and the split is the same in every one of them (it
+ * depends only on the program and the options).  The counting leaves no
+ * trace in the counters. */
+static void
+choose_split_depth (PrismSearch *search)
+{
+  guint depth = search->opts.split_depth;
+
+  if (search->opts.min_tasks == 0)
+    return;
+  while (depth < PRISM_SEARCH_MAX_SPLIT_DEPTH && count_tasks (search, depth) < search->opts.min_tasks &&
+         !g_atomic_int_get (&search->stop))
+    depth++;
+  search->opts.split_depth = depth;
+  g_mutex_lock (&search->lock);
+  memset (&search->stats, 0, sizeof search->stats);
+  memset (&search->split_stats, 0, sizeof search->split_stats);
+  g_mutex_unlock (&search->lock);
+}
+
 gboolean
 prism_search_run (PrismSearch *search, GError **error)
 {
@@ -3769,6 +3905,7 @@ prism_search_run (PrismSearch *search, GError **error)
   if (parent != NULL)
     parent_handler = g_cancellable_connect (parent, G_CALLBACK (on_parent_cancelled), search, NULL);
 
+  choose_split_depth (search);
   /* Split phase: the top of the tree, on this thread. */
   root = root_state (search);
   count_state (root);

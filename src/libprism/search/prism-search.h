@@ -103,7 +103,11 @@ typedef struct
   guint block_threads;
   guint64 smem_limit;       /* bytes of shared memory per block */
   guint max_blocks;         /* thread blocks per kernel */
-  guint split_depth;        /* work is split into tasks at this depth */
+  guint split_depth;        /* work is split into tasks at this depth (0: 3 symbolic, 1 enumerative) */
+  guint min_tasks;          /* 0: split at split_depth; else at the first depth from split_depth
+                             * on (at most PRISM_SEARCH_MAX_SPLIT_DEPTH) that gives at least this
+                             * many tasks (prism_search_min_tasks_for()); the depth chosen is in
+                             * prism_search_get_options() once prism_search_run() started */
   /* Ops tried at each level, in this order; NULL = the defaults. */
   const PrismOpKind *kernel_ops;
   guint n_kernel_ops;
@@ -117,6 +121,24 @@ typedef struct
   PrismSearchCheckFunc check_func;
   gpointer check_data;
 } PrismSearchOptions;
+
+/* The deepest split min_tasks may choose: the tasks of a deeper split are
+ * too many for their queue and too small to be worth one each. */
+#define PRISM_SEARCH_MAX_SPLIT_DEPTH 8
+
+/* The tasks per process a split should give when @n_processes share one
+ * search, so that the last tasks (some much longer than others) leave no
+ * process idle for long. */
+#define PRISM_SEARCH_TASKS_PER_PROCESS 8
+
+/**
+ * prism_search_min_tasks_for:
+ * @n_processes: the processes sharing one search (MPI ranks)
+ *
+ * Returns: the min_tasks for them: 0 (the fixed split depth) for one,
+ *   else %PRISM_SEARCH_TASKS_PER_PROCESS per process
+ */
+guint       prism_search_min_tasks_for (guint n_processes);
 
 /* Fills @options with the defaults (symbolic, all processors, 60 s, …). */
 void        prism_search_options_init  (PrismSearchOptions *options);
@@ -161,28 +183,39 @@ guint       prism_search_auto_kernel_inputs (const PrismGraph *program);
  * @program: the program to optimize
  *
  * The limit on a custom kernel's ops (its inputs included) when none is
- * given: 11, or 13 for a program that takes a max.  The one-kernel flash
- * attention of a safe softmax reads Q, K, V and 1/√d and holds both matmuls,
- * the scale, the running max (one step), the subtraction, the exp, both
- * online sums and the divide: 13.  Raising the limit for the programs
- * without a max would cost them time for no kernel they need (the online
- * softmax is only in their vocabulary when they take a max).
+ * given: 11, or 13 for a program that takes a max, or more where one kernel
+ * holding every op of @program before the ops that compute its outputs
+ * needs more (the tiles of the inputs those ops read, the ops and the
+ * accumulator that writes the kernel's tile out), at most
+ * %PRISM_SEARCH_MAX_BLOCK_OPS.  The one-kernel flash attention of a safe
+ * softmax reads Q, K, V and 1/√d and holds both matmuls, the scale, the
+ * running max (one step), the subtraction, the exp, both online sums and the
+ * divide: 13.  Raising the limit for the programs without a max would cost
+ * them time for no kernel they need (the online softmax is only in their
+ * vocabulary when they take a max).
  *
  * Returns: the limit
  */
 guint       prism_search_auto_block_ops (const PrismGraph *program);
+
+/* The ops beyond a program's own that fusing them into one custom kernel
+ * adds: the kernel op and the accumulator that writes its tile out. */
+#define PRISM_SEARCH_FUSION_HEADROOM 2
 
 /**
  * prism_search_auto_total_ops:
  * @program: the program to optimize
  *
  * The limit on a whole candidate's ops (predefined ops and block ops other
- * than inputs) when none is given: 9, plus 2 for each program input beyond
- * the third (at most 15).  Each further input is one more operand whose
- * tiles are read and combined — a projection of the same normalised input
- * by a third weight (RMSNorm + Q, K, V: its two-kernel form has 11 ops) or
- * LoRA's adapter — while the programs of three inputs or fewer keep the
- * space of 9.
+ * than inputs) when none is given: the program's ops (inputs, outputs and
+ * constants not counted) plus %PRISM_SEARCH_FUSION_HEADROOM, so that the
+ * default always leaves room for the program's own ops in one custom
+ * kernel (a LayerNorm written out with sums, 9 ops, needs 11); and at least
+ * 9, plus 2 for each program input beyond the third (at most 15).  Each
+ * further input is one more operand whose tiles are read and combined — a
+ * projection of the same normalised input by a third weight (RMSNorm + Q, K,
+ * V: its two-kernel form has 11 ops) or LoRA's adapter.  The time limit
+ * (PrismSearchOptions.time_limit_s) keeps the larger spaces bounded.
  *
  * Returns: the limit
  */

@@ -557,3 +557,100 @@ prism_block_graph_smem_bytes (const PrismGraph *block, const gint64 *values, gui
   *out = total;
   return TRUE;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Recomputed values */
+
+/* The name of what block op @i of @body computes, from its operands' names
+ * in @names (borrowed); NULL when it is the tile it reads (an accumulator
+ * over a loop of one iteration). */
+static char *
+block_value_name (const PrismGraph *body, guint i, GPtrArray *names)
+{
+  const PrismOp *op = prism_graph_op (body, i);
+  const char *a, *b;
+  GString *s;
+
+  if (op->kind == PRISM_OP_INPUT)
+    return g_strdup_printf ("in%u[%d,%d,%d|%d]", op->attrs.input_index, op->attrs.imap[0],
+                            op->attrs.imap[1], op->attrs.imap[2], op->attrs.fmap);
+  if (op->kind == PRISM_OP_ACCUM && prism_dim_is_const (body->forloop) &&
+      prism_dim_get_const (body->forloop) == 1)
+    return NULL;
+  s = g_string_new (prism_op_kind_to_string (op->kind));
+  g_string_append_printf (s, "{%d,%u,%u,%g,%d%d%d%d}", op->attrs.dim, op->attrs.dimx,
+                          op->attrs.norm_dims, op->attrs.value, op->attrs.perm[0],
+                          op->attrs.perm[1], op->attrs.perm[2], op->attrs.perm[3]);
+  a = op->n_inputs > 0 ? g_ptr_array_index (names, op->inputs[0]) : "";
+  b = op->n_inputs > 1 ? g_ptr_array_index (names, op->inputs[1]) : NULL;
+  /* x + y and y + x are one value. */
+  if (b != NULL && prism_op_kind_is_commutative (op->kind) && strcmp (a, b) > 0)
+    {
+      const char *t = a;
+      a = b;
+      b = t;
+    }
+  g_string_append_printf (s, "(%s", a);
+  for (guint k = 1; k < op->n_inputs; k++)
+    g_string_append_printf (s, ",%s", k == 1 && b != NULL ? b
+                                      : (const char *) g_ptr_array_index (names, op->inputs[k]));
+  g_string_append_c (s, ')');
+  return g_string_free (s, FALSE);
+}
+
+static gboolean
+body_recomputes (const PrismGraph *body, guint *block_op)
+{
+  g_autoptr(GPtrArray) names = g_ptr_array_new_full (body->tensors->len, g_free);
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  g_ptr_array_set_size (names, body->tensors->len);
+  for (guint i = 0; i < body->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (body, i);
+      char *name;
+
+      if (op->kind == PRISM_OP_OUTPUT || op->n_outputs == 0)
+        continue;
+      name = block_value_name (body, i, names);
+      if (name == NULL)
+        {
+          /* The identity: its tile has its operand's name. */
+          g_ptr_array_index (names, op->outputs[0]) =
+            g_strdup (g_ptr_array_index (names, op->inputs[0]));
+          continue;
+        }
+      if (g_hash_table_contains (seen, name))
+        {
+          g_free (name);
+          if (block_op != NULL)
+            *block_op = i;
+          return TRUE;
+        }
+      g_ptr_array_index (names, op->outputs[0]) = name;
+      g_hash_table_add (seen, name);
+      /* Ops of several outputs are named by their first; the others
+       * (none in the vocabulary today) by the slot. */
+      for (guint o = 1; o < op->n_outputs; o++)
+        g_ptr_array_index (names, op->outputs[o]) = g_strdup_printf ("%s#%u", name, o);
+    }
+  return FALSE;
+}
+
+gboolean
+prism_graph_find_recomputed (const PrismGraph *graph, guint *kernel_op, guint *block_op)
+{
+  g_return_val_if_fail (graph != NULL, FALSE);
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PrismOp *op = prism_graph_op (graph, i);
+
+      if (op->kind == PRISM_OP_KERNEL && op->body != NULL && body_recomputes (op->body, block_op))
+        {
+          if (kernel_op != NULL)
+            *kernel_op = i;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}

@@ -180,4 +180,24 @@ gboolean     prism_block_graph_smem_bytes (const PrismGraph *block,
 /* A 64-bit FNV-1a hash of @key, printed as 16 hex digits (transfer full). */
 char        *prism_key_digest          (const char       *key);
 
+/**
+ * prism_graph_find_recomputed:
+ * @graph: a kernel graph (its custom kernels' maps concrete or not)
+ * @kernel_op: (out) (optional): the custom kernel that recomputes a value
+ * @block_op: (out) (optional): the op of its body that recomputes it
+ *
+ * Whether a custom kernel of @graph computes one value twice: a block op of
+ * the same kind, attributes and operands as an earlier one, where tiles of
+ * the same kernel input read with the same maps are the same operand and an
+ * accumulator over a loop of one iteration (`accum`, an identity) is the
+ * tile it reads — exp(x) in the loop and exp(accum(x)) after it, say.  Such
+ * a candidate is not a different program from the one that computes the
+ * value once and uses it twice.
+ *
+ * Returns: %TRUE if one is found
+ */
+gboolean     prism_graph_find_recomputed (const PrismGraph *graph,
+                                          guint            *kernel_op,
+                                          guint            *block_op);
+
 G_END_DECLS

@@ -84,6 +84,24 @@ void     prism_cost_model_launch   (const PrismGpuTarget *target,
                                     PrismOpCost          *out);
 
 /**
+ * prism_cost_model_floor_at_vendor:
+ * @target: the GPU
+ * @graph: a kernel graph with concrete tensor shapes
+ * @op_index: an op of @graph
+ * @cost: (inout): the predicted cost of that op as our own kernel
+ *
+ * Our lowering of one predefined op is not ranked above the vendor library
+ * without a measurement: when @op_index is a custom kernel that computes
+ * nothing but one matmul of two of its inputs, @cost is raised to what
+ * cuBLASLt's GEMM of the same operands is predicted to cost, if that is
+ * more.  Anything else (a fusion) is left as it is.
+ */
+void     prism_cost_model_floor_at_vendor (const PrismGpuTarget *target,
+                                           const PrismGraph     *graph,
+                                           guint                 op_index,
+                                           PrismOpCost          *cost);
+
+/**
  * prism_cost_model_op:
  * @target: the GPU
  * @graph: a kernel graph

@@ -224,6 +224,7 @@ try_assignment (KernelEnum *e)
     }
   prism_kernel_plan_describe (plan, &launch);
   prism_cost_model_launch (e->target, &launch, &cost);
+  prism_cost_model_floor_at_vendor (e->target, e->graph, e->op_index, &cost);
   e->stats->valid++;
   a = g_new0 (PrismParamAssignment, 1);
   a->n_values = e->n_values;
