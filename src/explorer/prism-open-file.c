@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "prism-error.h"
@@ -148,6 +150,16 @@ open_model (GTask *task, PrismOpenedFile *opened_in, const char *path, const cha
   opened->program = prism_onnx_load (path, NULL, 0, &error);
   if (opened->program == NULL)
     {
+      /* The message names the dim and `--dim`, which only the command line has. */
+      if (g_error_matches (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED) && strstr (error->message, "--dim") != NULL)
+        {
+          GError *hint = g_error_new (PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
+                                      _("%s. The explorer does not size symbolic dims yet: run “prism import %s "
+                                        "--dim NAME=N --out PROGRAM.json” and open the program."),
+                                      error->message, path);
+          g_error_free (error);
+          error = hint;
+        }
       g_task_return_error (task, error);
       return;
     }

@@ -35,6 +35,47 @@
 
 static PrismApplication *app;
 
+static GtkMessageDialog *
+find_message_dialog (GtkWindow *parent)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();  /* transfer none */
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (GTK_IS_MESSAGE_DIALOG (window) && gtk_window_get_transient_for (window) == parent &&
+          gtk_widget_get_visible (GTK_WIDGET (window)))
+        return GTK_MESSAGE_DIALOG (window);
+    }
+  return NULL;
+}
+
+/* A model with a symbolic dim is refused naming it, and the way to size it. */
+static void
+test_model_dim_param (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("PRISM_SOURCE_DIR"), "tests", "import", "models", "dim_param",
+                                            "model.onnx", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  PrismWindow *window = prism_window_new (app);
+  g_autofree char *secondary = NULL;
+  GtkMessageDialog *dialog;
+
+  gtk_window_present (GTK_WINDOW (window));
+  prism_window_open_file (window, file);
+  WAIT_UNTIL (find_message_dialog (GTK_WINDOW (window)) != NULL);
+  dialog = find_message_dialog (GTK_WINDOW (window));
+  g_object_get (dialog, "secondary-text", &secondary, NULL);
+  g_assert_nonnull (strstr (secondary, "dim 0 is “batch”, which has no size"));
+  g_assert_nonnull (strstr (secondary, "--dim NAME=N --out PROGRAM.json"));
+  g_assert_null (prism_model_view_get_model (prism_window_get_model_view (window)));
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CLOSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
 /* The box of the graph view's node for op @op, in widget coordinates. */
 static gboolean
 node_box (PrismGraphView *view, guint op, graphene_rect_t *out)
@@ -129,6 +170,7 @@ test_model_open (void)
   /* Back to the whole block for the screenshot and the search. */
   prism_model_view_select_block (view, 0);
   ui_test_spin_for_ms (300);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   ui_test_save_screenshot (GTK_WIDGET (window), "model-region.png");
 
   /* Save Region: a valid program file. */
@@ -153,6 +195,7 @@ test_model_open (void)
   /* The model stays on its page for the next region. */
   g_assert_nonnull (prism_model_view_get_model (view));
   ui_test_spin_for_ms (1500);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
   ui_test_save_screenshot (GTK_WIDGET (window), "model-region-search.png");
 
   gtk_window_destroy (GTK_WINDOW (window));
@@ -185,6 +228,7 @@ main (int argc, char **argv)
   g_application_register (G_APPLICATION (app), NULL, &error);
   g_assert_no_error (error);
   g_test_add_func ("/explorer/model/open-region-search", test_model_open);
+  g_test_add_func ("/explorer/model/dim-param", test_model_dim_param);
   ret = g_test_run ();
   g_clear_object (&app);
   ui_test_rm_rf (cache_dir);
