@@ -18,6 +18,7 @@
 
 #include "prism-graph-json.h"
 #include "prism-model-view.h"
+#include "prism-onnx-reader.h"
 
 /* A press that moves less than this (pixels) is a click. */
 #define CLICK_SLOP 4.0
@@ -46,6 +47,11 @@ struct _PrismModelView
   GtkWidget *clear_button;
   GtkListBox *blocks_list;
   GtkNativeDialog *save_dialog;
+  GtkWidget *dims_box;           /* the sizes of symbolic dims, while they are asked */
+  GtkGrid *dims_grid;
+  char **dim_names;              /* the dims asked for, or NULL */
+  GPtrArray *dim_spins;          /* GtkSpinButton*, one per name */
+  GCancellable *sizing;          /* the import with the sizes, while it runs */
 
   gboolean banding;
   double band_x0, band_y0, band_x1, band_y1;
@@ -56,10 +62,25 @@ G_DEFINE_FINAL_TYPE (PrismModelView, prism_model_view, GTK_TYPE_WIDGET)
 enum
 {
   SEARCH_REGION,
+  MODEL_SIZED,
   N_SIGNALS
 };
 
 static guint signals[N_SIGNALS];
+
+static GtkWidget *build_dims_box (PrismModelView *self);
+
+/* A name from the file, shown: valid UTF-8, no control characters. (transfer full) */
+static char *
+clean_label (const char *name)
+{
+  g_autofree char *valid = g_utf8_make_valid (name, -1);
+
+  for (char *p = valid; *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      *p = '?';
+  return g_steal_pointer (&valid);
+}
 
 /* The region --------------------------------------------------------------- */
 
@@ -486,6 +507,8 @@ build_panel (PrismModelView *self)
   gtk_widget_set_margin_bottom (GTK_WIDGET (box), 12);
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
   gtk_widget_set_size_request (scroller, 300, -1);
+  self->dims_box = build_dims_box (self);
+  gtk_box_append (box, self->dims_box);
   add_label (box, _("Region"), "heading");
   self->count_label = add_label (box, "", "dim-label");
   add_label (box, _("Inputs"), "heading");
@@ -510,6 +533,164 @@ build_panel (PrismModelView *self)
   return scroller;
 }
 
+/* Symbolic dims ------------------------------------------------------------------ */
+
+typedef struct
+{
+  char *path;
+  GArray *dims;   /* PrismOnnxDim */
+} SizingData;
+
+static void
+sizing_data_free (SizingData *d)
+{
+  for (guint i = 0; i < d->dims->len; i++)
+    g_free (g_array_index (d->dims, PrismOnnxDim, i).name);
+  g_array_unref (d->dims);
+  g_free (d->path);
+  g_free (d);
+}
+
+static void
+import_sized_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+#ifdef PRISM_HAVE_ONNX
+  SizingData *d = task_data;
+  GError *error = NULL;
+  PrismGraph *graph = prism_onnx_load (d->path, (const PrismOnnxDim *) (void *) d->dims->data, d->dims->len, &error);
+
+  if (graph == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, graph, (GDestroyNotify) prism_graph_unref);
+#else
+  g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "no ONNX support");
+#endif
+}
+
+static void
+import_sized_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  PrismModelView *self = PRISM_MODEL_VIEW (source);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) graph = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (g_task_get_cancellable (G_TASK (result)) != self->sizing)
+    return;  /* another model since */
+  g_clear_object (&self->sizing);
+  if (graph == NULL)
+    {
+      gtk_label_set_label (self->message_label, error->message);
+      return;
+    }
+  g_signal_emit (self, signals[MODEL_SIZED], 0, graph);
+}
+
+void
+prism_model_view_open_sized (PrismModelView *self)
+{
+  SizingData *d;
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (PRISM_IS_MODEL_VIEW (self));
+  if (self->dim_names == NULL || self->file == NULL || self->sizing != NULL)
+    return;
+  d = g_new0 (SizingData, 1);
+  d->path = g_file_get_path (self->file);
+  d->dims = g_array_new (FALSE, TRUE, sizeof (PrismOnnxDim));
+  for (guint i = 0; self->dim_names[i] != NULL; i++)
+    {
+      PrismOnnxDim dim = { g_strdup (self->dim_names[i]),
+                           (gint64) gtk_spin_button_get_value (g_ptr_array_index (self->dim_spins, i)) };
+      g_array_append_val (d->dims, dim);
+    }
+  self->sizing = g_cancellable_new ();
+  task = g_task_new (self, self->sizing, import_sized_cb, NULL);
+  g_task_set_task_data (task, d, (GDestroyNotify) sizing_data_free);
+  g_task_run_in_thread (task, import_sized_thread);
+}
+
+static void
+clear_dims (PrismModelView *self)
+{
+  GtkWidget *child;
+
+  if (self->sizing != NULL)
+    g_cancellable_cancel (self->sizing);
+  g_clear_object (&self->sizing);
+  g_clear_pointer (&self->dim_names, g_strfreev);
+  g_ptr_array_set_size (self->dim_spins, 0);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->dims_grid))) != NULL)
+    gtk_grid_remove (self->dims_grid, child);
+  gtk_widget_set_visible (self->dims_box, FALSE);
+}
+
+void
+prism_model_view_ask_dims (PrismModelView *self, GFile *file, const char *const *names)
+{
+  g_return_if_fail (PRISM_IS_MODEL_VIEW (self));
+  g_return_if_fail (names != NULL);
+
+  prism_model_view_set_model (self, NULL, file);
+  self->dim_names = g_strdupv ((char **) names);
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_autofree char *shown = clean_label (names[i]);
+      GtkWidget *label = gtk_label_new (shown);
+      GtkWidget *spin = gtk_spin_button_new_with_range (1, (double) PRISM_DIM_MAX, 1);
+
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), 1);
+      gtk_grid_attach (self->dims_grid, label, 0, (int) i, 1, 1);
+      gtk_grid_attach (self->dims_grid, spin, 1, (int) i, 1, 1);
+      g_ptr_array_add (self->dim_spins, spin);
+    }
+  gtk_widget_set_visible (self->dims_box, TRUE);
+}
+
+const char *const *
+prism_model_view_get_dim_names (PrismModelView *self)
+{
+  g_return_val_if_fail (PRISM_IS_MODEL_VIEW (self), NULL);
+  return (const char *const *) self->dim_names;
+}
+
+gboolean
+prism_model_view_set_dim (PrismModelView *self, const char *name, gint64 value)
+{
+  g_return_val_if_fail (PRISM_IS_MODEL_VIEW (self), FALSE);
+
+  for (guint i = 0; self->dim_names != NULL && self->dim_names[i] != NULL; i++)
+    if (g_strcmp0 (self->dim_names[i], name) == 0)
+      {
+        gtk_spin_button_set_value (g_ptr_array_index (self->dim_spins, i), (double) value);
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static GtkWidget *
+build_dims_box (PrismModelView *self)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  GtkWidget *label = gtk_label_new (_("The model’s inputs have symbolic sizes: give each one, then open the model."));
+  GtkWidget *open = gtk_button_new_with_mnemonic (_("_Open Model"));
+
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_box_append (GTK_BOX (box), label);
+  self->dims_grid = GTK_GRID (gtk_grid_new ());
+  gtk_grid_set_row_spacing (self->dims_grid, 6);
+  gtk_grid_set_column_spacing (self->dims_grid, 12);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->dims_grid));
+  gtk_widget_add_css_class (open, "suggested-action");
+  g_signal_connect_object (open, "clicked", G_CALLBACK (prism_model_view_open_sized), self, G_CONNECT_SWAPPED);
+  gtk_box_append (GTK_BOX (box), open);
+  gtk_box_append (GTK_BOX (box), gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));
+  gtk_widget_set_visible (box, FALSE);
+  return box;
+}
+
 /* The model ---------------------------------------------------------------------- */
 
 void
@@ -519,6 +700,7 @@ prism_model_view_set_model (PrismModelView *self, PrismGraph *model, GFile *file
 
   g_return_if_fail (PRISM_IS_MODEL_VIEW (self));
 
+  clear_dims (self);
   g_clear_pointer (&self->model, prism_graph_unref);
   self->model = model != NULL ? prism_graph_ref (model) : NULL;
   g_set_object (&self->file, file);
@@ -526,6 +708,7 @@ prism_model_view_set_model (PrismModelView *self, PrismGraph *model, GFile *file
   g_clear_pointer (&self->blocks, g_ptr_array_unref);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->blocks_list))) != NULL)
     gtk_list_box_remove (self->blocks_list, child);
+  gtk_widget_set_visible (GTK_WIDGET (self->graph_view), model != NULL);
   if (model != NULL)
     prism_graph_view_set_graph (self->graph_view, model);
   update_region (self);
@@ -557,6 +740,9 @@ prism_model_view_dispose (GObject *object)
 {
   PrismModelView *self = PRISM_MODEL_VIEW (object);
 
+  if (self->sizing != NULL)
+    g_cancellable_cancel (self->sizing);
+  g_clear_object (&self->sizing);
   if (self->save_dialog != NULL)
     gtk_native_dialog_destroy (self->save_dialog);
   g_clear_object (&self->save_dialog);
@@ -575,6 +761,8 @@ prism_model_view_finalize (GObject *object)
   g_clear_pointer (&self->region, prism_graph_region_free);
   g_clear_pointer (&self->blocks, g_ptr_array_unref);
   g_free (self->summary);
+  g_strfreev (self->dim_names);
+  g_ptr_array_unref (self->dim_spins);
   G_OBJECT_CLASS (prism_model_view_parent_class)->finalize (object);
 }
 
@@ -596,6 +784,14 @@ prism_model_view_class_init (PrismModelViewClass *klass)
    */
   signals[SEARCH_REGION] = g_signal_new ("search-region", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                          NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
+  /**
+   * PrismModelView::model-sized:
+   * @model: (transfer none): the model imported with the sizes given
+   *
+   * Open Model imported the model whose symbolic dims were asked for.
+   */
+  signals[MODEL_SIZED] = g_signal_new ("model-sized", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                       NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
 }
 
 static void
@@ -604,6 +800,7 @@ prism_model_view_init (PrismModelView *self)
   GtkGesture *drag = gtk_gesture_drag_new ();
 
   self->selected = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->dim_spins = g_ptr_array_new ();
   self->paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
   gtk_widget_set_parent (self->paned, GTK_WIDGET (self));
   self->overlay = gtk_overlay_new ();

@@ -55,4 +55,18 @@ void                    prism_model_view_select_block   (PrismModelView   *self,
 /* What Search Region does: emits ::search-region with the region's program. */
 gboolean                prism_model_view_search_region  (PrismModelView   *self);
 
+/* A model whose inputs have symbolic dims @names (from @file): the page
+ * asks their sizes; Open Model imports it with them (::model-sized). */
+void                    prism_model_view_ask_dims       (PrismModelView   *self,
+                                                         GFile            *file,
+                                                         const char *const *names);
+/* (transfer none) (nullable): the dims asked for, %NULL when none are */
+const char *const      *prism_model_view_get_dim_names  (PrismModelView   *self);
+/* Sets the size field of dim @name; FALSE when no such dim is asked for. */
+gboolean                prism_model_view_set_dim        (PrismModelView   *self,
+                                                         const char       *name,
+                                                         gint64            value);
+/* What Open Model does: imports the model with the sizes, off the main thread. */
+void                    prism_model_view_open_sized     (PrismModelView   *self);
+
 G_END_DECLS

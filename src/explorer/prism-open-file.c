@@ -6,8 +6,6 @@
 
 #include "config.h"
 
-#include <string.h>
-
 #include <glib/gi18n.h>
 
 #include "prism-error.h"
@@ -29,6 +27,7 @@ prism_opened_file_free (PrismOpenedFile *opened)
   g_clear_pointer (&opened->program, prism_graph_unref);
   g_clear_pointer (&opened->results, prism_results_free);
   g_clear_pointer (&opened->refused, g_ptr_array_unref);
+  g_strfreev (opened->dim_params);
   g_free (opened);
 }
 
@@ -131,9 +130,8 @@ recheck_results (PrismOpenedFile *opened, const char *name, GError **error)
   return TRUE;
 }
 
-/* An ONNX model, imported as `prism import` does (the sizes of symbolic
- * dims cannot be given here yet: such a model is refused naming them).
- * Takes @opened. */
+/* An ONNX model, imported as `prism import` does; one with symbolic dims
+ * only has them listed, for the Model page to ask their sizes.  Takes @opened. */
 static void
 open_model (GTask *task, PrismOpenedFile *opened_in, const char *path, const char *name)
 {
@@ -147,19 +145,15 @@ open_model (GTask *task, PrismOpenedFile *opened_in, const char *path, const cha
                                _("“%s”: models are opened from a local folder"), name);
       return;
     }
-  opened->program = prism_onnx_load (path, NULL, 0, &error);
-  if (opened->program == NULL)
+  /* Symbolic dims are sized on the Model page first. */
+  opened->dim_params = prism_onnx_list_dim_params (path, &error);
+  if (opened->dim_params != NULL && opened->dim_params[0] == NULL)
     {
-      /* The message names the dim and `--dim`, which only the command line has. */
-      if (g_error_matches (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED) && strstr (error->message, "--dim") != NULL)
-        {
-          GError *hint = g_error_new (PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
-                                      _("%s. The explorer does not size symbolic dims yet: run “prism import %s "
-                                        "--dim NAME=N --out PROGRAM.json” and open the program."),
-                                      error->message, path);
-          g_error_free (error);
-          error = hint;
-        }
+      g_clear_pointer (&opened->dim_params, g_strfreev);
+      opened->program = prism_onnx_load (path, NULL, 0, &error);
+    }
+  if (opened->program == NULL && opened->dim_params == NULL)
+    {
       g_task_return_error (task, error);
       return;
     }

@@ -1261,6 +1261,27 @@ show_model (PrismWindow *self,
   gtk_stack_set_visible_child_name (self->view_stack, "model");
 }
 
+/* A model with symbolic dims: the Model page asks their sizes first. */
+static void
+ask_model_dims (PrismWindow *self,
+                char       **names,
+                GFile       *file)
+{
+  prism_model_view_ask_dims (self->model_view, file, (const char *const *) names);
+  gtk_stack_page_set_visible (gtk_stack_get_page (self->view_stack, GTK_WIDGET (self->model_view)), TRUE);
+  /* Out of the welcome page, which shows while no program was opened yet. */
+  gtk_stack_set_visible_child_name (self->content_stack, "program");
+  gtk_stack_set_visible_child_name (self->view_stack, "model");
+}
+
+static void
+model_sized_cb (PrismWindow    *self,
+                PrismGraph     *model,
+                PrismModelView *view)
+{
+  show_model (self, model, prism_model_view_get_file (view));
+}
+
 /* Search Region: the region becomes the program shown, and is searched. */
 static void
 model_search_region_cb (PrismWindow    *self,
@@ -1303,6 +1324,8 @@ file_loaded_cb (GObject      *object,
   set_loading (self, NULL);
   if (opened != NULL && opened->results != NULL)
     show_results (self, opened, data->file);
+  else if (opened != NULL && opened->dim_params != NULL)
+    ask_model_dims (self, opened->dim_params, data->file);
   else if (opened != NULL && opened->is_model)
     show_model (self, opened->program, data->file);
   else if (opened != NULL)
@@ -2056,6 +2079,7 @@ prism_window_init (PrismWindow *self)
   gtk_stack_page_set_visible (gtk_stack_get_page (self->view_stack, GTK_WIDGET (self->model_view)), FALSE);
   g_signal_connect_object (self->model_view, "search-region", G_CALLBACK (model_search_region_cb), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->model_view, "model-sized", G_CALLBACK (model_sized_cb), self, G_CONNECT_SWAPPED);
 
   self->search_model = prism_search_model_new ();
   prism_search_view_set_model (self->search_view, self->search_model);

@@ -274,6 +274,17 @@ test_dims (void)
   g_assert_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED);
   g_assert_nonnull (strstr (error->message, "--dim seq: no graph input has a dim named “seq”"));
   g_clear_error (&error);
+  {
+    g_autofree char *path = g_test_build_filename (G_TEST_DIST, "import", "models", "dim_param", "model.onnx", NULL);
+    g_autofree char *plain = g_test_build_filename (G_TEST_DIST, "import", "models", "swiglu_mlp", "model.onnx", NULL);
+    g_auto(GStrv) names = prism_onnx_list_dim_params (path, &error);
+    g_auto(GStrv) no_names = prism_onnx_list_dim_params (plain, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (g_strv_length (names), ==, 1);
+    g_assert_cmpstr (names[0], ==, "batch");
+    g_assert_cmpuint (g_strv_length (no_names), ==, 0);
+  }
   g_assert_true (prism_onnx_dim_parse ("batch=16", &parsed, &error));
   g_assert_cmpstr (parsed.name, ==, "batch");
   g_assert_cmpint (parsed.value, ==, 16);

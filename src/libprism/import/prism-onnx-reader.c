@@ -536,3 +536,59 @@ prism_onnx_load (const char *path, const PrismOnnxDim *dims, guint n_dims, GErro
     g_prefix_error (error, "%s: ", path);
   return graph;
 }
+
+/* The bytes of @path unpacked, after the bounded walk. (transfer full) (nullable) */
+static Onnx__ModelProto *
+unpack_file (const char *path, GError **error)
+{
+  gsize length = 0;
+  g_autofree char *data = prism_json_read_file (path, PRISM_ONNX_MAX_SIZE, &length, error);
+  Onnx__ModelProto *model;
+
+  if (data == NULL)
+    return NULL;
+  if (!prism_onnx_wire_check ((const guint8 *) data, length, &onnx__model_proto__descriptor, error))
+    {
+      g_prefix_error (error, "%s: ", path);
+      return NULL;
+    }
+  model = onnx__model_proto__unpack (NULL, length, (const guint8 *) data);
+  if (model == NULL)
+    g_set_error (error, PRISM_ERROR, PRISM_ERROR_PARSE, "%s: not an ONNX model: protobuf-c cannot unpack it", path);
+  return model;
+}
+
+char **
+prism_onnx_list_dim_params (const char *path, GError **error)
+{
+  Onnx__ModelProto *model = unpack_file (path, error);
+  g_autoptr(GPtrArray) names = NULL;
+
+  if (model == NULL)
+    return NULL;
+  names = g_ptr_array_new_with_free_func (g_free);
+  for (gsize i = 0; model->graph != NULL && i < model->graph->n_input; i++)
+    {
+      const Onnx__ValueInfoProto *info = model->graph->input[i];
+      const Onnx__TensorShapeProto *shape;
+
+      if (info->type == NULL || info->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE
+          || (shape = info->type->tensor_type->shape) == NULL)
+        continue;
+      for (gsize d = 0; d < shape->n_dim; d++)
+        {
+          const Onnx__TensorShapeProto__Dimension *dim = shape->dim[d];
+          gboolean known = FALSE;
+
+          if (dim->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM || dim->dim_param[0] == '\0')
+            continue;
+          for (guint k = 0; k < names->len && !known; k++)
+            known = g_strcmp0 (g_ptr_array_index (names, k), dim->dim_param) == 0;
+          if (!known && names->len < 64)
+            g_ptr_array_add (names, g_strdup (dim->dim_param));
+        }
+    }
+  onnx__model_proto__free_unpacked (model, NULL);
+  g_ptr_array_add (names, NULL);
+  return (char **) g_ptr_array_free (g_steal_pointer (&names), FALSE);
+}

@@ -76,6 +76,20 @@ PrismGraph *prism_onnx_load_from_data     (const guint8       *data,
                                            const char         *default_name,
                                            GError            **error);
 
+/**
+ * prism_onnx_list_dim_params:
+ * @path: a model file
+ *
+ * The symbolic dims (`dim_param`) of the model's graph inputs, each once,
+ * in the order the inputs list them: what bindings the model needs.
+ *
+ * Returns: (transfer full) (nullable): a %NULL-terminated array, empty
+ *   when the model has none; %NULL with @error when the file is not a
+ *   model (the errors of prism_onnx_load())
+ */
+char      **prism_onnx_list_dim_params    (const char         *path,
+                                           GError            **error);
+
 /* Reads a regular file of at most %PRISM_ONNX_MAX_SIZE bytes, then
  * prism_onnx_load_from_data() with the file's base name as default name;
  * the errors start with @path.  (transfer full) (nullable) */
