@@ -114,5 +114,6 @@ int prism_cmd_bench     (int argc, char **argv);
 int prism_cmd_calibrate (int argc, char **argv);
 int prism_cmd_verify    (int argc, char **argv);
 int prism_cmd_search    (int argc, char **argv);
+int prism_cmd_import    (int argc, char **argv);
 
 G_END_DECLS

@@ -27,6 +27,7 @@ static const Command commands[] = {
   { "calibrate", prism_cmd_calibrate, N_("Measure the GPU’s constants for the cost model (a prism-gpu file)") },
   { "verify", prism_cmd_verify, N_("Prove a candidate equivalent to a reference program") },
   { "search", prism_cmd_search, N_("Search for fused programs equivalent to a program") },
+  { "import", prism_cmd_import, N_("Read an ONNX model or a torch.export program as a program") },
 };
 
 static void

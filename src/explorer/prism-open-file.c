@@ -12,6 +12,7 @@
 #include "prism-graph-json.h"
 #include "prism-json-reader.h"
 #include "prism-mirage-reader.h"
+#include "prism-onnx-reader.h"
 #include "prism-open-file.h"
 #include "prism-recheck.h"
 
@@ -26,6 +27,7 @@ prism_opened_file_free (PrismOpenedFile *opened)
   g_clear_pointer (&opened->program, prism_graph_unref);
   g_clear_pointer (&opened->results, prism_results_free);
   g_clear_pointer (&opened->refused, g_ptr_array_unref);
+  g_strfreev (opened->dim_params);
   g_free (opened);
 }
 
@@ -128,6 +130,42 @@ recheck_results (PrismOpenedFile *opened, const char *name, GError **error)
   return TRUE;
 }
 
+/* An ONNX model, imported as `prism import` does; one with symbolic dims
+ * only has them listed, for the Model page to ask their sizes.  Takes @opened. */
+static void
+open_model (GTask *task, PrismOpenedFile *opened_in, const char *path, const char *name)
+{
+  g_autoptr(PrismOpenedFile) opened = opened_in;
+#ifdef PRISM_HAVE_ONNX
+  GError *error = NULL;
+
+  if (path == NULL)
+    {
+      g_task_return_new_error (task, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
+                               _("“%s”: models are opened from a local folder"), name);
+      return;
+    }
+  /* Symbolic dims are sized on the Model page first. */
+  opened->dim_params = prism_onnx_list_dim_params (path, &error);
+  if (opened->dim_params != NULL && opened->dim_params[0] == NULL)
+    {
+      g_clear_pointer (&opened->dim_params, g_strfreev);
+      opened->program = prism_onnx_load (path, NULL, 0, &error);
+    }
+  if (opened->program == NULL && opened->dim_params == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  opened->is_model = TRUE;
+  g_task_return_pointer (task, g_steal_pointer (&opened), (GDestroyNotify) prism_opened_file_free);
+#else
+  g_task_return_new_error (task, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
+                           _("“%s”: this Prism Explorer was built without ONNX support (meson option “onnx”)"),
+                           name);
+#endif
+}
+
 static void
 open_in_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
@@ -140,6 +178,11 @@ open_in_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *
   gsize len = 0;
 
   opened->refused = g_ptr_array_new_with_free_func (g_free);
+  if (g_str_has_suffix (name, ".onnx"))
+    {
+      open_model (task, g_steal_pointer (&opened), path, name);
+      return;
+    }
   /* Read as the command line reads: a FIFO is refused, never opened for a
    * blocking read; a device is never read. */
   data = path != NULL ? prism_json_read_file (path, MAX_SIZE, &len, &error)

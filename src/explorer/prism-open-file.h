@@ -18,12 +18,19 @@ G_BEGIN_DECLS
  *   results, holding only the candidates that were proved again
  * @refused: (element-type utf8): one sentence per candidate of the file that
  *   was not ("candidate 3 of FILE is not equivalent to its program: …")
+ * @is_model: the file was a model (ONNX), imported as @program: the window
+ *   shows it on the Model page, where a part of it is chosen to search
+ * @dim_params: (nullable): a model whose inputs have symbolic dims, which
+ *   must be given sizes before it is imported (@program is then %NULL):
+ *   their names
  */
 typedef struct
 {
   PrismGraph *program;
   PrismResults *results;
   GPtrArray *refused;
+  gboolean is_model;
+  char **dim_params;
 } PrismOpenedFile;
 
 void             prism_opened_file_free (PrismOpenedFile     *opened);

@@ -69,6 +69,7 @@ struct _PrismWindow
   PrismSearchView *search_view;
   PrismCandidatesView *candidates_view;
   PrismKernelView *kernel_view;
+  PrismModelView *model_view;    /* the Model page, shown while a model is open */
   GtkSpinner *status_spinner;
   GtkLabel *status_label;
   GtkLabel *gpu_label;
@@ -1379,6 +1380,65 @@ show_results (PrismWindow *self,
   update_status (self);
 }
 
+/* A model (an imported ONNX file) is shown whole on the Model page, where
+ * the user picks the region to search; the search starts only then. */
+static void
+show_model (PrismWindow *self,
+            PrismGraph  *model,
+            GFile       *file)
+{
+  GtkStackPage *page = gtk_stack_get_page (self->view_stack, GTK_WIDGET (self->model_view));
+  gboolean search_on_open = self->search_on_open;
+
+  prism_model_view_set_model (self->model_view, model, file);
+  gtk_stack_page_set_visible (page, model != NULL);
+  if (model == NULL)
+    return;
+  self->search_on_open = FALSE;
+  set_program (self, model, NULL, file, NULL);
+  self->search_on_open = search_on_open;
+  gtk_stack_set_visible_child_name (self->view_stack, "model");
+}
+
+/* A model with symbolic dims: the Model page asks their sizes first. */
+static void
+ask_model_dims (PrismWindow *self,
+                char       **names,
+                GFile       *file)
+{
+  prism_model_view_ask_dims (self->model_view, file, (const char *const *) names);
+  gtk_stack_page_set_visible (gtk_stack_get_page (self->view_stack, GTK_WIDGET (self->model_view)), TRUE);
+  /* Out of the welcome page, which shows while no program was opened yet. */
+  gtk_stack_set_visible_child_name (self->content_stack, "program");
+  gtk_stack_set_visible_child_name (self->view_stack, "model");
+}
+
+static void
+model_sized_cb (PrismWindow    *self,
+                PrismGraph     *model,
+                PrismModelView *view)
+{
+  show_model (self, model, prism_model_view_get_file (view));
+}
+
+/* Search Region: the region becomes the program shown, and is searched. */
+static void
+model_search_region_cb (PrismWindow    *self,
+                        PrismGraph     *region,
+                        PrismModelView *view)
+{
+  g_autofree char *description = NULL;
+  GFile *file = prism_model_view_get_file (view);
+  g_autofree char *name = file != NULL ? file_display_name (file) : g_strdup ("");
+
+  /* TRANSLATORS: the description of a region's program: the model file */
+  description = g_strdup_printf (_("A region of the model “%s”."), name);
+  set_program (self, region, NULL, file, description);
+  if (self->session == NULL)
+    start_search (self, TRUE);
+  gtk_stack_set_visible_child_name (self->view_stack, "search");
+}
+
 static void
 file_loaded_cb (GObject      *object,
                 GAsyncResult *result,
@@ -1403,8 +1463,15 @@ file_loaded_cb (GObject      *object,
   set_loading (self, NULL);
   if (opened != NULL && opened->results != NULL)
     show_results (self, opened, data->file);
+  else if (opened != NULL && opened->dim_params != NULL)
+    ask_model_dims (self, opened->dim_params, data->file);
+  else if (opened != NULL && opened->is_model)
+    show_model (self, opened->program, data->file);
   else if (opened != NULL)
-    set_program (self, opened->program, NULL, data->file, NULL);
+    {
+      show_model (self, NULL, NULL);
+      set_program (self, opened->program, NULL, data->file, NULL);
+    }
   else
     {
       g_autofree char *name = file_display_name (data->file);
@@ -1641,6 +1708,14 @@ prism_window_get_sizes_button (PrismWindow *self)
   return self->sizes_button;
 }
 
+/* (transfer none): the Model page */
+PrismModelView *
+prism_window_get_model_view (PrismWindow *self)
+{
+  g_return_val_if_fail (PRISM_IS_WINDOW (self), NULL);
+  return self->model_view;
+}
+
 /**
  * prism_window_get_run_history:
  *
@@ -1791,6 +1866,9 @@ open_action (GtkWidget  *widget,
   gtk_file_filter_set_name (programs, _("Prism programs (JSON)"));
   gtk_file_filter_add_mime_type (programs, "application/json");
   gtk_file_filter_add_suffix (programs, "json");
+  /* Models are opened whole on the Model page. */
+  gtk_file_filter_set_name (programs, _("Prism programs (JSON) and ONNX models"));
+  gtk_file_filter_add_suffix (programs, "onnx");
   gtk_file_filter_set_name (all, _("All files"));
   gtk_file_filter_add_pattern (all, "*");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->file_chooser), programs);
@@ -2154,6 +2232,14 @@ prism_window_init (PrismWindow *self)
   /* Nothing to export until a program is open. */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-graph-svg", FALSE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-graph-png", FALSE);
+
+  self->model_view = PRISM_MODEL_VIEW (prism_model_view_new ());
+  gtk_stack_page_set_icon_name (gtk_stack_add_titled (self->view_stack, GTK_WIDGET (self->model_view), "model",
+                                                      _("Model")), "view-grid-symbolic");
+  gtk_stack_page_set_visible (gtk_stack_get_page (self->view_stack, GTK_WIDGET (self->model_view)), FALSE);
+  g_signal_connect_object (self->model_view, "search-region", G_CALLBACK (model_search_region_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->model_view, "model-sized", G_CALLBACK (model_sized_cb), self, G_CONNECT_SWAPPED);
 
   self->search_model = prism_search_model_new ();
   prism_search_view_set_model (self->search_view, self->search_model);

@@ -13,6 +13,7 @@
 #include "prism-graph.h"
 #include "prism-graph-view.h"
 #include "prism-kernel-view.h"
+#include "prism-model-view.h"
 #include "prism-program-view.h"
 #include "prism-search-view.h"
 #include "prism-session.h"
@@ -54,6 +55,7 @@ const char          *prism_window_get_status           (PrismWindow  *self);
 const char          *prism_window_get_gpu_status       (PrismWindow  *self);
 const char          *prism_window_get_last_export      (PrismWindow  *self);
 PrismRunHistory     *prism_window_get_run_history      (PrismWindow  *self);
+PrismModelView      *prism_window_get_model_view       (PrismWindow  *self);
 GtkMenuButton       *prism_window_get_sizes_button     (PrismWindow  *self);
 gboolean             prism_window_export_chart         (PrismWindow  *self,
                                                         const char   *which,
