@@ -1,0 +1,274 @@
+# test_prism_torch.py — prism_torch: capture, dump, the bundle's op, round trips
+#
+# Run by run-tests.sh (meson test test-prism-torch) with .venv/bin/python,
+# PYTHONPATH=python and PRISM_CLI set; on the CPU build of torch.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import prism_torch
+
+PRISM = os.environ.get("PRISM_CLI", "build/src/cli/prism")
+THREADS = os.environ.get("PRISM_TEST_THREADS", "2")
+
+
+def prism(*args):
+    done = subprocess.run([PRISM, *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise AssertionError(f"prism {' '.join(args)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
+    return done.stdout
+
+
+def ops_of(program):
+    return [o["op"] for o in program["ops"]]
+
+
+# The modules of the round trips: small, so that each search takes seconds.
+class RMSNormLinear(nn.Module):
+    """Llama's block input: RMSNorm (with its weight and eps) and a linear layer."""
+
+    def __init__(self, d=64, n=32, eps=1e-6):
+        super().__init__()
+        self.norm = nn.RMSNorm(d, eps=eps)
+        self.proj = nn.Linear(d, n, bias=False)
+        with torch.no_grad():
+            self.norm.weight.uniform_(0.5, 1.5)
+
+    def forward(self, x):
+        return self.proj(self.norm(x))
+
+
+class SwiGLU(nn.Module):
+    def __init__(self, d=64, h=128):
+        super().__init__()
+        self.gate = nn.Linear(d, h, bias=False)
+        self.up = nn.Linear(d, h, bias=False)
+
+    def forward(self, x):
+        return F.silu(self.gate(x)) * self.up(x)
+
+
+class Attention(nn.Module):
+    """Decoding attention, heads as the batch, keys given transposed (as the
+    attention workload): softmax(q @ k) @ v."""
+
+    def forward(self, q, k, v):
+        return torch.softmax(q @ k, dim=-1) @ v
+
+
+class HandRMSNorm(nn.Module):
+    """Llama's own spelling: x * rsqrt(mean(x²) + eps) * w."""
+
+    def __init__(self, d=64, eps=1e-5):
+        super().__init__()
+        self.weight = nn.Parameter(torch.rand(d) + 0.5)
+        self.eps = eps
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class Capture(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="prism-torch-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def check(self, program, name="prog"):
+        """prism check accepts the program; returns its path."""
+        path = os.path.join(self.tmp, f"{name}.json")
+        prism_torch.save(program, path)
+        prism("check", path)
+        return path
+
+    def test_rms_norm_linear(self):
+        p = prism_torch.capture(RMSNormLinear(), (torch.randn(8, 64),))
+        self.check(p)
+        inputs = [o for o in p["ops"] if o["op"] == "input"]
+        self.assertEqual([o["name"] for o in inputs], ["x", "norm.weight", "proj.weight"])
+        self.assertEqual([o["outputs"][0]["shape"] for o in inputs], [[8, 64], [1, 64], [32, 64]])
+        self.assertEqual(inputs[0]["outputs"][0]["dtype"], "f32")
+        norm = [o for o in p["ops"] if o["op"] == "rms_norm"]
+        self.assertEqual(len(norm), 1)
+        self.assertEqual(norm[0]["eps"], 1e-6)
+        # linear: a matmul with the transposed weight
+        self.assertEqual(ops_of(p)[3:], ["rms_norm", "mul", "transpose", "matmul", "output"])
+
+    def test_hand_written_rms_norm(self):
+        p = prism_torch.capture(HandRMSNorm(eps=1e-5), (torch.randn(4, 64),))
+        self.check(p)
+        self.assertIn("rms_norm", ops_of(p))
+        self.assertEqual([o for o in p["ops"] if o["op"] == "rms_norm"][0]["eps"], 1e-5)
+
+    def test_normalisation_that_is_not_rms_norm(self):
+        """A mean over the rows is not an RMSNorm: captured op by op."""
+        def f(x):
+            return x * torch.rsqrt(x.pow(2).mean(0, keepdim=True) + 1e-5)
+        p = prism_torch.capture(f, (torch.randn(4, 64),))
+        self.check(p)
+        self.assertNotIn("rms_norm", ops_of(p))
+        self.assertIn("mean", ops_of(p))
+        self.assertIn("sqrt", ops_of(p))
+
+    def test_elementwise_and_reductions(self):
+        def f(a, b):
+            y = torch.exp(a) - b / 2 + torch.sqrt(torch.relu(a)) * torch.maximum(a, b)
+            y = F.gelu(y) + a ** 3.0 + torch.neg(b)
+            return y.sum(-1, keepdim=True) + y.amax(dim=-1, keepdim=True) + y.mean(-1, keepdim=True)
+        p = prism_torch.capture(f, (torch.randn(4, 8), torch.randn(4, 8)))
+        self.check(p)
+        names = [o["name"] for o in p["ops"] if o["op"] == "input"]
+        self.assertEqual(names, ["a", "b"])
+        kinds = set(ops_of(p))
+        for k in ("exp", "sub", "div", "sqrt", "relu", "maximum", "gelu", "pow", "neg", "sum", "max",
+                  "mean", "constant"):
+            self.assertIn(k, kinds)
+
+    def test_bf16_matmul_and_permute(self):
+        def f(a, b):
+            return torch.bmm(a, b.permute(0, 2, 1))
+        p = prism_torch.capture(f, (torch.randn(2, 4, 8, dtype=torch.bfloat16),
+                                    torch.randn(2, 6, 8, dtype=torch.bfloat16)))
+        self.check(p)
+        t = [o for o in p["ops"] if o["op"] == "transpose"][0]
+        self.assertEqual(t["perm"], [0, 2, 1])
+        self.assertEqual(t["outputs"][0]["dtype"], "bf16")
+
+    def test_softmax_is_the_safe_spelling(self):
+        p = prism_torch.capture(lambda x: torch.softmax(x, dim=-1), (torch.randn(4, 8),))
+        self.check(p)
+        self.assertEqual(ops_of(p)[1:], ["max", "sub", "exp", "sum", "div", "output"])
+
+    def test_refused_with_node_op_and_line(self):
+        def f(x):
+            return torch.cumsum(x, 0)  # the line the error names
+        with self.assertRaises(prism_torch.CaptureError) as cm:
+            prism_torch.capture(f, (torch.randn(4, 4),))
+        e = cm.exception
+        self.assertEqual(e.node, "cumsum")
+        self.assertIn("aten.cumsum", e.op)
+        self.assertIn("test_prism_torch.py", e.source)
+        self.assertIn("torch.cumsum(x, 0)", str(e))
+
+    def test_refused_reshape_and_keepdim_false(self):
+        with self.assertRaisesRegex(prism_torch.CaptureError, r"view.*no reshape"):
+            prism_torch.capture(lambda x: x.view(2, 8) * 2, (torch.randn(4, 4),))
+        with self.assertRaisesRegex(prism_torch.CaptureError, r"keepdim=False"):
+            prism_torch.capture(lambda x: x.sum(-1) * 2, (torch.randn(4, 4),))
+        with self.assertRaisesRegex(prism_torch.CaptureError, r"float64"):
+            prism_torch.capture(lambda x: x * 2, (torch.randn(4, 4, dtype=torch.float64),))
+        with self.assertRaisesRegex(prism_torch.CaptureError, r"tanh"):
+            prism_torch.capture(lambda x: F.gelu(x, approximate="tanh"), (torch.randn(4, 4),))
+
+
+class RoundTrip(unittest.TestCase):
+    """Captured, searched, exported, loaded as the op, compared with the module."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="prism-torch-rt-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def round_trip(self, name, module, inputs, tolerance=1e-4):
+        torch.manual_seed(0)
+        program = prism_torch.capture(module, inputs)
+        path = os.path.join(self.tmp, f"{name}.json")
+        prism_torch.save(program, path)
+        prism("check", path)
+        results = os.path.join(self.tmp, f"{name}-search")
+        prism("search", path, "--out", results, "--time-limit", "60", "--threads", THREADS, "--tune-top", "0")
+        with open(os.path.join(results, "results.json"), encoding="utf-8") as f:
+            found = json.load(f)
+        self.assertGreater(len(found["candidates"]), 0, f"{name}: the search found no candidate")
+        bundle = os.path.join(self.tmp, f"{name}-bundle")
+        prism("export", os.path.join(results, "results.json"), "--out", bundle, "--no-resource-usage")
+        op = prism_torch.load(bundle, device="cpu")
+        params = [p.detach() for p in module.parameters()] if isinstance(module, nn.Module) else []
+        args = list(inputs) + params
+        got = op(*args)
+        with torch.no_grad():
+            want = module(*inputs)
+        err = ((got - want).abs().max() / want.abs().max()).item()
+        print(f"{name}: {len(found['candidates'])} candidates, the best's max relative error {err:.3g}",
+              file=sys.stderr)
+        self.assertLess(err, tolerance)
+        return op, args, want
+
+    def test_rms_norm_linear(self):
+        op, args, want = self.round_trip("rms_norm_linear", RMSNormLinear(), (torch.randn(8, 64),))
+        # The op under torch.compile(fullgraph=True) and torch.export, and opcheck.
+        compiled = torch.compile(lambda *a: op(*a) * 2.0, fullgraph=True)
+        self.assertLess((compiled(*args) - 2.0 * want).abs().max().item(), 1e-4)
+
+        class Wrap(nn.Module):
+            def forward(self, *a):
+                return op(*a)
+        ep = torch.export.export(Wrap(), tuple(args))
+        targets = [str(n.target) for n in ep.graph.nodes if n.op == "call_function"]
+        self.assertTrue(any("prism.prism_" in t for t in targets), targets)
+        torch.library.opcheck(op.op, (list(args),))
+        # Wrong arguments are named.
+        x, w, p = args
+        with self.assertRaisesRegex(ValueError, r"input 0 \(x\): expected shape \[8, 64\], got \[64, 8\]"):
+            op(x.t().contiguous(), w, p)
+        with self.assertRaisesRegex(ValueError, r"input 2 \(proj.weight\): not contiguous"):
+            op(x, w, p.t().contiguous().t())
+        with self.assertRaisesRegex(ValueError, r"input 1 \(norm.weight\): expected dtype"):
+            op(x, w.double(), p)
+        with self.assertRaisesRegex(ValueError, r"input 0 \(x\): its data is not 16-byte aligned"):
+            op(torch.randn(8 * 64 + 1)[1:].view(8, 64), w, p)
+        with self.assertRaisesRegex(TypeError, r"takes 3 inputs"):
+            op(x, w)
+
+    def test_swiglu(self):
+        self.round_trip("swiglu", SwiGLU(), (torch.randn(8, 64),))
+
+    def test_attention(self):
+        self.round_trip("attention", Attention(),
+                        (torch.randn(2, 4, 16), torch.randn(2, 16, 64), torch.randn(2, 64, 16)))
+
+
+class Dump(unittest.TestCase):
+    def test_dump_writes_programs_and_runs_unchanged(self):
+        tmp = tempfile.mkdtemp(prefix="prism-torch-dump-")
+        try:
+            model = SwiGLU()
+            x = torch.randn(8, 64)
+            compiled = torch.compile(model, backend=prism_torch.dump(tmp))
+            with torch.no_grad():
+                self.assertTrue(torch.equal(compiled(x), model(x)))
+            files = sorted(glob.glob(os.path.join(tmp, "*")))
+            self.assertEqual([os.path.basename(f) for f in files], ["graph0.json"])
+            prism("check", files[0])
+            with open(files[0], encoding="utf-8") as f:
+                p = json.load(f)
+            self.assertEqual(sorted(o["name"] for o in p["ops"] if o["op"] == "input"),
+                             ["gate.weight", "up.weight", "x"])
+
+            # A graph prism cannot express is written down as refused, and still runs.
+            refused = os.path.join(tmp, "refused")
+            f = torch.compile(lambda x: torch.cumsum(x, 0), backend=prism_torch.dump(refused))
+            self.assertTrue(torch.equal(f(x), torch.cumsum(x, 0)))
+            with open(os.path.join(refused, "graph0.refused.txt"), encoding="utf-8") as fh:
+                self.assertIn("cumsum", fh.read())
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
