@@ -243,6 +243,42 @@ class RoundTrip(unittest.TestCase):
                         (torch.randn(2, 4, 16), torch.randn(2, 16, 64), torch.randn(2, 64, 16)))
 
 
+class ImportPt2(unittest.TestCase):
+    """python -m prism_torch FILE.pt2 --out prog.json (what `prism import` runs)."""
+
+    def run_module(self, *args):
+        return subprocess.run([sys.executable, "-m", "prism_torch", *args], capture_output=True, text=True)
+
+    def test_import_pt2(self):
+        tmp = tempfile.mkdtemp(prefix="prism-torch-pt2-")
+        try:
+            pt2 = os.path.join(tmp, "block.pt2")
+            torch.export.save(torch.export.export(RMSNormLinear(), (torch.randn(8, 64),)), pt2)
+            out = os.path.join(tmp, "block.json")
+            done = self.run_module(pt2, "--out", out)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            prism("check", out)
+            with open(out, encoding="utf-8") as f:
+                p = json.load(f)
+            self.assertEqual(p["name"], "block")
+            self.assertIn("rms_norm", ops_of(p))
+
+            class Cumsum(nn.Module):
+                def forward(self, x):
+                    return torch.cumsum(x, 0)
+            bad = os.path.join(tmp, "bad.pt2")
+            torch.export.save(torch.export.export(Cumsum(), (torch.randn(4, 4),)), bad)
+            done = self.run_module(bad, "--out", os.path.join(tmp, "bad.json"))
+            self.assertEqual(done.returncode, 1)
+            self.assertIn("cumsum", done.stderr)
+            self.assertFalse(os.path.exists(os.path.join(tmp, "bad.json")))
+            done = self.run_module(os.path.join(tmp, "missing.pt2"), "--out", out)
+            self.assertEqual(done.returncode, 1)
+            self.assertIn("missing.pt2", done.stderr)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 class Dump(unittest.TestCase):
     def test_dump_writes_programs_and_runs_unchanged(self):
         tmp = tempfile.mkdtemp(prefix="prism-torch-dump-")
