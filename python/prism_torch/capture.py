@@ -81,6 +81,19 @@ class _Tensor:
         self.dtype = dtype
 
 
+class _Merged:
+    """A tensor whose leading batch dims a view merged into one, as matmul
+    decomposes over more than one batch dim (view, bmm, view back).  Only a
+    bmm or the view back may read it; anything else is refused with
+    @reason at @node."""
+
+    def __init__(self, tensor, shape, node, reason):
+        self.tensor = tensor
+        self.shape = list(shape)
+        self.node = node
+        self.reason = reason
+
+
 class _Builder:
     def __init__(self):
         self.ops = []
@@ -146,6 +159,13 @@ def _prism_dtype(node, dtype):
     return _DTYPES[dtype]
 
 
+def _product(dims):
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
 def _dims(node, dims, rank):
     if dims is None:
         dims = list(range(rank))
@@ -203,7 +223,10 @@ class _Capture:
         if isinstance(arg, torch.fx.Node):
             if arg not in self.env:
                 raise CaptureError(node, f"reads {arg.name}, which is not a tensor of the program")
-            return self.env[arg]
+            t = self.env[arg]
+            if isinstance(t, _Merged):
+                raise CaptureError(t.node, t.reason)
+            return t
         if isinstance(arg, bool) or not isinstance(arg, (int, float)):
             raise CaptureError(node, f"operand {arg!r} is neither a tensor nor a number")
         return self.b.constant(arg, len(like.shape), like.dtype)
@@ -282,14 +305,19 @@ class _Capture:
     def call(self, node):
         tgt = node.target
         args = node.args
+        if isinstance(node.meta.get("val"), (tuple, list)):
+            raise CaptureError(node, "prism has no op for it (it has several outputs)")
         shape, dtype = _val_shape(node)
         for n in (self.match_rms_norm(node), self.match_silu(node)):
             if n is not None:
                 return n
         if tgt in _SAME_SHAPE:
-            src = self.value(node, args[0], None) if isinstance(args[0], torch.fx.Node) else None
-            if src is None:
+            if not isinstance(args[0], torch.fx.Node):
                 raise CaptureError(node, "reads no tensor")
+            merged = self.batch_view(node, shape)
+            if merged is not None:
+                return merged
+            src = self.value(node, args[0], None)
             if src.shape != shape:
                 raise CaptureError(node, f"changes the shape {src.shape} to {shape}: prism programs "
                                          "have no reshape or broadcast-to yet")
@@ -324,6 +352,12 @@ class _Capture:
             if node.kwargs.get("dtype") is not None:
                 raise CaptureError(node, "a reduction with a dtype argument")
             return self.reduce(node, _REDUCE[tgt], t, dims, keep)
+        if tgt == A.bmm.default and all(isinstance(self.env.get(a), _Merged) for a in args[:2]):
+            a, b = self.env[args[0]], self.env[args[1]]
+            if a.tensor.shape[:-2] == b.tensor.shape[:-2]:
+                out = self.b.op("matmul", [a.tensor, b.tensor], a.tensor.shape[:-2] + shape[-2:])
+                return _Merged(out, shape, node, "a matmul over several batch dims read by other "
+                                                 "than the view back to them")
         if tgt in (A.mm.default, A.bmm.default, A.matmul.default):
             a = self.value(node, args[0], None)
             b = self.value(node, args[1], None)
@@ -358,6 +392,23 @@ class _Capture:
                 raise CaptureError(node, "softmax that changes the dtype")
             return self.softmax(node, t, args[1] % len(t.shape))
         raise CaptureError(node, "prism has no op for it")
+
+    def batch_view(self, node, shape):
+        """A view merging the leading batch dims of a tensor for a bmm, or the
+        view of the bmm's result back to them: a _Merged, the tensor, or None."""
+        if node.target not in (A.view.default, A._unsafe_view.default, A.reshape.default):
+            return None
+        src = self.env.get(node.args[0])
+        if isinstance(src, _Merged):
+            if shape == src.tensor.shape:
+                return src.tensor
+            return None
+        if (src is None or len(src.shape) < 4 or len(shape) != 3 or shape[1:] != src.shape[-2:]
+                or shape[0] != _product(src.shape[:-2])
+                or not all(u.target == A.bmm.default for u in self.users[node])):
+            return None
+        return _Merged(src, shape, node, f"changes the shape {src.shape} to {shape}: prism programs "
+                                         "have no reshape yet")
 
     def binary(self, node, kind, shape):
         a_arg, b_arg = node.args[0], node.args[1]
@@ -419,6 +470,9 @@ class _Capture:
         skip = set()
         for node in self.g.nodes:
             if node.op != "call_function":
+                continue
+            # A check of metadata (from .float(), .type_as()): no value, nothing to compute.
+            if node.target == A._assert_tensor_metadata.default and not self.users[node]:
                 continue
             if node.target == operator.getitem:
                 raise CaptureError(node, "an op with several outputs")

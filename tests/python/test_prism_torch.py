@@ -112,6 +112,40 @@ class Capture(unittest.TestCase):
         self.assertIn("rms_norm", ops_of(p))
         self.assertEqual([o for o in p["ops"] if o["op"] == "rms_norm"][0]["eps"], 1e-5)
 
+    def test_llama_rms_norm_with_casts(self):
+        """Llama's RMSNorm upcasts (x.float(), .type_as(x)): identities in f32,
+        refused in f16 (prism has no cast)."""
+        class LlamaRMSNorm(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.weight = nn.Parameter(torch.ones(64))
+
+            def forward(self, x):
+                xf = x.float()
+                return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6)).type_as(x) * self.weight
+        p = prism_torch.capture(LlamaRMSNorm(), (torch.randn(8, 64),))
+        self.check(p)
+        self.assertEqual(ops_of(p), ["input", "input", "rms_norm", "mul", "output"])
+        with self.assertRaisesRegex(prism_torch.CaptureError, r"_to_copy.*converts f16 to f32"):
+            prism_torch.capture(LlamaRMSNorm().half(), (torch.randn(8, 64).half(),))
+
+    def test_matmul_over_two_batch_dims(self):
+        """[b, h, s, d] attention: matmul decomposes into view, bmm, view back."""
+        def attention(q, k, v):
+            return torch.softmax(q @ k.transpose(-2, -1) / 8.0, dim=-1) @ v
+        p = prism_torch.capture(attention, (torch.randn(1, 2, 4, 16), torch.randn(1, 2, 8, 16),
+                                            torch.randn(1, 2, 8, 16)))
+        self.check(p)
+        mm = [o for o in p["ops"] if o["op"] == "matmul"]
+        self.assertEqual([o["outputs"][0]["shape"] for o in mm], [[1, 2, 4, 8], [1, 2, 4, 16]])
+        # A merged view read by anything but a bmm is still refused.
+        with self.assertRaisesRegex(prism_torch.CaptureError, r"no reshape"):
+            prism_torch.capture(lambda x: x.reshape(2, 4, 16) * 2, (torch.randn(1, 2, 4, 16),))
+
+    def test_several_outputs_refused(self):
+        with self.assertRaisesRegex(prism_torch.CaptureError, r"native_layer_norm.*several outputs"):
+            prism_torch.capture(nn.LayerNorm(64), (torch.randn(8, 64),))
+
     def test_normalisation_that_is_not_rms_norm(self):
         """A mean over the rows is not an RMSNorm: captured op by op."""
         def f(x):
