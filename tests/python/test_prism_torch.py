@@ -4,6 +4,7 @@
 # PYTHONPATH=python and PRISM_CLI set; on the CPU build of torch.
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
+import ctypes
 import glob
 import json
 import os
@@ -241,7 +242,32 @@ class RoundTrip(unittest.TestCase):
         print(f"{name}: {len(found['candidates'])} candidates, the best's max relative error {err:.3g}",
               file=sys.stderr)
         self.assertLess(err, tolerance)
+        self.cuda_build(bundle, args, want, tolerance)
         return op, args, want
+
+    def cuda_build(self, bundle, args, want, tolerance):
+        """With nvcc, the Makefile's default target builds libPREFIX.so and its
+        launcher loads; with a GPU, the same round trip on CUDA tensors."""
+        with open(os.path.join(bundle, "manifest.json"), encoding="utf-8") as f:
+            manifest = json.load(f)
+        prefix = manifest["prefix"]
+        if shutil.which("nvcc") is None:
+            print(f"{prefix}: no nvcc, libPREFIX.so not built", file=sys.stderr)
+            return
+        done = subprocess.run(["make", "-C", bundle], capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        lib = ctypes.CDLL(os.path.join(bundle, f"lib{prefix}.so"))
+        size = getattr(lib, f"{prefix}_workspace_size")
+        size.restype = ctypes.c_size_t
+        self.assertEqual(size(), manifest["workspace_bytes"])
+        if not torch.cuda.is_available():
+            print(f"{prefix}: no GPU, the CUDA round trip not run", file=sys.stderr)
+            return
+        op = prism_torch.load(bundle, device="cuda")
+        got = op(*[a.cuda() for a in args]).cpu()
+        err = ((got - want).abs().max() / want.abs().max()).item()
+        print(f"{prefix}: on the GPU, max relative error {err:.3g}", file=sys.stderr)
+        self.assertLess(err, tolerance)
 
     def test_rms_norm_linear(self):
         op, args, want = self.round_trip("rms_norm_linear", RMSNormLinear(), (torch.randn(8, 64),))
