@@ -94,6 +94,18 @@ class _Merged:
         self.reason = reason
 
 
+class _Perm:
+    """A permutation not written yet: permutes of permutes (SDPA's output,
+    a transpose and back) compose, and one that composes to the identity
+    writes nothing.  Written by _Capture.get() on its first other use."""
+
+    def __init__(self, src, perm):
+        self.src = src
+        self.perm = list(perm)
+        self.shape = [src.shape[p] for p in perm]
+        self.dtype = src.dtype
+
+
 class _Builder:
     def __init__(self):
         self.ops = []
@@ -223,13 +235,21 @@ class _Capture:
         if isinstance(arg, torch.fx.Node):
             if arg not in self.env:
                 raise CaptureError(node, f"reads {arg.name}, which is not a tensor of the program")
-            t = self.env[arg]
+            t = self.get(arg)
             if isinstance(t, _Merged):
                 raise CaptureError(t.node, t.reason)
             return t
         if isinstance(arg, bool) or not isinstance(arg, (int, float)):
             raise CaptureError(node, f"operand {arg!r} is neither a tensor nor a number")
         return self.b.constant(arg, len(like.shape), like.dtype)
+
+    def get(self, n):
+        """The value of node @n, a pending permutation written first."""
+        t = self.env.get(n)
+        if isinstance(t, _Perm):
+            t = self.b.op("transpose", [t.src], t.shape, perm=t.perm)
+            self.env[n] = t
+        return t
 
     # -- patterns ------------------------------------------------------------
 
@@ -267,7 +287,7 @@ class _Capture:
                 continue
             if x not in self.env:
                 continue
-            t = self.env[x]
+            t = self.get(x)
             rank = len(t.shape)
             dims = _dims(mean, mean.args[1], rank)
             if dims != list(range(rank - len(dims), rank)) or mean.meta.get("val") is None:
@@ -305,6 +325,8 @@ class _Capture:
     def call(self, node):
         tgt = node.target
         args = node.args
+        if tgt == A.max.dim:
+            return self.max_dim(node)
         if isinstance(node.meta.get("val"), (tuple, list)):
             raise CaptureError(node, "prism has no op for it (it has several outputs)")
         shape, dtype = _val_shape(node)
@@ -317,6 +339,9 @@ class _Capture:
             merged = self.batch_view(node, shape)
             if merged is not None:
                 return merged
+            pending = self.env.get(args[0])
+            if isinstance(pending, _Perm) and pending.shape == shape and pending.dtype == _prism_dtype(node, dtype):
+                return pending
             src = self.value(node, args[0], None)
             if src.shape != shape:
                 raise CaptureError(node, f"changes the shape {src.shape} to {shape}: prism programs "
@@ -375,7 +400,9 @@ class _Capture:
             _broadcast(node, m.shape, bias.shape)
             return self.b.op("add", [m, bias], shape)
         if tgt in (A.permute.default, A.transpose.int, A.t.default):
-            t = self.value(node, args[0], None)
+            t = self.env.get(args[0])
+            if t is None or isinstance(t, _Merged):
+                t = self.value(node, args[0], None)
             rank = len(t.shape)
             if tgt == A.permute.default:
                 perm = [d % rank for d in args[1]]
@@ -383,9 +410,12 @@ class _Capture:
                 d0, d1 = (args[1] % rank, args[2] % rank) if tgt == A.transpose.int else (0, 1)
                 perm = list(range(rank))
                 perm[d0], perm[d1] = perm[d1], perm[d0]
+            if isinstance(t, _Perm):
+                perm = [t.perm[p] for p in perm]
+                t = t.src
             if perm == list(range(rank)):
                 return t
-            return self.b.op("transpose", [t], shape, perm=perm)
+            return _Perm(t, perm)
         if tgt in (A._softmax.default, A._safe_softmax.default, A.softmax.int):
             t = self.value(node, args[0], None)
             if len(args) > 2 and args[2] is True:
@@ -393,12 +423,51 @@ class _Capture:
             return self.softmax(node, t, args[1] % len(t.shape))
         raise CaptureError(node, "prism has no op for it")
 
+    def max_dim(self, node):
+        """x.max(dim, keepdim).values: a max (the indices have no prism op)."""
+        if any(not (u.target == operator.getitem and u.args[1] == 0) for u in self.users[node]):
+            raise CaptureError(node, "max over a dim with its indices: prism has no argmax")
+        t = self.value(node, node.args[0], None)
+        dim = node.args[1] % len(t.shape)
+        keep = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
+        return self.reduce(node, "max", t, [dim], keep)
+
+    def softmax_guards(self):
+        """SDPA's softmax guard, where(all(x == -inf), 0, softmax(x)): rows of
+        -inf only (masked out entirely) give 0 rather than NaN.  Without a mask
+        no row of scores is -inf, so the where is the softmax.  Returns the
+        guard's nodes (computed for nothing) and {where: softmax}."""
+        skip, alias = set(), {}
+        for w in self.g.nodes:
+            if w.target != A.where.self or len(w.args) != 3:
+                continue
+            cond, zero, soft = w.args
+            if not all(isinstance(a, torch.fx.Node) for a in w.args):
+                continue
+            if soft.target not in (A._softmax.default, A.softmax.int) or zero.target != A.full_like.default:
+                continue
+            chain = [cond]
+            for want in (A.logical_not.default, A.any.dim, A.logical_not.default, A.eq.Scalar):
+                n = chain[-1]
+                if n.target != want or len(self.users[n]) != 1:
+                    break
+                if want == A.eq.Scalar:
+                    if n.args[1] != float("-inf") or n.args[0] is not soft.args[0]:
+                        break
+                    if zero.args[1] != 0 or len(self.users[zero]) != 1:
+                        break
+                    skip.update(chain + [zero])
+                    alias[w] = soft
+                    break
+                chain.append(n.args[0])
+        return skip, alias
+
     def batch_view(self, node, shape):
         """A view merging the leading batch dims of a tensor for a bmm, or the
         view of the bmm's result back to them: a _Merged, the tensor, or None."""
         if node.target not in (A.view.default, A._unsafe_view.default, A.reshape.default):
             return None
-        src = self.env.get(node.args[0])
+        src = self.get(node.args[0])
         if isinstance(src, _Merged):
             if shape == src.tensor.shape:
                 return src.tensor
@@ -416,7 +485,7 @@ class _Capture:
             raise CaptureError(node, "alpha other than 1")
         if not isinstance(a_arg, torch.fx.Node) and not isinstance(b_arg, torch.fx.Node):
             raise CaptureError(node, "no tensor operand")
-        like = self.env.get(a_arg if isinstance(a_arg, torch.fx.Node) else b_arg)
+        like = self.get(a_arg if isinstance(a_arg, torch.fx.Node) else b_arg)
         if like is None:
             raise CaptureError(node, "reads a value that is not a tensor of the program")
         if kind == "pow" and not isinstance(b_arg, torch.fx.Node):
@@ -467,14 +536,21 @@ class _Capture:
             if not 1 <= len(shape) <= _MAX_RANK:
                 raise CaptureError(n, f"rank {len(shape)}: prism tensors have 1 to {_MAX_RANK} dims")
             self.env[n] = self.b.input(label, shape, _prism_dtype(n, dtype))
-        skip = set()
+        skip, alias = self.softmax_guards()
         for node in self.g.nodes:
             if node.op != "call_function":
+                continue
+            if node in alias:
+                self.env[node] = self.get(alias[node])
                 continue
             # A check of metadata (from .float(), .type_as()): no value, nothing to compute.
             if node.target == A._assert_tensor_metadata.default and not self.users[node]:
                 continue
             if node.target == operator.getitem:
+                src, index = node.args
+                if getattr(src, "target", None) == A.max.dim and index == 0 and src in self.env:
+                    self.env[node] = self.env[src]
+                    continue
                 raise CaptureError(node, "an op with several outputs")
             # rsqrt and sigmoid fold into the mul that reads them when a pattern matches.
             if node in skip:
@@ -494,7 +570,7 @@ class _Capture:
         for i, r in enumerate(results):
             if not isinstance(r, torch.fx.Node) or r not in self.env:
                 raise CaptureError(out_node, f"output {i} is not a tensor of the program")
-            self.b.output(self.env[r], "O" if len(results) == 1 else f"O{i}")
+            self.b.output(self.get(r), "O" if len(results) == 1 else f"O{i}")
         doc = {"format": "prism-graph", "version": 1}
         if self.name:
             doc["name"] = self.name[:128]
@@ -542,8 +618,10 @@ class _Capture:
         for x, s in (node.args, node.args[::-1]):
             if (isinstance(s, torch.fx.Node) and s.target == A.sigmoid.default and s.args[0] is x
                     and self._only_user(s, node) and x in self.env):
-                t = self.env[x]
-                return self.b.op("silu", [t], t.shape) if _build else True
+                if not _build:
+                    return True
+                t = self.get(x)
+                return self.b.op("silu", [t], t.shape)
         return None
 
     def _inner_of_rms(self, node):

@@ -31,6 +31,13 @@ def prism(*args):
     return done.stdout
 
 
+def _numel(input_op):
+    n = 1
+    for d in input_op["outputs"][0]["shape"]:
+        n *= d
+    return n
+
+
 def ops_of(program):
     return [o["op"] for o in program["ops"]]
 
@@ -94,9 +101,33 @@ class Capture(unittest.TestCase):
         prism("check", path)
         return path
 
+    def same_as_interpreter(self, fn, program, n_args):
+        """prism run's outputs on its seeded inputs equal @fn's on them (the
+        module's parameters set from the program's inputs of their names)."""
+        path = self.check(program, "interp")
+        ins, outs = os.path.join(self.tmp, "in"), os.path.join(self.tmp, "out")
+        prism("run", path, "--save-inputs", ins, "--save-outputs", outs)
+        inputs = [o for o in program["ops"] if o["op"] == "input"]
+        values = [torch.from_file(os.path.join(ins, f"in{k}.f32"), size=_numel(o), dtype=torch.float32)
+                  .view(o["outputs"][0]["shape"]) for k, o in enumerate(inputs)]
+        args = values[:n_args]
+        if isinstance(fn, nn.Module):
+            params = dict(fn.named_parameters())
+            with torch.no_grad():
+                for o, v in zip(inputs[n_args:], values[n_args:]):
+                    params[o["name"]].copy_(v.view(params[o["name"]].shape))
+        with torch.no_grad():
+            want = fn(*args)
+        n_out = sum(1 for o in program["ops"] if o["op"] == "output")
+        got = torch.from_file(os.path.join(outs, "out0.f32"), size=want.numel(), dtype=torch.float32)
+        self.assertEqual(n_out, 1)
+        err = ((got.view(want.shape) - want).abs().max() / want.abs().max().clamp(min=1e-30)).item()
+        self.assertLess(err, 1e-4, f"the interpreter differs from torch by {err}")
+
     def test_rms_norm_linear(self):
         p = prism_torch.capture(RMSNormLinear(), (torch.randn(8, 64),))
         self.check(p)
+        self.same_as_interpreter(RMSNormLinear(), p, 1)
         inputs = [o for o in p["ops"] if o["op"] == "input"]
         self.assertEqual([o["name"] for o in inputs], ["x", "norm.weight", "proj.weight"])
         self.assertEqual([o["outputs"][0]["shape"] for o in inputs], [[8, 64], [1, 64], [32, 64]])
@@ -136,12 +167,40 @@ class Capture(unittest.TestCase):
             return torch.softmax(q @ k.transpose(-2, -1) / 8.0, dim=-1) @ v
         p = prism_torch.capture(attention, (torch.randn(1, 2, 4, 16), torch.randn(1, 2, 8, 16),
                                             torch.randn(1, 2, 8, 16)))
-        self.check(p)
+        self.same_as_interpreter(attention, p, 3)
         mm = [o for o in p["ops"] if o["op"] == "matmul"]
         self.assertEqual([o["outputs"][0]["shape"] for o in mm], [[1, 2, 4, 8], [1, 2, 4, 16]])
         # A merged view read by anything but a bmm is still refused.
         with self.assertRaisesRegex(prism_torch.CaptureError, r"no reshape"):
             prism_torch.capture(lambda x: x.reshape(2, 4, 16) * 2, (torch.randn(1, 2, 4, 16),))
+
+    def test_sdpa_and_hand_written_safe_softmax(self):
+        """F.scaled_dot_product_attention (no mask): its all -inf row guard is
+        the softmax; the output's transpose and back compose to nothing."""
+        def sdpa(q, k, v):
+            return F.scaled_dot_product_attention(q, k, v)
+
+        def safe(x):
+            m = x.max(dim=-1, keepdim=True).values
+            e = torch.exp(x - m)
+            return e / e.sum(-1, keepdim=True)
+        p = prism_torch.capture(sdpa, (torch.randn(1, 2, 4, 16), torch.randn(1, 2, 8, 16),
+                                       torch.randn(1, 2, 8, 16)))
+        self.same_as_interpreter(sdpa, p, 3)
+        self.assertEqual(ops_of(p).count("transpose"), 1)
+        p = prism_torch.capture(safe, (torch.randn(4, 8),))
+        self.same_as_interpreter(safe, p, 1)
+        self.assertEqual(ops_of(p)[1:], ["max", "sub", "exp", "sum", "div", "output"])
+        with self.assertRaisesRegex(prism_torch.CaptureError, r"argmax"):
+            prism_torch.capture(lambda x: x.max(dim=-1, keepdim=True).indices * 1.0, (torch.randn(4, 8),))
+
+    def test_sigmoid_rsqrt_gelu_silu(self):
+        def f(x):
+            return torch.sigmoid(x) + torch.rsqrt(x * x + 1.0) + F.gelu(x) + F.silu(x)
+        p = prism_torch.capture(f, (torch.randn(4, 8),))
+        self.same_as_interpreter(f, p, 1)
+        self.assertIn("silu", ops_of(p))
+        self.assertIn("gelu", ops_of(p))
 
     def test_several_outputs_refused(self):
         with self.assertRaisesRegex(prism_torch.CaptureError, r"native_layer_norm.*several outputs"):
@@ -153,6 +212,7 @@ class Capture(unittest.TestCase):
             return x * torch.rsqrt(x.pow(2).mean(0, keepdim=True) + 1e-5)
         p = prism_torch.capture(f, (torch.randn(4, 64),))
         self.check(p)
+        self.same_as_interpreter(f, p, 1)
         self.assertNotIn("rms_norm", ops_of(p))
         self.assertIn("mean", ops_of(p))
         self.assertIn("sqrt", ops_of(p))
@@ -164,6 +224,7 @@ class Capture(unittest.TestCase):
             return y.sum(-1, keepdim=True) + y.amax(dim=-1, keepdim=True) + y.mean(-1, keepdim=True)
         p = prism_torch.capture(f, (torch.randn(4, 8), torch.randn(4, 8)))
         self.check(p)
+        self.same_as_interpreter(f, p, 2)
         names = [o["name"] for o in p["ops"] if o["op"] == "input"]
         self.assertEqual(names, ["a", "b"])
         kinds = set(ops_of(p))
@@ -184,6 +245,7 @@ class Capture(unittest.TestCase):
     def test_softmax_is_the_safe_spelling(self):
         p = prism_torch.capture(lambda x: torch.softmax(x, dim=-1), (torch.randn(4, 8),))
         self.check(p)
+        self.same_as_interpreter(lambda x: torch.softmax(x, dim=-1), p, 1)
         self.assertEqual(ops_of(p)[1:], ["max", "sub", "exp", "sum", "div", "output"])
 
     def test_refused_with_node_op_and_line(self):
