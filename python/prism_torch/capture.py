@@ -256,8 +256,9 @@ class _Capture:
     def _only_user(self, n, user):
         return self.users[n] == [user]
 
-    def match_rms_norm(self, node):
-        """x * rsqrt(mean(x², last dims, keepdim) + eps): rms_norm(x, eps)."""
+    def match_rms_norm(self, node, build=True):
+        """x * rsqrt(mean(x², last dims, keepdim) + eps): rms_norm(x, eps)
+        (without @build only whether it matches: nothing is written)."""
         if node.target != A.mul.Tensor or len(node.args) != 2:
             return None
         for x, r in (node.args, node.args[::-1]):
@@ -285,13 +286,15 @@ class _Capture:
             if not ((sq.target == A.pow.Tensor_Scalar and sq.args[0] is x and sq.args[1] == 2)
                     or (sq.target == A.mul.Tensor and sq.args[0] is x and sq.args[1] is x)):
                 continue
-            if x not in self.env:
+            if x not in self.env or isinstance(self.env[x], _Merged):
                 continue
-            t = self.get(x)
-            rank = len(t.shape)
+            rank = len(self.env[x].shape)
             dims = _dims(mean, mean.args[1], rank)
-            if dims != list(range(rank - len(dims), rank)) or mean.meta.get("val") is None:
+            if dims != list(range(rank - len(dims), rank)):
                 continue
+            if not build:
+                return True
+            t = self.get(x)
             return self.b.op("rms_norm", [t], t.shape, norm_dims=len(dims), **({"eps": float(eps)} if eps else {}))
         return None
 
@@ -604,12 +607,8 @@ class _Capture:
         return self._probe_rms(u)
 
     def _probe_rms(self, mul):
-        """Whether match_rms_norm would match @mul, without building ops."""
-        saved = (list(self.b.ops), self.b.next_id)
-        try:
-            return self.match_rms_norm(mul) is not None
-        finally:
-            self.b.ops, self.b.next_id = saved
+        """Whether match_rms_norm would match @mul."""
+        return self.match_rms_norm(mul, build=False) is not None
 
     def match_silu(self, node, _build=True):
         """x * sigmoid(x), as silu decomposes: silu(x) (only a probe without _build)."""
@@ -617,7 +616,7 @@ class _Capture:
             return None
         for x, s in (node.args, node.args[::-1]):
             if (isinstance(s, torch.fx.Node) and s.target == A.sigmoid.default and s.args[0] is x
-                    and self._only_user(s, node) and x in self.env):
+                    and self._only_user(s, node) and x in self.env and not isinstance(self.env[x], _Merged)):
                 if not _build:
                     return True
                 t = self.get(x)

@@ -206,6 +206,16 @@ class Capture(unittest.TestCase):
         with self.assertRaisesRegex(prism_torch.CaptureError, r"native_layer_norm.*several outputs"):
             prism_torch.capture(nn.LayerNorm(64), (torch.randn(8, 64),))
 
+    def test_rms_norm_of_a_transpose(self):
+        """The pattern reads a permutation not written yet without writing it twice."""
+        def f(x):
+            y = x.t()
+            return y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + 0.5) + torch.sigmoid(y) * y
+        p = prism_torch.capture(f, (torch.randn(64, 8),))
+        self.same_as_interpreter(f, p, 1)
+        self.assertEqual(ops_of(p).count("transpose"), 1)
+        self.assertIn("rms_norm", ops_of(p))
+
     def test_normalisation_that_is_not_rms_norm(self):
         """A mean over the rows is not an RMSNorm: captured op by op."""
         def f(x):
