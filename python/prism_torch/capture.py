@@ -350,8 +350,12 @@ class _Capture:
                 raise CaptureError(node, f"changes the shape {src.shape} to {shape}: prism programs "
                                          "have no reshape or broadcast-to yet")
             if src.dtype != _prism_dtype(node, dtype):
-                raise CaptureError(node, f"converts {src.dtype} to {_DTYPES[dtype]}: prism programs "
-                                         "have one dtype per op chain")
+                # An upcast to f32, as torch decomposes silu and Llama's RMSNorm in
+                # half precision: computed in the low dtype (prism's ops compute in
+                # f32 and round once per op); the cast back is then the identity.
+                if not (tgt == A._to_copy.default and _DTYPES[dtype] == "f32" and src.dtype in ("f16", "bf16")):
+                    raise CaptureError(node, f"converts {src.dtype} to {_DTYPES[dtype]}: prism programs "
+                                             "have no cast")
             return src
         if tgt in _UNARY:
             t = self.value(node, args[0], None)
@@ -573,6 +577,10 @@ class _Capture:
         for i, r in enumerate(results):
             if not isinstance(r, torch.fx.Node) or r not in self.env:
                 raise CaptureError(out_node, f"output {i} is not a tensor of the program")
+            declared = _DTYPES.get(r.meta["val"].dtype) if isinstance(r.meta.get("val"), torch.Tensor) else None
+            if declared is not None and declared != self.get(r).dtype:
+                raise CaptureError(r, f"output {i} is {declared}, computed from {self.get(r).dtype} "
+                                      "values: prism programs have no cast")
             self.b.output(self.get(r), "O" if len(results) == 1 else f"O{i}")
         doc = {"format": "prism-graph", "version": 1}
         if self.name:

@@ -158,8 +158,16 @@ class Capture(unittest.TestCase):
         p = prism_torch.capture(LlamaRMSNorm(), (torch.randn(8, 64),))
         self.check(p)
         self.assertEqual(ops_of(p), ["input", "input", "rms_norm", "mul", "output"])
-        with self.assertRaisesRegex(prism_torch.CaptureError, r"_to_copy.*converts f16 to f32"):
-            prism_torch.capture(LlamaRMSNorm().half(), (torch.randn(8, 64).half(),))
+        # In f16 the upcast and the cast back enclose the one rms_norm: the same op in f16.
+        p = prism_torch.capture(LlamaRMSNorm().half(), (torch.randn(8, 64).half(),))
+        self.check(p, "half")
+        self.assertEqual(ops_of(p), ["input", "input", "rms_norm", "mul", "output"])
+        self.assertEqual({o["outputs"][0]["dtype"] for o in p["ops"] if "outputs" in o}, {"f16"})
+        # An upcast that is returned is refused: prism has no cast.
+        with self.assertRaisesRegex(prism_torch.CaptureError, r"output 0 is f32, computed from f16"):
+            prism_torch.capture(lambda x: x.float() * 2, (torch.randn(8, 64).half(),))
+        with self.assertRaisesRegex(prism_torch.CaptureError, r"converts f32 to f16"):
+            prism_torch.capture(lambda x: x.half() * 2, (torch.randn(8, 64),))
 
     def test_matmul_over_two_batch_dims(self):
         """[b, h, s, d] attention: matmul decomposes into view, bmm, view back."""
@@ -303,14 +311,16 @@ class RoundTrip(unittest.TestCase):
             found = json.load(f)
         self.assertGreater(len(found["candidates"]), 0, f"{name}: the search found no candidate")
         bundle = os.path.join(self.tmp, f"{name}-bundle")
-        prism("export", os.path.join(results, "results.json"), "--out", bundle, "--no-resource-usage")
+        # A prefix of its own: SwiGLU in f32 and in f16 are both loaded in this process.
+        prism("export", os.path.join(results, "results.json"), "--out", bundle, "--no-resource-usage",
+              "--prefix", f"prism_{name}")
         op = prism_torch.load(bundle, device="cpu")
         params = [p.detach() for p in module.parameters()] if isinstance(module, nn.Module) else []
         args = list(inputs) + params
         got = op(*args)
         with torch.no_grad():
             want = module(*inputs)
-        err = ((got - want).abs().max() / want.abs().max()).item()
+        err = ((got.float() - want.float()).abs().max() / want.float().abs().max()).item()
         print(f"{name}: {len(found['candidates'])} candidates, the best's max relative error {err:.3g}",
               file=sys.stderr)
         self.assertLess(err, tolerance)
@@ -337,7 +347,7 @@ class RoundTrip(unittest.TestCase):
             return
         op = prism_torch.load(bundle, device="cuda")
         got = op(*[a.cuda() for a in args]).cpu()
-        err = ((got - want).abs().max() / want.abs().max()).item()
+        err = ((got.float() - want.float()).abs().max() / want.float().abs().max()).item()
         print(f"{prefix}: on the GPU, max relative error {err:.3g}", file=sys.stderr)
         self.assertLess(err, tolerance)
 
@@ -370,6 +380,13 @@ class RoundTrip(unittest.TestCase):
 
     def test_swiglu(self):
         self.round_trip("swiglu", SwiGLU(), (torch.randn(8, 64),))
+
+    def test_swiglu_f16(self):
+        """An f16 program: the CPU build computes in f32, the loader converts
+        around it and returns f16 (hence the f16 tolerance)."""
+        model = SwiGLU().half()
+        op, args, want = self.round_trip("swiglu_f16", model, (torch.randn(8, 64).half(),), tolerance=2e-2)
+        self.assertEqual(op(*args).dtype, torch.float16)
 
     def test_attention(self):
         self.round_trip("attention", Attention(),
