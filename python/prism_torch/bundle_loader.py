@@ -36,6 +36,11 @@ import types
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# In python/prism_torch this file is the template prism export copies; it
+# runs only from a bundle, next to its manifest.
+if not os.path.exists(os.path.join(HERE, "manifest.json")):
+    raise ImportError(f"{__file__} is the loader of an exported bundle: import the copy in the "
+                      "bundle's folder (prism_torch.load(DIR) does)")
 with open(os.path.join(HERE, "manifest.json"), encoding="utf-8") as _f:
     MANIFEST = json.load(_f)
 PREFIX = MANIFEST["prefix"]
