@@ -157,11 +157,11 @@ reduce_mean (TO *__restrict__ out, const TI *__restrict__ in)
   reduce_each<NT, SI, DIM, false> (out, in);
 }
 
-/* out = x / sqrt (mean (x²)) over rows of length L (the trailing norm dims);
- * rows are split over warps as in for_each_row_sum(). */
+/* out = x / sqrt (mean (x²) + eps) over rows of length L (the trailing norm
+ * dims); rows are split over warps as in for_each_row_sum(). */
 template <int NT, typename S, int L, typename TO, typename TI>
 PRISM_DEVICE void
-rms_norm (TO *out, const TI *in)
+rms_norm (TO *out, const TI *in, float eps)
 {
   PRISM_DENSE (S);
   constexpr int rows = S::size / L;
@@ -180,7 +180,7 @@ rms_norm (TO *out, const TI *in)
               s += v * v;
             }
           /* Every lane holds the row's sum after the xor-shuffle reduction. */
-          float d = sqrtf (warp_sum (s) / (float) L);
+          float d = sqrtf (warp_sum (s) / (float) L + eps);
           for (int j = lane_id (); j < L; j += kWarp)
             yr[j] = from_float<TO> (to_float (xr[j]) / d);
         }
@@ -210,7 +210,7 @@ rms_norm (TO *out, const TI *in)
           float t = 0.0f, d;
           for (int q = 0; q < WPR; q++)
             t += prism_norm_partial[row * WPR + q];
-          d = sqrtf (t / (float) L);
+          d = sqrtf (t / (float) L + eps);
           /* Each warp normalises the elements it summed (out may be in). */
           for (int j = seg * kWarp + lane_id (); j < L; j += WPR * kWarp)
             out[(long long) row * L + j] = from_float<TO> (to_float (in[(long long) row * L + j]) / d);

@@ -590,6 +590,34 @@ test_rms_norm (void)
     }
 }
 
+/* eps is added to mean(x²) under the square root: a zero row gives 0, not
+ * NaN, and others x / sqrt (mean + eps). */
+static void
+test_rms_norm_eps (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) g = prism_graph_load_from_data (
+    "{\"format\": \"prism-graph\", \"version\": 1, \"ops\": ["
+    "{\"op\": \"input\", \"outputs\": [{\"id\": 0, \"shape\": [2, 2], \"dtype\": \"f32\"}]},"
+    "{\"op\": \"rms_norm\", \"eps\": 0.5, \"inputs\": [0], \"outputs\": [1]},"
+    "{\"op\": \"output\", \"inputs\": [1]}]}", -1, NULL, &error);
+  g_autoptr(PrismBuffer) x = NULL;
+  g_autoptr(GPtrArray) outs = NULL;
+  PrismBuffer *o;
+
+  g_assert_no_error (error);
+  x = prism_buffer_new (2, (const gint64[]) { 2, 2 });
+  x->data[2] = 3.0;
+  x->data[3] = 4.0;
+  outs = run (g, &x, 1, PRISM_PRECISION_F64, 1);
+  o = out_at (outs, 0);
+  g_assert_cmpfloat (o->data[0], ==, 0.0);
+  g_assert_cmpfloat (o->data[1], ==, 0.0);
+  /* mean (9, 16) = 12.5, + 0.5 = 13 */
+  assert_close (o->data[2], 3.0 / sqrt (13.0), 1e-14);
+  assert_close (o->data[3], 4.0 / sqrt (13.0), 1e-14);
+}
+
 /* Custom kernels ----------------------------------------------------------- */
 
 /* X [4,8], Y [4,4]; grid 2 splits rows, the loop (2) splits X's columns;
@@ -1374,6 +1402,7 @@ main (int argc, char **argv)
   g_test_add_func ("/interp/op/matmul", test_matmul);
   g_test_add_func ("/interp/op/sum", test_sum);
   g_test_add_func ("/interp/op/rms-norm", test_rms_norm);
+  g_test_add_func ("/interp/op/rms-norm-eps", test_rms_norm_eps);
   g_test_add_func ("/interp/op/max-mean", test_max_mean);
   g_test_add_func ("/interp/op/maximum-constant", test_maximum_constant);
   g_test_add_func ("/interp/op/transpose", test_transpose);

@@ -846,6 +846,32 @@ test_round_trip_new_operators (void)
   g_assert_nonnull (strstr (text, "\"op\": \"mean\", \"inputs\": [0], \"dim\": 0"));
 }
 
+/* rms_norm's eps survives a round trip, at both levels; an rms_norm
+ * without one is written without one, as before eps existed. */
+static void
+test_round_trip_rms_norm_eps (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "codegen", "graphs", "rms-norm-eps.json", NULL);
+  g_autoptr(PrismGraph) g = NULL;
+  g_autoptr(PrismGraph) plain = prism_workload_build ("rms_norm", "n=4,d=128", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *plain_text = NULL;
+  const PrismOp *kernel;
+  GError *error = NULL;
+
+  g = prism_graph_load (path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (prism_graph_op (g, 2)->kind, ==, PRISM_OP_RMS_NORM);
+  g_assert_cmpfloat (prism_graph_op (g, 2)->attrs.eps, ==, 0.25);
+  kernel = prism_graph_op (g, 3);
+  g_assert_cmpfloat (prism_graph_op (kernel->body, 2)->attrs.eps, ==, 0.25);
+  assert_round_trip (g);
+  text = prism_graph_to_data (g, NULL);
+  g_assert_nonnull (strstr (text, "\"eps\": 0.25"));
+  plain_text = prism_graph_to_data (plain, NULL);
+  g_assert_null (strstr (plain_text, "eps"));
+}
+
 static void
 test_workloads (void)
 {
@@ -978,6 +1004,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/json/round-trip", test_round_trip);
   g_test_add_func ("/json/round-trip-node", test_round_trip_json_node);
   g_test_add_func ("/json/round-trip-new-operators", test_round_trip_new_operators);
+  g_test_add_func ("/json/round-trip/rms-norm-eps", test_round_trip_rms_norm_eps);
   g_test_add_func ("/json/any-order", test_any_order);
   g_test_add_func ("/json/defaults", test_defaults);
   g_test_add_func ("/json/load-from-data-length", test_load_from_data_length);

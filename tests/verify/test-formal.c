@@ -491,6 +491,63 @@ test_not_proved (void)
   prism_formal_result_clear (&r);
 }
 
+/* rms_norm's eps: x / sqrt (mean (x²) + eps).  A kernel normalising whole
+ * rows with the same eps is proved; another eps, or none, is not. */
+static char *
+rms_eps_program (const char *eps, gboolean fused)
+{
+  const char *tail = "], \"outputs\": [{\"id\": 2, \"shape\": [8, 64], \"dtype\": \"f32\"}]},"
+                     "{\"op\": \"matmul\", \"inputs\": [2, 1], \"outputs\": [3]},"
+                     "{\"op\": \"output\", \"inputs\": [3]}]}";
+  const char *head = "{\"format\": \"prism-graph\", \"version\": 1, \"ops\": ["
+                     "{\"op\": \"input\", \"outputs\": [{\"id\": 0, \"shape\": [8, 64], \"dtype\": \"f32\"}]},"
+                     "{\"op\": \"input\", \"outputs\": [{\"id\": 1, \"shape\": [64, 32], \"dtype\": \"f32\"}]},";
+
+  if (!fused)
+    return g_strdup_printf ("%s{\"op\": \"rms_norm\", %s \"inputs\": [0%s", head, eps, tail);
+  return g_strdup_printf (
+    "%s{\"op\": \"kernel\", \"inputs\": [0, 1], \"outputs\": [2], \"block\": {\"grid\": [2], \"ops\": ["
+    "{\"op\": \"input\", \"input\": 0, \"imap\": [0], \"fmap\": -1, \"outputs\": [0]},"
+    "{\"op\": \"input\", \"input\": 1, \"imap\": [-1], \"fmap\": -1, \"outputs\": [1]},"
+    "{\"op\": \"rms_norm\", %s \"inputs\": [0], \"outputs\": [2]},"
+    "{\"op\": \"matmul\", \"inputs\": [2, 1], \"outputs\": [3]},"
+    "{\"op\": \"accum\", \"inputs\": [3], \"outputs\": [4]},"
+    "{\"op\": \"output\", \"inputs\": [4], \"omap\": [0]}]}},"
+    "{\"op\": \"output\", \"inputs\": [2]}]}", head, eps);
+}
+
+static PrismGraph *
+rms_eps_graph (const char *eps, gboolean fused)
+{
+  g_autofree char *text = rms_eps_program (eps, fused);
+  g_autoptr(GError) error = NULL;
+  PrismGraph *g = prism_graph_load_from_data (text, -1, NULL, &error);
+
+  g_assert_no_error (error);
+  return g;
+}
+
+static void
+test_rms_norm_eps (void)
+{
+  g_autoptr(PrismGraph) prog = rms_eps_graph ("\"eps\": 1e-5,", FALSE);
+  g_autoptr(PrismFormalVerifier) fv = prism_formal_verifier_new (prog, NULL);
+  static const struct { const char *eps; gboolean proved; } cases[] = {
+    { "\"eps\": 1e-5,", TRUE }, { "\"eps\": 1e-6,", FALSE }, { "", FALSE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(PrismGraph) cand = rms_eps_graph (cases[i].eps, TRUE);
+      PrismFormalResult r;
+
+      g_test_message ("fused rms_norm with %s", cases[i].eps[0] ? cases[i].eps : "no eps");
+      g_assert_true (prism_formal_verifier_check (fv, cand, NULL, &r, NULL));
+      g_assert_cmpint (r.proved, ==, cases[i].proved);
+      prism_formal_result_clear (&r);
+    }
+}
+
 /* The axioms of group 12 (max, maximum, transpose, constants): right
  * rewrites proved, each next to a wrong one that saturates unproved. */
 static void
@@ -778,6 +835,7 @@ main (int argc, char **argv)
   g_test_add_func ("/formal/references/other-shapes", test_references_other_shapes);
   g_test_add_func ("/formal/references/symbolic-sizes", test_symbolic_sizes);
   g_test_add_func ("/formal/not-proved", test_not_proved);
+  g_test_add_func ("/formal/rms-norm-eps", test_rms_norm_eps);
   g_test_add_func ("/formal/limits", test_limits);
 
   return g_test_run ();

@@ -262,8 +262,11 @@ emit_op (GString *s, const char *indent, const PrismKernelPlan *kp, guint i)
           gint64 len = 1;
           for (guint d = PRISM_MAX_DIMS - op->attrs.norm_dims; d < PRISM_MAX_DIMS; d++)
             len *= ta->shape[d];
-          g_string_append_printf (s, "%sprism::rms_norm<NT, S%u, %" G_GINT64_FORMAT "> (t%u, t%u);\n",
-                                  indent, a, len, o, a);
+          char eps[G_ASCII_DTOSTR_BUF_SIZE];
+
+          g_ascii_formatd (eps, sizeof eps, "%.9e", op->attrs.eps);
+          g_string_append_printf (s, "%sprism::rms_norm<NT, S%u, %" G_GINT64_FORMAT "> (t%u, t%u, %sf);\n",
+                                  indent, a, len, o, a, eps);
         }
         break;
       case PRISM_OP_CONCAT:

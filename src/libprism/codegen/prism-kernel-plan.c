@@ -915,7 +915,13 @@ op_work (const PrismKernelPlan *kp, guint i, double *tensor, double *fma, double
   else if (prism_op_kind_is_unary (op->kind) || prism_op_kind_is_binary (op->kind))
     *other = n_out * unary_weight (op->kind);
   else if (op->kind == PRISM_OP_RMS_NORM)
-    *other = 3.0 * n_in;
+    {
+      double len = 1.0;
+      for (guint d = PRISM_MAX_DIMS - op->attrs.norm_dims; d < PRISM_MAX_DIMS; d++)
+        len *= (double) kp->tensors[op->inputs[0]].shape[d];
+      /* square, sum and divide per element; one eps added per row */
+      *other = 3.0 * n_in + (op->attrs.eps != 0.0 ? n_in / MAX (len, 1.0) : 0.0);
+    }
   else
     *other = n_in;
 }

@@ -633,7 +633,15 @@ eval_op (PrismAbstractWalk *w, const Scope *s, guint op_index, const PrismTensor
             if (!need_size (w, s, op, shape->dims[d], &size) || !mul_size (w, n, size, &n))
               return PRISM_ABSTRACT_ABSENT;
           }
-        return node2 (w, sym->div, a, reduce (w, sym->rms, n, a));
+        b = reduce (w, sym->rms, n, a);
+        /* eps as an added constant leaf: rms_norms of one eps match each
+         * other, and no accum_rms (which has none) matches them. */
+        if (op->attrs.eps != 0.0)
+          {
+            union { double d; gint64 i; } bits = { .d = op->attrs.eps };
+            b = node2 (w, sym->add, b, node1 (w, sym->constant, leaf_int (w, bits.i)));
+          }
+        return node2 (w, sym->div, a, b);
       }
     case PRISM_OP_CONCAT:
       b = eval (w, s, op->inputs[1]);

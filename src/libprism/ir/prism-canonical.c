@@ -88,7 +88,7 @@ append_attrs (GString *s, PrismOpKind kind, const PrismOpAttrs *attrs)
       g_string_append_printf (s, "{%d}", attrs->dim);
       break;
     case PRISM_OP_RMS_NORM:
-      g_string_append_printf (s, "{%u}", attrs->norm_dims);
+      g_string_append_printf (s, "{%u,%a}", attrs->norm_dims, attrs->eps);
       break;
     case PRISM_OP_ACCUM_SUM_TODIMX:
       g_string_append_printf (s, "{%u}", attrs->dimx);

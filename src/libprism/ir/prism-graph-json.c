@@ -676,6 +676,18 @@ read_number (JsonNode *node, const char *where, const char *field, double *out, 
   return TRUE;
 }
 
+/* "eps" of rms_norm: a finite number ≥ 0 (a negative one could take the
+ * square root of a negative mean). */
+static gboolean
+read_eps (JsonNode *node, const char *where, double *out, GError **error)
+{
+  if (!read_number (node, where, "eps", out, error))
+    return FALSE;
+  if (*out < 0.0)
+    return fail (error, PRISM_ERROR_INVALID_GRAPH, where, "eps", "%g is negative", *out);
+  return TRUE;
+}
+
 /* "perm": a permutation of the operand's dims; that it is one, for the
  * operand's rank, is checked when the op is built. */
 static gboolean
@@ -745,7 +757,10 @@ op_fields (PrismOpKind kind, gboolean block, const char **out)
       if (kind == PRISM_OP_TRANSPOSE)
         out[n++] = "perm";
       if (kind == PRISM_OP_RMS_NORM)
-        out[n++] = "norm_dims";
+        {
+          out[n++] = "norm_dims";
+          out[n++] = "eps";
+        }
       if (kind == PRISM_OP_ACCUM_SUM_TODIMX)
         out[n++] = "dimx";
     }
@@ -890,6 +905,9 @@ read_op (Level *lv, guint index, JsonNode *node, GError **error)
         return NULL;
       op->attrs.norm_dims = (guint) v;
     }
+  if (op->kind == PRISM_OP_RMS_NORM && (member = json_object_get_member (op->obj, "eps")) != NULL &&
+      !read_eps (member, op->where, &op->attrs.eps, error))
+    return NULL;
   if (op->kind == PRISM_OP_ACCUM_SUM_TODIMX)
     {
       if ((member = require_member (op->obj, "dimx", op->where, NULL, error)) == NULL ||
@@ -1653,6 +1671,9 @@ ops_to_json (const PrismGraph *g, const char * const *names)
         }
       if (op->kind == PRISM_OP_RMS_NORM)
         json_object_set_int_member (obj, "norm_dims", op->attrs.norm_dims);
+      /* Written only when set, so that files without it stay byte for byte. */
+      if (op->kind == PRISM_OP_RMS_NORM && op->attrs.eps != 0.0)
+        json_object_set_double_member (obj, "eps", op->attrs.eps);
       if (op->kind == PRISM_OP_ACCUM_SUM_TODIMX)
         json_object_set_int_member (obj, "dimx", op->attrs.dimx);
       if (op->kind != PRISM_OP_OUTPUT)

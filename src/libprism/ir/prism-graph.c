@@ -544,6 +544,11 @@ prism_graph_add_op (PrismGraph *g, PrismOpKind kind, const guint *inputs, guint 
                     attrs.norm_dims, ndims);
           return -1;
         }
+      if (!(attrs.eps >= 0.0 && isfinite (attrs.eps)))
+        {
+          op_error (error, g, kind, "eps %g is not a finite number ≥ 0", attrs.eps);
+          return -1;
+        }
       memcpy (out, a->dims, sizeof (PrismDim *) * ndims);
     }
   else if (kind == PRISM_OP_CONCAT)
@@ -1316,6 +1321,8 @@ graph_print (GString *s, const PrismGraph *g, const PrismGraph *top, const char 
         }
       if (op->kind == PRISM_OP_RMS_NORM)
         g_string_append_printf (s, " norm_dims=%u", op->attrs.norm_dims);
+      if (op->kind == PRISM_OP_RMS_NORM && op->attrs.eps != 0.0)
+        g_string_append_printf (s, " eps=%.17g", op->attrs.eps);
       if (op->kind == PRISM_OP_ACCUM_SUM_TODIMX)
         g_string_append_printf (s, " dimx=%u", op->attrs.dimx);
       if (g->level == PRISM_LEVEL_BLOCK && op->kind == PRISM_OP_INPUT)

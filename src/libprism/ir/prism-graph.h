@@ -47,6 +47,7 @@ typedef struct
   int dim;              /* SUM, MAX, MEAN, CONCAT: the data dim */
   int perm[PRISM_MAX_DIMS]; /* TRANSPOSE: output dim d is input dim perm[d] */
   guint norm_dims;      /* RMS_NORM: trailing dims normalised (≥ 1) */
+  double eps;           /* RMS_NORM: added to mean(x²) under the square root (finite, ≥ 0) */
   guint dimx;           /* ACCUM_SUM_TODIMX: the size the last dim is reduced to */
   guint input_index;    /* block INPUT: index into the custom kernel's inputs */
   int imap[PRISM_MAX_GRID_DIMS]; /* block INPUT: grid axis → data dim, or PRISM_MAP_REPLICATE */

@@ -333,7 +333,7 @@ transpose_op (const PrismBuffer *x, const int *perm, PrismBuffer *y)
 }
 
 static void
-rms_norm_op (const Ctx *ctx, const PrismBuffer *x, guint norm_dims, PrismBuffer *y)
+rms_norm_op (const Ctx *ctx, const PrismBuffer *x, guint norm_dims, double eps, PrismBuffer *y)
 {
   gint64 n = 1;
 
@@ -347,7 +347,7 @@ rms_norm_op (const Ctx *ctx, const PrismBuffer *x, guint norm_dims, PrismBuffer 
 
       for (gint64 j = 0; j < n; j++)
         ss += src[j] * src[j];
-      scale = sqrt (ss / (double) n);
+      scale = sqrt (ss / (double) n + eps);
       for (gint64 j = 0; j < n; j++)
         dst[j] = rnd (ctx, src[j] / scale);
     }
@@ -474,7 +474,7 @@ compute_op (const Ctx *ctx, const PrismGraph *g, const PrismOp *op, PrismBuffer 
   else if (op->kind == PRISM_OP_TRANSPOSE)
     transpose_op (a, op->attrs.perm, y);
   else if (op->kind == PRISM_OP_RMS_NORM)
-    rms_norm_op (ctx, a, op->attrs.norm_dims, y);
+    rms_norm_op (ctx, a, op->attrs.norm_dims, op->attrs.eps, y);
   else if (op->kind == PRISM_OP_CONCAT)
     concat_op (a, b, op->attrs.dim, y);
   else

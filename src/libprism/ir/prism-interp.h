@@ -16,7 +16,7 @@ G_BEGIN_DECLS
  *
  * - gelu is the exact form 0.5 · x · (1 + erf(x / √2)), not the tanh
  *   approximation.
- * - rms_norm is x / sqrt(mean(x²)) with no epsilon (an all-zero row gives NaN).
+ * - rms_norm is x / sqrt(mean(x²) + eps) (with eps 0, the default, an all-zero row gives NaN).
  * - silu is x / (1 + exp(-x)); relu(NaN) is 0.
  * - In PRISM_PRECISION_F32 values are stored as doubles but rounded to float
  *   after every elementwise op, after every reduction (matmul, sum, rms_norm

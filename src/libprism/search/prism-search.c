@@ -624,6 +624,7 @@ struct _PrismSearch
   guint n_sum_sizes;
   gint64 norm_sizes[16];
   guint n_norm_sizes;
+  double norm_eps;         /* the eps of the program's rms_norms (the last one's) */
   /* The transposes the program makes (the only ones the search tries). */
   int perms[8][PRISM_MAX_DIMS];
   guint perm_ndims[8];
@@ -1783,6 +1784,8 @@ kernel_ops (State *s)
       PrismOpAttrs attrs;
 
       prism_op_attrs_init (&attrs);
+      /* The rms_norms the search adds normalise as the program's do. */
+      attrs.eps = search->norm_eps;
       for (guint a = 0; a < nt; a++)
         {
           const PrismTensor *ta = prism_graph_tensor (s->kg, a);
@@ -1854,6 +1857,7 @@ kernel_ops (State *s)
                   try_kernel_op (s, kind, &a, 1, &attrs, (int) (k2 + 1) * 64);
                 }
               prism_op_attrs_init (&attrs);
+              attrs.eps = search->norm_eps;
             }
         }
     }
@@ -2779,6 +2783,7 @@ block_ops (State *s)
   PrismOpAttrs attrs;
 
   prism_op_attrs_init (&attrs);
+  attrs.eps = search->norm_eps;
   for (guint k = 0; k < search->opts.n_block_ops; k++)
     {
       PrismOpKind kind = search->block_ops[k];
@@ -2822,6 +2827,7 @@ block_ops (State *s)
                   try_block_op (s, kind, &a, 1, &attrs, (int) (k2 + 1) * 64);
                 }
               prism_op_attrs_init (&attrs);
+              attrs.eps = search->norm_eps;
               continue;
             }
           if (kind == PRISM_OP_RUNNING_MAX)
@@ -3214,8 +3220,11 @@ restrict_vocabulary (PrismSearch *search, const PrismGraph *program)
         add_size (search->sum_sizes, &search->n_sum_sizes,
                   prism_dim_get_const (in->dims[op->attrs.dim]));
       else if (op->kind == PRISM_OP_RMS_NORM)
-        for (guint d = in->ndims - MIN (op->attrs.norm_dims, in->ndims); d < in->ndims; d++)
-          add_size (search->norm_sizes, &search->n_norm_sizes, prism_dim_get_const (in->dims[d]));
+        {
+          for (guint d = in->ndims - MIN (op->attrs.norm_dims, in->ndims); d < in->ndims; d++)
+            add_size (search->norm_sizes, &search->n_norm_sizes, prism_dim_get_const (in->dims[d]));
+          search->norm_eps = op->attrs.eps;
+        }
       else if (op->kind == PRISM_OP_TRANSPOSE)
         {
           guint k = 0;

@@ -248,7 +248,7 @@ append_attrs (GString *s, const PrismOp *op)
       g_string_append_printf (s, "{%a}", op->attrs.value);
       break;
     case PRISM_OP_RMS_NORM:
-      g_string_append_printf (s, "{%u}", op->attrs.norm_dims);
+      g_string_append_printf (s, "{%u,%a}", op->attrs.norm_dims, op->attrs.eps);
       break;
     case PRISM_OP_ACCUM_SUM_TODIMX:
       g_string_append_printf (s, "{%u}", op->attrs.dimx);

@@ -261,6 +261,17 @@ elementwise_name (PrismOpKind kind)
     }
 }
 
+/* (const bits rank): a constant of value @v, all @rank dims 1. */
+static guint
+const_leaf (Translation *tr, double v, guint rank)
+{
+  /* The sign of a zero is kept: 1 / −0 is −inf, 1 / +0 is +inf. */
+  union { double d; gint64 i; } bits = { .d = v };
+  guint ch[2] = { prism_term_add_int (tr->term, bits.i), prism_term_add_int (tr->term, rank) };
+
+  return prism_term_add_op (tr->term, "const", 2, ch);
+}
+
 /* Ops that mean the same at both levels: elementwise, matmul, sum,
  * rms_norm, concat.  @t maps tensor ids of @g to term nodes. */
 static gboolean
@@ -278,9 +289,6 @@ translate_common (Translation *tr, const PrismGraph *g, const PrismOp *op, guint
        * f16 and in f32 are two. */
       PrismDtype dtype = prism_graph_tensor (g, op->outputs[0])->dtype;
       double v = prism_dtype_round_value (op->attrs.value, dtype);
-      /* The sign of a zero is kept: 1 / −0 is −inf, 1 / +0 is +inf. */
-      union { double d; gint64 i; } bits = { .d = v };
-      guint ch[2];
 
       /* A value its dtype cannot hold is stored as an infinity: X·70000 and
        * X·99999 in f16 would be one term. */
@@ -291,9 +299,7 @@ translate_common (Translation *tr, const PrismGraph *g, const PrismOp *op, guint
                        prism_dtype_to_string (dtype));
           return FALSE;
         }
-      ch[0] = prism_term_add_int (tr->term, bits.i);
-      ch[1] = prism_term_add_int (tr->term, prism_graph_tensor (g, op->outputs[0])->ndims);
-      t[op->outputs[0]] = prism_term_add_op (tr->term, "const", 2, ch);
+      t[op->outputs[0]] = const_leaf (tr, v, prism_graph_tensor (g, op->outputs[0])->ndims);
       return TRUE;
     }
   a = prism_graph_tensor (g, op->inputs[0]);
@@ -316,11 +322,15 @@ translate_common (Translation *tr, const PrismGraph *g, const PrismOp *op, guint
                  prism_term_add_int (tr->term, prism_par_perm_code (a->ndims, op->attrs.perm)));
   else if (op->kind == PRISM_OP_CONCAT)
     out = node3 (tr->term, "concat", x, t[op->inputs[1]], dim_leaf (tr, a->ndims, op->attrs.dim));
-  else if (op->kind == PRISM_OP_RMS_NORM && op->attrs.norm_dims == 1)
+  else if (op->kind == PRISM_OP_RMS_NORM && op->attrs.norm_dims == 1 && op->attrs.eps == 0.0)
     out = node2 (tr->term, "rms_norm", x, size_leaf (tr, a->dims[a->ndims - 1]));
+  else if (op->kind == PRISM_OP_RMS_NORM && op->attrs.norm_dims == 1)
+    out = node3 (tr->term, "rms_norm_eps", x, size_leaf (tr, a->dims[a->ndims - 1]),
+                 const_leaf (tr, op->attrs.eps, a->ndims));
   else if (op->kind == PRISM_OP_RMS_NORM)
     {
-      /* Over several trailing dims: x / sqrt (Σ x² / n), spelled out. */
+      /* Over several trailing dims: x / sqrt (Σ x² / n + eps), spelled out;
+       * eps is a constant leaf, so a different eps is a different term. */
       g_autoptr(PrismDim) n = prism_dim_const (1);
       guint s = map1 (tr->term, "square", x);
 
@@ -331,7 +341,10 @@ translate_common (Translation *tr, const PrismGraph *g, const PrismOp *op, guint
           n = m;
           s = node2 (tr->term, "sum", s, prism_term_add_int (tr->term, k));
         }
-      s = map1 (tr->term, "sqrt", node2 (tr->term, "divn", s, size_leaf (tr, n)));
+      s = node2 (tr->term, "divn", s, size_leaf (tr, n));
+      if (op->attrs.eps != 0.0)
+        s = map2 (tr->term, "add", s, const_leaf (tr, op->attrs.eps, a->ndims));
+      s = map1 (tr->term, "sqrt", s);
       out = map2 (tr->term, "div", x, s);
     }
   else

@@ -27,6 +27,7 @@ G_BEGIN_DECLS
  *   (sum t d)                   sum over dim d, kept as size 1
  *   (divn t n)                  t / n for a size n (an integer or a `size:…` symbol)
  *   (rms_norm t n)              t / (rms t n), over the last dim of size n
+ *   (rms_norm_eps t n e)        t / sqrt (Σ_last t² / n + e), e a (const …) leaf
  *   (rms t n)                   sqrt (Σ_last t² / n), last dim kept as size 1
  *   (max t d)                   maximum over dim d, kept as size 1
  *   (transpose t code)          output dim i (IR numbering) is input dim perm[i];

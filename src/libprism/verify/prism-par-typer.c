@@ -43,7 +43,7 @@ static struct
 {
   PrismSymbol exp, square, sqrt, silu, gelu, relu, neg;
   PrismSymbol add, sub, mul, div, pow;
-  PrismSymbol map, map2, matmul, sum, divn, rms_norm, rms, concat;
+  PrismSymbol map, map2, matmul, sum, divn, rms_norm, rms_norm_eps, rms, concat;
   PrismSymbol partition, replicate, combine, reduce, reduce_max, scale;
   PrismSymbol maximum, max, transpose, constant;
   PrismSymbol running, reduce_online;
@@ -74,6 +74,7 @@ intern_symbols (void)
       sym.sum = prism_symbol_intern ("sum");
       sym.divn = prism_symbol_intern ("divn");
       sym.rms_norm = prism_symbol_intern ("rms_norm");
+      sym.rms_norm_eps = prism_symbol_intern ("rms_norm_eps");
       sym.rms = prism_symbol_intern ("rms");
       sym.concat = prism_symbol_intern ("concat");
       sym.partition = prism_symbol_intern ("partition");
@@ -391,6 +392,15 @@ node_type (PrismParTyper *ty, guint node, PrismParType *out, gboolean *cycle)
       type_copy (out, a);
       if (op == sym.rms)
         type_set_dim (out, a->ndims - 1, prism_dim_const (1));
+      return TRUE;
+    }
+  if (n == 3 && op == sym.rms_norm_eps)
+    {
+      /* (rms_norm_eps t n e): t's type; e is a constant, of any shape of ones. */
+      g_autoptr(PrismDim) size = class_size (ty, ch[1]);
+      if (size == NULL || class_type (ty, ch[1], cycle) != NULL || class_type (ty, ch[2], cycle) == NULL)
+        return FALSE;
+      type_copy (out, a);
       return TRUE;
     }
   if (n == 2 && op == sym.scale)
