@@ -516,7 +516,7 @@ prism_cmd_search (int argc, char **argv)
   int tune_top = -1, device = 0;
   int code = PRISM_EXIT_BAD_INPUT;
   gint64 seed = 1;
-  gboolean resume = FALSE, json = FALSE, full_random = FALSE, verbose = FALSE;
+  gboolean resume = FALSE, json = FALSE, full_random = FALSE, verbose = FALSE, force = FALSE;
   GOptionEntry entries[] = {
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode,
       N_("symbolic (default): sGraphs with symbolic grids, loops and maps; enumerative: concrete ones enumerated at search time, as Mirage does"),
@@ -536,6 +536,8 @@ prism_cmd_search (int argc, char **argv)
       N_("Folder for results.json (default prism-results/NAME)"), N_("DIR") },
     { "resume", 'r', 0, G_OPTION_ARG_NONE, &resume,
       N_("Continue the search saved in DIR"), NULL },
+    { "force", 'f', 0, G_OPTION_ARG_NONE, &force,
+      N_("Overwrite a results.json in DIR that holds another program's results"), NULL },
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json,
       N_("Print events as JSON lines on standard output"), NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
@@ -634,6 +636,8 @@ prism_cmd_search (int argc, char **argv)
     return prism_cli_fail ("search", _("--block-threads must be a multiple of 32"));
   if (resume && out == NULL)
     return prism_cli_fail ("search", _("--resume needs --out DIR"));
+  if (out != NULL && *out == '\0')
+    return prism_cli_fail ("search", _("--out must name a folder, not be empty"));
   if (tune_top != -1 && (tune_top < 0 || tune_top > 1000))
     return prism_cli_fail ("search", _("--tune-top must be between 0 and 1000"));
   if (tune_min_time != -1 && !(tune_min_time > 0 && tune_min_time <= 1e6))
@@ -673,6 +677,7 @@ prism_cmd_search (int argc, char **argv)
     options.tune_min_time_ms = tune_min_time;
   options.target = target;
   options.resume = resume;
+  options.overwrite = force;
   options.source = argv[1];
   if (out == NULL)
     out = default_out_dir (argv[1], program);
@@ -764,11 +769,23 @@ prism_cmd_search (int argc, char **argv)
                    prism_cli_baseline_label (run.measured_baseline ? run.measured_baseline : run.baseline, FALSE),
                    m->speedup, run.gpu ? run.gpu : "?");
         }
-      if (prism_session_get_results_path (session) != NULL)
+      if (prism_session_get_results_path (session) != NULL && prism_session_get_save_error (session) == NULL)
         fprintf (stderr, _("results: %s\n"), prism_session_get_results_path (session));
     }
   g_free (run.gpu);
   result = run.error ? PRISM_EXIT_BAD_INPUT : cands->len > 0 ? PRISM_EXIT_OK : PRISM_EXIT_FAILED;
+  /* Results that could not be saved are lost: never exit 0 after that. */
+  if (prism_session_get_save_error (session) != NULL)
+    {
+      g_autofree char *msg = g_strdup_printf (_("the results could not be saved to %s: %s"),
+                                              prism_session_get_results_path (session),
+                                              prism_session_get_save_error (session)->message);
+
+      end_line (&run);
+      prism_cli_fail ("search", msg);
+      if (result == PRISM_EXIT_OK)
+        result = PRISM_EXIT_FAILED;
+    }
   /* Ranks started differently: bad usage, whatever was found. */
   if (mpi != NULL && prism_mpi_run_is_misconfigured (mpi))
     result = PRISM_EXIT_BAD_INPUT;

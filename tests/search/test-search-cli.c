@@ -10,10 +10,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include "prism-out-dir.h"
 #include "prism-search.h"
 
 #define PROGRAM "swiglu:n=4,d=64"
@@ -522,6 +526,163 @@ test_stats_members (void)
     g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "best"), "speedup"), >, 1.0);
 }
 
+#define SMALL "--max-kernels", "1", "--max-kernel-ops", "1"
+
+/* `--out X` checked before the search: exit 2 naming X, nothing searched
+ * (before: exit 0, "results: X/results.json", a warning per save and
+ * nothing written). */
+static void
+test_out_checked (void)
+{
+  g_autofree char *base = g_build_filename (tmpdir, "outs", NULL);
+  g_autofree char *file = g_build_filename (base, "file", NULL);
+  g_autofree char *fifo = g_build_filename (base, "fifo", NULL);
+  g_autofree char *loop = g_build_filename (base, "loop", NULL);
+  g_autofree char *ro = g_build_filename (base, "ro", NULL);
+  g_autofree char *holder = g_build_filename (base, "dir-results", NULL);
+  g_autofree char *json_dir = g_build_filename (holder, "results.json", NULL);
+  g_autofree char *missing = g_build_filename (base, "missing", NULL);
+  const char *bad[] = { file, fifo, loop, ro, holder };
+
+  g_assert_cmpint (g_mkdir_with_parents (json_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (file, "x", -1, NULL));
+  g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+  g_assert_cmpint (symlink ("loop", loop), ==, 0);
+  g_assert_cmpint (g_mkdir (ro, 0555), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      const char *args[] = { PROGRAM, SMALL, "--out", bad[i], NULL };
+      g_autofree char *err = NULL;
+      int code;
+
+      if (bad[i] == ro && geteuid () == 0)
+        {
+          g_test_message ("root writes in a read-only folder: that case is not tested");
+          continue;
+        }
+      code = run_search (args, NULL, &err);
+      if (code != 2 || strstr (err, bad[i]) == NULL || strstr (err, "results:") != NULL)
+        g_error ("--out %s: exit %d, stderr “%s”", bad[i], code, err);
+    }
+  {
+    const char *empty[] = { PROGRAM, SMALL, "--out", "", NULL };
+    const char *resume[] = { PROGRAM, SMALL, "--out", missing, "--resume", NULL };
+    g_autofree char *err1 = NULL, *err2 = NULL;
+
+    g_assert_cmpint (run_search (empty, NULL, &err1), ==, 2);
+    g_assert_nonnull (strstr (err1, "--out"));
+    /* Before: a fresh search, silently. */
+    g_assert_cmpint (run_search (resume, NULL, &err2), ==, 2);
+    g_assert_nonnull (strstr (err2, missing));
+    g_assert_false (g_file_test (missing, G_FILE_TEST_EXISTS));
+  }
+}
+
+/* The results of another program, or a file that is not prism's, are not
+ * overwritten without --force (before: replaced by the new search's). */
+static void
+test_out_other_program (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "other-out", NULL);
+  g_autofree char *path = g_build_filename (dir, "results.json", NULL);
+  g_autofree char *theirs = NULL, *after = NULL, *err = NULL, *err2 = NULL;
+  const char *first[] = { "rms_norm:n=4,d=64", SMALL, "--out", dir, NULL };
+  const char *other[] = { PROGRAM, SMALL, "--out", dir, NULL };
+  const char *forced[] = { PROGRAM, SMALL, "--out", dir, "--force", NULL };
+
+  g_assert_cmpint (run_search (first, NULL, NULL), ==, 0);
+  g_assert_true (g_file_get_contents (path, &theirs, NULL, NULL));
+  g_assert_cmpint (run_search (other, NULL, &err), ==, 2);
+  g_assert_nonnull (strstr (err, path));
+  g_assert_nonnull (strstr (err, "--force"));
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, theirs);
+  /* The same program again is a new search of it: no --force needed. */
+  g_assert_cmpint (run_search (first, NULL, NULL), ==, 0);
+  g_assert_true (g_file_set_contents (path, "{\"mine\": 1}\n", -1, NULL));
+  g_assert_cmpint (run_search (other, NULL, &err2), ==, 2);
+  g_assert_nonnull (strstr (err2, "not a results file"));
+  g_assert_cmpint (run_search (forced, NULL, NULL), ==, 0);
+}
+
+/* A disk that fills up (RLIMIT_FSIZE: every save fails with EFBIG): exit
+ * 1 naming results.json, and the previous results stay as they were
+ * (before: exit 0, "results: …", the file whatever the last save left). */
+static void
+test_out_full_disk (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "full", NULL);
+  g_autofree char *path = g_build_filename (dir, "results.json", NULL);
+  g_autofree char *before = NULL, *after = NULL, *cmd = NULL, *err = NULL;
+  const char *first[] = { PROGRAM, SMALL, "--out", dir, NULL };
+  const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_assert_cmpint (run_search (first, NULL, NULL), ==, 0);
+  g_assert_true (g_file_get_contents (path, &before, NULL, NULL));
+  /* SIGXFSZ ignored: a write past the limit fails with EFBIG, as on a
+   * full disk.  stderr is a pipe, which the limit does not cover. */
+  cmd = g_strdup_printf ("trap '' XFSZ; ulimit -f 4 && exec '%s' search %s --max-kernels 1 "
+                         "--max-kernel-ops 1 --max-variants 8 --out '%s'", prism_path, PROGRAM, dir);
+  argv[2] = cmd;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                               NULL, &err, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  if (WEXITSTATUS (status) != 1 || strstr (err, "could not be saved") == NULL || strstr (err, path) == NULL)
+    g_error ("exit %d, stderr “%s”", WEXITSTATUS (status), err);
+  g_assert_null (strstr (err, "results: "));
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+}
+
+static GPid
+dead_pid (void)
+{
+  const char *argv[] = { "/bin/true", NULL };
+  g_autoptr(GError) error = NULL;
+  GPid pid;
+  int status;
+
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                &pid, &error));
+  g_assert_no_error (error);
+  waitpid (pid, &status, 0);
+  return pid;
+}
+
+/* A folder another search holds (its lock names a live process) is
+ * refused, naming that process; a lock of a process that is gone (killed
+ * with SIGKILL) is taken over (before: both searches wrote the file). */
+static void
+test_out_locked (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "locked", NULL);
+  g_autofree char *lock = g_build_filename (dir, PRISM_OUT_DIR_LOCK_NAME, NULL);
+  g_autofree char *path = g_build_filename (dir, "results.json", NULL);
+  g_autofree char *live = g_strdup_printf ("%ld\n", (long) getpid ());
+  g_autofree char *dead = g_strdup_printf ("%ld\n", (long) dead_pid ());
+  g_autofree char *err = NULL, *held = NULL;
+  const char *args[] = { PROGRAM, SMALL, "--out", dir, NULL };
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (lock, live, -1, NULL));
+  g_assert_cmpint (run_search (args, NULL, &err), ==, 2);
+  g_assert_nonnull (strstr (err, dir));
+  g_strchomp (live);
+  g_assert_nonnull (strstr (err, live));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_get_contents (lock, &held, NULL, NULL));
+  g_assert_cmpstr (g_strchomp (held), ==, live);
+
+  g_assert_true (g_file_set_contents (lock, dead, -1, NULL));
+  g_assert_cmpint (run_search (args, NULL, NULL), ==, 0);
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  /* Released at the end. */
+  g_assert_false (g_file_test (lock, G_FILE_TEST_EXISTS));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -547,6 +708,10 @@ main (int argc, char **argv)
   g_test_add_func ("/search-cli/nothing-faster", test_nothing_faster);
   g_test_add_func ("/search-cli/table-and-verbose", test_table_and_verbose);
   g_test_add_func ("/search-cli/stats-members", test_stats_members);
+  g_test_add_func ("/search-cli/out-checked", test_out_checked);
+  g_test_add_func ("/search-cli/out-other-program", test_out_other_program);
+  g_test_add_func ("/search-cli/out-full-disk", test_out_full_disk);
+  g_test_add_func ("/search-cli/out-locked", test_out_locked);
   ret = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
