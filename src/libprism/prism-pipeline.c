@@ -1756,7 +1756,9 @@ recheck_previous (PrismPipeline *p, GError **error)
           g_autoptr(JsonNode) evidence = NULL;
           g_autofree char *message = NULL;
 
-          if (verify (p, c->graph, &evidence, &message) == PRISM_VERDICT_EQUIVALENT)
+          if (g_atomic_int_get (&p->stop_requested) || prism_cancelled ())
+            g_ptr_array_add (errors, g_error_new_literal (PRISM_ERROR, PRISM_ERROR_CANCELLED, "stopped"));
+          else if (verify (p, c->graph, &evidence, &message) == PRISM_VERDICT_EQUIVALENT)
             g_ptr_array_add (errors, NULL);
           else
             g_ptr_array_add (errors, g_error_new_literal (PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH,
@@ -1772,9 +1774,16 @@ recheck_previous (PrismPipeline *p, GError **error)
       errors = prism_recheck_all (recheck, cands, p->opts.search.n_threads);
     }
   g_mutex_lock (&p->lock);
+  /* A candidate the stop left unchecked stays as it was, with its id: the
+   * next --resume checks it (dropping it would delete it from the file, and
+   * finding it again would number it anew). */
   for (guint i = 0; i < cands->len; i++)
-    if (g_ptr_array_index (errors, i) != NULL)
-      drop_previous (p, g_ptr_array_index (cands, i), ((GError *) g_ptr_array_index (errors, i))->message);
+    {
+      const GError *why = g_ptr_array_index (errors, i);
+
+      if (why != NULL && !g_error_matches (why, PRISM_ERROR, PRISM_ERROR_CANCELLED))
+        drop_previous (p, g_ptr_array_index (cands, i), why->message);
+    }
   p->best = NULL;
   for (guint i = 0; i < kept->len; i++)
     {
