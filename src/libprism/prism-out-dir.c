@@ -6,8 +6,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <glib/gi18n-lib.h>
@@ -23,6 +23,7 @@ struct _PrismOutDir
   char *dir;
   char *results_path;
   char *lock_path;
+  int lock_fd;         /* holds the flock() while the folder is ours */
 };
 
 /* Takes @message (formatted with the path and the system's reason). */
@@ -123,74 +124,85 @@ check_results_file (const char *path, const PrismGraph *program, gboolean resume
   return TRUE;
 }
 
-/* The pid in a lock file, 0 if it holds none. */
+/* The pid a lock file names, 0 if it names none. */
 static long
-lock_holder (const char *lock_path)
+lock_holder (int fd)
 {
-  g_autofree char *text = NULL;
+  char text[32];
   char *end = NULL;
+  ssize_t n = pread (fd, text, sizeof text - 1, 0);
   long pid;
 
-  if (!g_file_get_contents (lock_path, &text, NULL, NULL))
+  if (n <= 0)
     return 0;
+  text[n] = '\0';
   pid = strtol (text, &end, 10);
-  if (end == text || pid <= 0)
-    return 0;
-  return pid;
+  return end == text || pid <= 0 ? 0 : pid;
 }
 
+/* Whether @fd is the file @path names now. */
 static gboolean
-process_exists (long pid)
+is_current (int fd, const char *path)
 {
-  return kill ((pid_t) pid, 0) == 0 || errno == EPERM;
+  GStatBuf a, b;
+
+  return fstat (fd, &a) == 0 && g_lstat (path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-/* Creates the lock file with our pid.  One held by a process that is gone
- * (killed with SIGKILL) is removed and made again, once. */
-static gboolean
-take_lock (const char *dir, const char *lock_path, GError **error)
+/* Locks @lock_path with flock(), which the kernel lets go of when its
+ * process ends however it ends (a SIGKILL, a zombie never reaped), so a
+ * stale lock file is simply taken over; it then holds our pid, for the
+ * message a second search gets.  Returns the open file, or -1. */
+static int
+take_lock (const char *dir, const char *lock_path, int attempts, GError **error)
 {
-  for (int attempt = 0; attempt < 2; attempt++)
+  g_autofree char *pid = g_strdup_printf ("%ld\n", (long) getpid ());
+  int fd = g_open (lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  int saved;
+
+  if (fd < 0)
     {
-      g_autofree char *pid = g_strdup_printf ("%ld\n", (long) getpid ());
-      int fd = g_open (lock_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-      long holder;
-
-      if (fd >= 0)
-        {
-          gboolean ok = write (fd, pid, strlen (pid)) == (ssize_t) strlen (pid);
-          int saved = errno;
-
-          if (close (fd) != 0 && ok)
-            {
-              ok = FALSE;
-              saved = errno;
-            }
-          if (!ok)
-            {
-              g_unlink (lock_path);
-              return fail_with (error, g_strdup_printf (_("cannot write in the results folder “%s”: %s"), dir, g_strerror (saved)));
-            }
-          return TRUE;
-        }
-      if (errno != EEXIST)
-        return fail_with (error, g_strdup_printf (_("cannot write in the results folder “%s”: %s"), dir, g_strerror (errno)));
-      holder = lock_holder (lock_path);
-      if (holder > 0 && process_exists (holder))
-        {
-          g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED,
-                       _("the results folder “%s” is in use by another search (process %ld); "
-                         "choose another --out"), dir, holder);
-          return FALSE;
-        }
-      /* Stale: its writer is gone.  A lock being written this instant
-       * (no pid yet) is taken for stale too, at worst once. */
-      if (g_unlink (lock_path) != 0 && errno != ENOENT)
-        return fail_with (error, g_strdup_printf (_("cannot write in the results folder “%s”: %s"), dir, g_strerror (errno)));
+      fail_with (error, g_strdup_printf (_("cannot write in the results folder “%s”: %s"), dir,
+                                         g_strerror (errno)));
+      return -1;
     }
-  g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED,
-               _("the results folder “%s” is in use by another search"), dir);
-  return FALSE;
+  if (flock (fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      long holder = errno == EWOULDBLOCK ? lock_holder (fd) : 0;
+
+      saved = errno;
+      close (fd);
+      if (holder > 0)
+        g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED,
+                     _("the results folder “%s” is in use by another search (process %ld); "
+                       "choose another --out"), dir, holder);
+      else if (saved == EWOULDBLOCK)
+        g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED,
+                     _("the results folder “%s” is in use by another search"), dir);
+      else
+        fail_with (error, g_strdup_printf (_("cannot lock the results folder “%s”: %s"), dir,
+                                           g_strerror (saved)));
+      return -1;
+    }
+  if (!is_current (fd, lock_path))
+    {
+      /* Locked a file its holder removed as it ended: take the new one. */
+      close (fd);
+      if (attempts > 0)
+        return take_lock (dir, lock_path, attempts - 1, error);
+      g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED,
+                   _("the results folder “%s” is in use by another search"), dir);
+      return -1;
+    }
+  if (ftruncate (fd, 0) != 0 || pwrite (fd, pid, strlen (pid), 0) != (ssize_t) strlen (pid))
+    {
+      saved = errno;
+      close (fd);
+      fail_with (error, g_strdup_printf (_("cannot write in the results folder “%s”: %s"), dir,
+                                         g_strerror (saved)));
+      return -1;
+    }
+  return fd;
 }
 
 PrismOutDir *
@@ -200,6 +212,7 @@ prism_out_dir_open (const char *dir, const PrismGraph *program, gboolean resume,
   g_autoptr(PrismOutDir) out = NULL;
   g_autofree char *results_path = NULL;
   g_autofree char *lock_path = NULL;
+  int fd;
 
   g_return_val_if_fail (dir != NULL && program != NULL, NULL);
   if (!check_folder (dir, resume, error))
@@ -207,9 +220,10 @@ prism_out_dir_open (const char *dir, const PrismGraph *program, gboolean resume,
   results_path = g_build_filename (dir, "results.json", NULL);
   lock_path = g_build_filename (dir, PRISM_OUT_DIR_LOCK_NAME, NULL);
   /* The lock first: another search may be writing results.json now. */
-  if (!take_lock (dir, lock_path, error))
+  if ((fd = take_lock (dir, lock_path, 3, error)) < 0)
     return NULL;
   out = g_new0 (PrismOutDir, 1);
+  out->lock_fd = fd;
   out->dir = g_strdup (dir);
   out->results_path = g_steal_pointer (&results_path);
   out->lock_path = g_steal_pointer (&lock_path);
@@ -223,9 +237,9 @@ prism_out_dir_close (PrismOutDir *out)
 {
   if (out == NULL)
     return;
-  /* Only our own lock: never one another process took over. */
-  if (lock_holder (out->lock_path) == (long) getpid ())
-    g_unlink (out->lock_path);
+  /* Removed while still locked: nobody else can hold it now. */
+  g_unlink (out->lock_path);
+  close (out->lock_fd);
   g_free (out->dir);
   g_free (out->results_path);
   g_free (out->lock_path);

@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -652,9 +654,10 @@ dead_pid (void)
   return pid;
 }
 
-/* A folder another search holds (its lock names a live process) is
- * refused, naming that process; a lock of a process that is gone (killed
- * with SIGKILL) is taken over (before: both searches wrote the file). */
+/* A folder another search holds (it has the lock's flock()) is refused,
+ * naming that process; a lock file of a process that is gone (killed with
+ * SIGKILL, or a zombie) is taken over (before: both searches wrote the
+ * file). */
 static void
 test_out_locked (void)
 {
@@ -665,9 +668,14 @@ test_out_locked (void)
   g_autofree char *dead = g_strdup_printf ("%ld\n", (long) dead_pid ());
   g_autofree char *err = NULL, *held = NULL;
   const char *args[] = { PROGRAM, SMALL, "--out", dir, NULL };
+  int fd;
 
   g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
-  g_assert_true (g_file_set_contents (lock, live, -1, NULL));
+  /* Held as a search holds it: flock() and its pid. */
+  fd = g_open (lock, O_RDWR | O_CREAT, 0644);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (flock (fd, LOCK_EX | LOCK_NB), ==, 0);
+  g_assert_cmpint (write (fd, live, strlen (live)), ==, (gssize) strlen (live));
   g_assert_cmpint (run_search (args, NULL, &err), ==, 2);
   g_assert_nonnull (strstr (err, dir));
   g_strchomp (live);
@@ -676,6 +684,8 @@ test_out_locked (void)
   g_assert_true (g_file_get_contents (lock, &held, NULL, NULL));
   g_assert_cmpstr (g_strchomp (held), ==, live);
 
+  close (fd);
+  /* Left by a search killed with SIGKILL: a pid, no flock(). */
   g_assert_true (g_file_set_contents (lock, dead, -1, NULL));
   g_assert_cmpint (run_search (args, NULL, NULL), ==, 0);
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
