@@ -693,6 +693,45 @@ test_out_locked (void)
   g_assert_false (g_file_test (lock, G_FILE_TEST_EXISTS));
 }
 
+/* A symlink loop in a folder of $PRISM_GPU_DATA_PATH ("ln -s . d/a.json")
+ * costs one warning; the other files of the folder are read (before: every
+ * command walked about 2^40 paths, a million warnings a minute). */
+static void
+test_gpu_data_path_loop (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "gpus", NULL);
+  g_autofree char *a = g_build_filename (dir, "a.json", NULL);
+  g_autofree char *b = g_build_filename (dir, "b.json", NULL);
+  g_autofree char *mine = g_build_filename (dir, "mine.json", NULL);
+  g_autofree char *out = g_build_filename (tmpdir, "gpus-out", NULL);
+  g_autofree char *h100 = g_test_build_filename (G_TEST_DIST, "..", "data", "gpus", "h100.json", NULL);
+  g_autofree char *text = NULL, *renamed = NULL, *err = NULL, *env = NULL, *cmd = NULL;
+  const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+  g_autoptr(GError) error = NULL;
+  int status;
+  char *at;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_cmpint (symlink (".", a), ==, 0);
+  g_assert_cmpint (symlink (".", b), ==, 0);
+  g_assert_true (g_file_get_contents (h100, &text, NULL, NULL));
+  at = strstr (text, "\"name\": \"h100\"");
+  g_assert_nonnull (at);
+  renamed = g_strdup_printf ("%.*s\"name\": \"mine\"%s", (int) (at - text), text, at + strlen ("\"name\": \"h100\""));
+  g_assert_true (g_file_set_contents (mine, renamed, -1, NULL));
+  /* timeout(1) turns the hang of before into exit 124. */
+  cmd = g_strdup_printf ("PRISM_GPU_DATA_PATH='%s' exec timeout 60 '%s' search %s --max-kernels 1 "
+                         "--max-kernel-ops 1 --target mine --tune-top 0 --out '%s'", dir, prism_path, PROGRAM, out);
+  argv[2] = cmd;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
+                               &err, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  if (WEXITSTATUS (status) != 0 || strstr (err, "a.json is a folder") == NULL)
+    g_error ("exit %d, stderr “%.2000s”", WEXITSTATUS (status), err);
+  g_assert_cmpuint (count_lines (err, "(prism search"), <=, 4);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -722,6 +761,7 @@ main (int argc, char **argv)
   g_test_add_func ("/search-cli/out-other-program", test_out_other_program);
   g_test_add_func ("/search-cli/out-full-disk", test_out_full_disk);
   g_test_add_func ("/search-cli/out-locked", test_out_locked);
+  g_test_add_func ("/search-cli/gpu-data-path-loop", test_gpu_data_path_loop);
   ret = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
