@@ -21,6 +21,10 @@
 #include "prism-session.h"
 
 #define PROGRESS_INTERVAL_US (G_USEC_PER_SEC / 4)
+/* An option left out: not a value anyone can type ("-1" is refused, not
+ * read as "the default"). */
+#define NOT_GIVEN        G_MININT
+#define NOT_GIVEN_DOUBLE (-G_MAXDOUBLE)
 
 typedef struct
 {
@@ -320,13 +324,13 @@ default_out_dir (const char *arg, const PrismGraph *program)
   return g_build_filename ("prism-results", base, NULL);
 }
 
-/* A limit option: -1 when not given, else within [lo, hi]. */
+/* A limit option: NOT_GIVEN, else within [lo, hi]. */
 static gboolean
 check_limit (const char *option, int value, int lo, int hi, int *exit_code)
 {
   g_autofree char *msg = NULL;
 
-  if (value == -1 || (value >= lo && value <= hi))
+  if (value == NOT_GIVEN || (value >= lo && value <= hi))
     return TRUE;
   /* TRANSLATORS: an option of `prism search` (--max-kernels) and its range */
   msg = g_strdup_printf (_("%s must be between %d and %d"), option, lo, hi);
@@ -370,7 +374,7 @@ rank_device (PrismMpiRun *mpi, int device)
 static void
 set_limit (guint *field, int value)
 {
-  if (value != -1)
+  if (value != NOT_GIVEN)
     *field = (guint) value;
 }
 
@@ -509,11 +513,11 @@ prism_cmd_search (int argc, char **argv)
   g_autofree char *target = NULL;
   g_autofree char *baseline = NULL;
   g_autofree char *out = NULL;
-  double time_limit = -1, tune_min_time = -1;
-  int threads = 0, max_kernels = -1, max_block_ops = -1, max_kernel_ops = -1, max_variants = -1;
-  int max_kernel_inputs = -1, max_block_outputs = -1, max_accums = -1, max_grid_dims = -1;
-  int max_total_ops = -1, block_threads = -1;
-  int tune_top = -1, device = 0;
+  double time_limit = NOT_GIVEN_DOUBLE, tune_min_time = NOT_GIVEN_DOUBLE;
+  int threads = 0, max_kernels = NOT_GIVEN, max_block_ops = NOT_GIVEN, max_kernel_ops = NOT_GIVEN;
+  int max_variants = NOT_GIVEN, max_kernel_inputs = NOT_GIVEN, max_block_outputs = NOT_GIVEN;
+  int max_accums = NOT_GIVEN, max_grid_dims = NOT_GIVEN, max_total_ops = NOT_GIVEN;
+  int block_threads = NOT_GIVEN, tune_top = NOT_GIVEN, device = 0;
   int code = PRISM_EXIT_BAD_INPUT;
   gint64 seed = 1;
   gboolean resume = FALSE, json = FALSE, full_random = FALSE, verbose = FALSE, force = FALSE;
@@ -613,7 +617,7 @@ prism_cmd_search (int argc, char **argv)
     }
   if (baseline != NULL && !prism_baseline_kind_from_string (baseline, &options.baseline))
     return prism_cli_fail ("search", _("--baseline must be vendor or prism-lowered"));
-  if (time_limit != -1 && !(time_limit >= 0 && time_limit <= 1e7))
+  if (time_limit != NOT_GIVEN_DOUBLE && !(time_limit >= 0 && time_limit <= 1e7))
     return prism_cli_fail ("search", _("--time-limit must be a number of seconds ≥ 0"));
   if (threads < 0 || threads > 1024)
     return prism_cli_fail ("search", _("--threads must be between 0 and 1024"));
@@ -632,15 +636,15 @@ prism_cmd_search (int argc, char **argv)
       !check_limit ("--block-threads", block_threads, 32, 1024, &code) ||
       !check_limit ("--max-variants", max_variants, 1, 1024, &code))
     return code;
-  if (block_threads != -1 && block_threads % 32 != 0)
+  if (block_threads != NOT_GIVEN && block_threads % 32 != 0)
     return prism_cli_fail ("search", _("--block-threads must be a multiple of 32"));
   if (resume && out == NULL)
     return prism_cli_fail ("search", _("--resume needs --out DIR"));
   if (out != NULL && *out == '\0')
     return prism_cli_fail ("search", _("--out must name a folder, not be empty"));
-  if (tune_top != -1 && (tune_top < 0 || tune_top > 1000))
+  if (tune_top != NOT_GIVEN && (tune_top < 0 || tune_top > 1000))
     return prism_cli_fail ("search", _("--tune-top must be between 0 and 1000"));
-  if (tune_min_time != -1 && !(tune_min_time > 0 && tune_min_time <= 1e6))
+  if (tune_min_time != NOT_GIVEN_DOUBLE && !(tune_min_time > 0 && tune_min_time <= 1e6))
     return prism_cli_fail ("search", _("--tune-min-time must be a number of milliseconds > 0"));
   if (!check_device (device, &code))
     return code;
@@ -656,7 +660,7 @@ prism_cmd_search (int argc, char **argv)
   if (program == NULL)
     return fail_startup (mpi, error);
 
-  if (time_limit >= 0)
+  if (time_limit != NOT_GIVEN_DOUBLE)
     options.search.time_limit_s = time_limit;
   options.search.n_threads = (guint) threads;
   set_limit (&options.search.max_kernels, max_kernels);
@@ -671,9 +675,9 @@ prism_cmd_search (int argc, char **argv)
   set_limit (&options.max_variants, max_variants);
   options.seed = (guint64) seed;
   options.full_random = full_random;
-  if (tune_top >= 0)
+  if (tune_top != NOT_GIVEN)
     options.tune_top = (guint) tune_top;
-  if (tune_min_time > 0)
+  if (tune_min_time != NOT_GIVEN_DOUBLE)
     options.tune_min_time_ms = tune_min_time;
   options.target = target;
   options.resume = resume;

@@ -732,6 +732,50 @@ test_gpu_data_path_loop (void)
   g_assert_cmpuint (count_lines (err, "(prism search"), <=, 4);
 }
 
+/* -1 is not "the default" (before: accepted as it for every option below);
+ * verify --time-limit 1e13 is refused, not an overflow into a deadline in
+ * the past; bench --device -1 names --device (before: it blamed
+ * --candidates, --timeout and --min-time). */
+static void
+test_minus_one (void)
+{
+  static const char * const options[] = { "--max-kernel-inputs", "--max-accums", "--max-block-ops",
+                                          "--max-total-ops", "--tune-top", "--tune-min-time", "--time-limit" };
+  static const char * const others[][8] = {
+    { "verify", "swiglu:n=4,d=64", "swiglu:n=4,d=64", "--max-nodes", "-1", NULL },
+    { "verify", "swiglu:n=4,d=64", "swiglu:n=4,d=64", "--time-limit", "1e13", NULL },
+    { "bench", "swiglu:n=4,d=64", "--device", "-1", NULL },
+  };
+  static const char * const named[] = { "--max-nodes", "--time-limit", "--device" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    {
+      const char *args[] = { PROGRAM, options[i], "-1", NULL };
+      g_autofree char *err = NULL;
+      int code = run_search (args, NULL, &err);
+
+      if (code != 2 || strstr (err, options[i]) == NULL)
+        g_error ("%s -1: exit %d, stderr “%s”", options[i], code, err);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (others); i++)
+    {
+      g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+      g_autofree char *err = NULL;
+      g_autoptr(GError) error = NULL;
+      int status;
+
+      g_ptr_array_add (argv, (gpointer) prism_path);
+      for (guint j = 0; others[i][j] != NULL; j++)
+        g_ptr_array_add (argv, (gpointer) others[i][j]);
+      g_ptr_array_add (argv, NULL);
+      g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                                   NULL, &err, &status, &error));
+      g_assert_no_error (error);
+      if (!WIFEXITED (status) || WEXITSTATUS (status) != 2 || strstr (err, named[i]) == NULL)
+        g_error ("%s %s: status %d, stderr “%s”", others[i][0], named[i], status, err);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -762,6 +806,7 @@ main (int argc, char **argv)
   g_test_add_func ("/search-cli/out-full-disk", test_out_full_disk);
   g_test_add_func ("/search-cli/out-locked", test_out_locked);
   g_test_add_func ("/search-cli/gpu-data-path-loop", test_gpu_data_path_loop);
+  g_test_add_func ("/search-cli/minus-one", test_minus_one);
   ret = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
