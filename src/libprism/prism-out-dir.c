@@ -53,7 +53,8 @@ check_folder (const char *dir, gboolean resume, GError **error)
       int saved = errno;
 
       if (saved != ENOENT)
-        return fail_with (error, g_strdup_printf (_("the results folder “%s” cannot be used: %s"), dir, g_strerror (saved)));
+        return fail_with (error, g_strdup_printf (_("the results folder “%s” cannot be used: %s"),
+                                                  dir, g_strerror (saved)));
       if (resume)
         {
           g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED,
@@ -61,9 +62,11 @@ check_folder (const char *dir, gboolean resume, GError **error)
           return FALSE;
         }
       if (g_mkdir_with_parents (dir, 0755) != 0)
-        return fail_with (error, g_strdup_printf (_("cannot create the results folder “%s”: %s"), dir, g_strerror (errno)));
+        return fail_with (error, g_strdup_printf (_("cannot create the results folder “%s”: %s"),
+                                                  dir, g_strerror (errno)));
       if (g_stat (dir, &st) != 0)
-        return fail_with (error, g_strdup_printf (_("the results folder “%s” cannot be used: %s"), dir, g_strerror (errno)));
+        return fail_with (error, g_strdup_printf (_("the results folder “%s” cannot be used: %s"),
+                                                  dir, g_strerror (errno)));
     }
   if (!S_ISDIR (st.st_mode))
     {
