@@ -110,7 +110,10 @@ prism_cli_open_candidates (const char *path, const char *want_id, guint max, GPt
   g_autoptr(GPtrArray) order = NULL;
   GPtrArray *cands;
 
-  results = prism_results_load_selected (path, select_wanted, &want, error);
+  /* The best are chosen by the figures the reader prices again, not by
+   * the file's: every candidate is read when none is named. */
+  results = want_id != NULL ? prism_results_load_selected (path, select_wanted, &want, error)
+                            : prism_results_load (path, error);
   if (results == NULL)
     return NULL;
   cands = prism_results_get_candidates (results);
@@ -133,6 +136,8 @@ prism_cli_open_candidates (const char *path, const char *want_id, guint max, GPt
   for (guint i = 0; i < cands->len; i++)
     g_ptr_array_add (order, g_ptr_array_index (cands, i));
   g_ptr_array_sort (order, candidates_by_speedup);
+  if (want_id == NULL && max > 0 && order->len > max)
+    g_ptr_array_set_size (order, max);
   for (guint i = 0; i < order->len; i++)
     {
       const PrismCandidate *c = g_ptr_array_index (order, i);

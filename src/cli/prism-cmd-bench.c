@@ -420,7 +420,9 @@ prism_cmd_bench (int argc, char **argv)
     format = FORMAT_JSON;
   else
     return prism_cli_fail ("bench", _("--format must be text, markdown or json"));
-  if (n_candidates < 1 || timeout < 1 || device < 0 || !(min_time > 0))
+  if (device < 0)
+    return prism_cli_fail ("bench", _("--device must not be negative"));
+  if (n_candidates < 1 || timeout < 1 || !(min_time > 0))
     return prism_cli_fail ("bench", _("--candidates, --timeout and --min-time must be positive"));
   if (baseline != NULL && !prism_baseline_kind_from_string (baseline, &against))
     return prism_cli_fail ("bench", _("--baseline must be vendor or prism-lowered"));

@@ -117,7 +117,9 @@ prism_cmd_export (int argc, char **argv)
         return prism_cli_fail ("export", _("--candidate needs a prism-results file"));
       if (reference)
         graph = prism_cli_open_reference (argv[1], &error);
-      else if (prism_workload_lookup (parts[0]) == NULL && g_file_test (argv[1], G_FILE_TEST_EXISTS))
+      /* A Mirage file of one graph is a program too (prism_cli_open_program()). */
+      else if (prism_workload_lookup (parts[0]) == NULL && g_file_test (argv[1], G_FILE_TEST_EXISTS) &&
+               !prism_cli_is_mirage_file (argv[1]))
         {
           graph = prism_graph_load (argv[1], &provenance, &error);
           if (graph == NULL)

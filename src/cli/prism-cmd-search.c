@@ -21,6 +21,10 @@
 #include "prism-session.h"
 
 #define PROGRESS_INTERVAL_US (G_USEC_PER_SEC / 4)
+/* An option left out: not a value anyone can type ("-1" is refused, not
+ * read as "the default"). */
+#define NOT_GIVEN        G_MININT
+#define NOT_GIVEN_DOUBLE (-G_MAXDOUBLE)
 
 typedef struct
 {
@@ -321,13 +325,13 @@ default_out_dir (const char *arg, const PrismGraph *program)
   return g_build_filename ("prism-results", base, NULL);
 }
 
-/* A limit option: -1 when not given, else within [lo, hi]. */
+/* A limit option: NOT_GIVEN, else within [lo, hi]. */
 static gboolean
 check_limit (const char *option, int value, int lo, int hi, int *exit_code)
 {
   g_autofree char *msg = NULL;
 
-  if (value == -1 || (value >= lo && value <= hi))
+  if (value == NOT_GIVEN || (value >= lo && value <= hi))
     return TRUE;
   /* TRANSLATORS: an option of `prism search` (--max-kernels) and its range */
   msg = g_strdup_printf (_("%s must be between %d and %d"), option, lo, hi);
@@ -371,7 +375,7 @@ rank_device (PrismMpiRun *mpi, int device)
 static void
 set_limit (guint *field, int value)
 {
-  if (value != -1)
+  if (value != NOT_GIVEN)
     *field = (guint) value;
 }
 
@@ -517,14 +521,14 @@ prism_cmd_search (int argc, char **argv)
   g_autofree char *target = NULL;
   g_autofree char *baseline = NULL;
   g_autofree char *out = NULL;
-  double time_limit = -1, tune_min_time = -1;
-  int threads = 0, max_kernels = -1, max_block_ops = -1, max_kernel_ops = -1, max_variants = -1;
-  int max_kernel_inputs = -1, max_block_outputs = -1, max_accums = -1, max_grid_dims = -1;
-  int max_total_ops = -1, block_threads = -1;
-  int tune_top = -1, device = 0, min_tasks = -1;
+  double time_limit = NOT_GIVEN_DOUBLE, tune_min_time = NOT_GIVEN_DOUBLE;
+  int threads = 0, max_kernels = NOT_GIVEN, max_block_ops = NOT_GIVEN, max_kernel_ops = NOT_GIVEN;
+  int max_variants = NOT_GIVEN, max_kernel_inputs = NOT_GIVEN, max_block_outputs = NOT_GIVEN;
+  int max_accums = NOT_GIVEN, max_grid_dims = NOT_GIVEN, max_total_ops = NOT_GIVEN;
+  int block_threads = NOT_GIVEN, tune_top = NOT_GIVEN, device = 0, min_tasks = NOT_GIVEN;
   int code = PRISM_EXIT_BAD_INPUT;
   gint64 seed = 1;
-  gboolean resume = FALSE, json = FALSE, full_random = FALSE, verbose = FALSE;
+  gboolean resume = FALSE, json = FALSE, full_random = FALSE, verbose = FALSE, force = FALSE;
   GOptionEntry entries[] = {
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode,
       N_("symbolic (default): sGraphs with symbolic grids, loops and maps; enumerative: concrete ones enumerated at search time, as Mirage does"),
@@ -544,6 +548,8 @@ prism_cmd_search (int argc, char **argv)
       N_("Folder for results.json (default prism-results/NAME)"), N_("DIR") },
     { "resume", 'r', 0, G_OPTION_ARG_NONE, &resume,
       N_("Continue the search saved in DIR"), NULL },
+    { "force", 'f', 0, G_OPTION_ARG_NONE, &force,
+      N_("Overwrite a results.json in DIR that holds another program's results"), NULL },
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json,
       N_("Print events as JSON lines on standard output"), NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
@@ -622,7 +628,7 @@ prism_cmd_search (int argc, char **argv)
     }
   if (baseline != NULL && !prism_baseline_kind_from_string (baseline, &options.baseline))
     return prism_cli_fail ("search", _("--baseline must be vendor or prism-lowered"));
-  if (time_limit != -1 && !(time_limit >= 0 && time_limit <= 1e7))
+  if (time_limit != NOT_GIVEN_DOUBLE && !(time_limit >= 0 && time_limit <= 1e7))
     return prism_cli_fail ("search", _("--time-limit must be a number of seconds ≥ 0"));
   if (threads < 0 || threads > 1024)
     return prism_cli_fail ("search", _("--threads must be between 0 and 1024"));
@@ -642,13 +648,15 @@ prism_cmd_search (int argc, char **argv)
       !check_limit ("--max-variants", max_variants, 1, 1024, &code) ||
       !check_limit ("--min-tasks", min_tasks, 0, 1 << 20, &code))
     return code;
-  if (block_threads != -1 && block_threads % 32 != 0)
+  if (block_threads != NOT_GIVEN && block_threads % 32 != 0)
     return prism_cli_fail ("search", _("--block-threads must be a multiple of 32"));
   if (resume && out == NULL)
     return prism_cli_fail ("search", _("--resume needs --out DIR"));
-  if (tune_top != -1 && (tune_top < 0 || tune_top > 1000))
+  if (out != NULL && *out == '\0')
+    return prism_cli_fail ("search", _("--out must name a folder, not be empty"));
+  if (tune_top != NOT_GIVEN && (tune_top < 0 || tune_top > 1000))
     return prism_cli_fail ("search", _("--tune-top must be between 0 and 1000"));
-  if (tune_min_time != -1 && !(tune_min_time > 0 && tune_min_time <= 1e6))
+  if (tune_min_time != NOT_GIVEN_DOUBLE && !(tune_min_time > 0 && tune_min_time <= 1e6))
     return prism_cli_fail ("search", _("--tune-min-time must be a number of milliseconds > 0"));
   if (!check_device (device, &code))
     return code;
@@ -664,7 +672,7 @@ prism_cmd_search (int argc, char **argv)
   if (program == NULL)
     return fail_startup (mpi, error);
 
-  if (time_limit >= 0)
+  if (time_limit != NOT_GIVEN_DOUBLE)
     options.search.time_limit_s = time_limit;
   options.search.n_threads = (guint) threads;
   set_limit (&options.search.max_kernels, max_kernels);
@@ -679,16 +687,17 @@ prism_cmd_search (int argc, char **argv)
   set_limit (&options.max_variants, max_variants);
   /* Every rank of an MPI run needs tasks of its own: the split goes deeper
    * as the ranks are more (the same depth on every rank). */
-  options.search.min_tasks = min_tasks >= 0 ? (guint) min_tasks
+  options.search.min_tasks = min_tasks != NOT_GIVEN ? (guint) min_tasks
                              : mpi != NULL ? prism_search_min_tasks_for (prism_mpi_run_get_size (mpi)) : 0;
   options.seed = (guint64) seed;
   options.full_random = full_random;
-  if (tune_top >= 0)
+  if (tune_top != NOT_GIVEN)
     options.tune_top = (guint) tune_top;
-  if (tune_min_time > 0)
+  if (tune_min_time != NOT_GIVEN_DOUBLE)
     options.tune_min_time_ms = tune_min_time;
   options.target = target;
   options.resume = resume;
+  options.overwrite = force;
   options.source = argv[1];
   if (out == NULL)
     out = default_out_dir (argv[1], program);
@@ -781,11 +790,23 @@ prism_cmd_search (int argc, char **argv)
                    prism_cli_baseline_label (run.measured_baseline ? run.measured_baseline : run.baseline, FALSE),
                    m->speedup, run.gpu ? run.gpu : "?");
         }
-      if (prism_session_get_results_path (session) != NULL)
+      if (prism_session_get_results_path (session) != NULL && prism_session_get_save_error (session) == NULL)
         fprintf (stderr, _("results: %s\n"), prism_session_get_results_path (session));
     }
   g_free (run.gpu);
   result = run.error ? PRISM_EXIT_BAD_INPUT : cands->len > 0 ? PRISM_EXIT_OK : PRISM_EXIT_FAILED;
+  /* Results that could not be saved are lost: never exit 0 after that. */
+  if (prism_session_get_save_error (session) != NULL)
+    {
+      g_autofree char *msg = g_strdup_printf (_("the results could not be saved to %s: %s"),
+                                              prism_session_get_results_path (session),
+                                              prism_session_get_save_error (session)->message);
+
+      end_line (&run);
+      prism_cli_fail ("search", msg);
+      if (result == PRISM_EXIT_OK)
+        result = PRISM_EXIT_FAILED;
+    }
   /* Ranks started differently: bad usage, whatever was found. */
   if (mpi != NULL && prism_mpi_run_is_misconfigured (mpi))
     result = PRISM_EXIT_BAD_INPUT;

@@ -193,9 +193,9 @@ int
 prism_cmd_verify (int argc, char **argv)
 {
   gboolean json = FALSE, no_random = FALSE, proof = FALSE;
-  int seeds = 3, threads = 0, max_nodes = -1;
+  int seeds = 3, threads = 0, max_nodes = G_MININT;   /* G_MININT: not given */
   gint64 seed = 1;
-  double time_limit = -1.0;
+  double time_limit = -G_MAXDOUBLE;                  /* not given */
   g_autofree char *max_memory = NULL;
   g_autofree char *max_work = NULL;
   GOptionEntry entries[] = {
@@ -244,10 +244,12 @@ prism_cmd_verify (int argc, char **argv)
     return prism_cli_fail ("verify", _("--seed must not be negative"));
   if (threads < 0 || threads > 1024)
     return prism_cli_fail ("verify", _("--threads must be between 0 and 1024"));
-  if (max_nodes == 0 || max_nodes < -1)
+  if (max_nodes != G_MININT && max_nodes <= 0)
     return prism_cli_fail ("verify", _("--max-nodes must be positive"));
-  if (time_limit != -1.0 && !(time_limit > 0.0 && isfinite (time_limit)))
-    return prism_cli_fail ("verify", _("--time-limit must be positive"));
+  /* Microseconds of a deadline fit in 64 bits: 1e13 s overflowed into a
+   * deadline in the past ("time limit" at once). */
+  if (time_limit != -G_MAXDOUBLE && !(time_limit > 0.0 && time_limit <= 1e7))
+    return prism_cli_fail ("verify", _("--time-limit must be a number of seconds above 0, at most 10000000"));
   /* The randomized test's interpreter runs take them as their defaults. */
   if (!prism_cli_budget_apply (max_memory, max_work, NULL, &error))
     return prism_cli_fail ("verify", error->message);

@@ -15,7 +15,8 @@
  * or after it), reports TASK (the verified candidates a task met, JSON;
  * a candidate it sent before goes by digest only), STATS (its counters,
  * twice a second) and DONE (its search ended).  Rank 0 sends STOP (stop
- * searching) and END (the run is over: exit).
+ * searching) and END (the run is over: exit); a rank > 0 that is stopped
+ * (SIGTERM, Ctrl-C sent to it) sends STOP to rank 0, which stops them all.
  *
  * Then the timings on the GPU (docs/architecture.md, "MPI"): rank 0 sends
  * TUNE_BEGIN; each rank answers TUNE_READY (its GPU, or why it has none),
@@ -123,6 +124,8 @@ struct _PrismMpiRun
   gboolean done_sent;
   GHashTable *sent_digests;       /* candidates sent in full */
   guint die_after;                /* test hook: SIGKILL after this many TASK messages */
+  int signal_self;                /* test hook: this signal to itself … */
+  guint signal_after;             /* … after this many TASK messages */
   guint64 reports;
   gboolean tune_begun;            /* TUNE_BEGIN came */
   gboolean has_job;               /* TUNE_JOB came … */
@@ -134,7 +137,7 @@ struct _PrismMpiRun
   GArray *early_claims;           /* ClaimAsk that came before every rank was set up */
   RankInfo *ranks;
   GHashTable *candidates;         /* digest → PrismCandidate* received */
-  gboolean stop_sent;
+  gboolean stop_sent;             /* STOP was sent (rank 0) or need not be (rank > 0) */
   gboolean tuning;                /* TUNE_BEGIN was sent */
   int local_rank;                 /* among the ranks of this node */
 
@@ -625,6 +628,7 @@ handle (PrismMpiRun *run, int src, int tag, GBytes *data)
         case TAG_TUNE_READY:  on_tune_ready (run, p, src, data); break;
         case TAG_TUNE_CLAIM:  on_tune_claim (run, p, src); break;
         case TAG_TUNE_RESULT: on_tune_result (run, p, src, data); break;
+        case TAG_STOP: prism_pipeline_stop (p); break;
         default: g_warning ("rank 0 got an unknown message (tag %d) from rank %d", tag, src); break;
         }
       return TRUE;
@@ -638,6 +642,7 @@ handle (PrismMpiRun *run, int src, int tag, GBytes *data)
       break;
     case TAG_STOP:
       run->stopping = TRUE;
+      run->stop_sent = TRUE;   /* rank 0 knows: not told back */
       break;
     case TAG_END:
       run->ended = TRUE;
@@ -685,6 +690,12 @@ send_now (PrismMpiRun *run, OutMsg *m)
     {
       MPI_Wait (&pd.request, MPI_STATUS_IGNORE);
       raise (SIGKILL);
+    }
+  /* Test hook: as if someone sent this rank SIGTERM or SIGINT. */
+  if (m->tag == TAG_TASK && run->signal_self != 0 && ++run->reports >= run->signal_after)
+    {
+      raise (run->signal_self);
+      run->signal_self = 0;
     }
   g_array_append_val (run->pending, pd);
 }
@@ -958,11 +969,15 @@ stop (PrismPipeline *p, gpointer user_data)
 
   g_mutex_lock (&run->lock);
   run->stopping = TRUE;
-  tell = run->rank == 0 && !run->stop_sent;
+  tell = !run->stop_sent && !run->ended;
   run->stop_sent = TRUE;
   g_cond_broadcast (&run->cond);
   g_mutex_unlock (&run->lock);
-  if (tell)
+  /* A stop of a rank > 0 (SIGTERM or Ctrl-C sent to it) is the run's:
+   * rank 0 stops, and tells every rank, so that none waits for another. */
+  if (tell && run->rank != 0)
+    post (run, 0, TAG_STOP, NULL);
+  else if (tell)
     {
       for (int r = 1; r < run->size; r++)
         post (run, r, TAG_STOP, NULL);
@@ -1127,6 +1142,12 @@ prism_mpi_run_init (GError **error)
   die_rank = g_getenv ("PRISM_MPI_TEST_DIE_RANK");
   if (die_rank != NULL && atoi (die_rank) == rank && rank != 0)
     run->die_after = (guint) MAX (atoi (g_getenv ("PRISM_MPI_TEST_DIE_AFTER") ?: "1"), 1);
+  die_rank = g_getenv ("PRISM_MPI_TEST_SIGNAL_RANK");
+  if (die_rank != NULL && atoi (die_rank) == rank && rank != 0)
+    {
+      run->signal_self = g_strcmp0 (g_getenv ("PRISM_MPI_TEST_SIGNAL"), "INT") == 0 ? SIGINT : SIGTERM;
+      run->signal_after = (guint) MAX (atoi (g_getenv ("PRISM_MPI_TEST_SIGNAL_AFTER") ?: "1"), 1);
+    }
   die_rank = g_getenv ("PRISM_MPI_TEST_DIE_TUNE_RANK");
   run->die_in_tune = die_rank != NULL && atoi (die_rank) == rank && rank != 0;
   return run;

@@ -28,6 +28,7 @@
 #include "prism-oracle.h"
 #include "prism-param-instantiate.h"
 #include "prism-pipeline.h"
+#include "prism-out-dir.h"
 #include "prism-recheck.h"
 #include "prism-screen.h"
 #include "prism-tune-queue.h"
@@ -283,6 +284,8 @@ struct _PrismPipeline
   char *out_dir;
   char *source;
   char *results_path;
+  PrismOutDir *out;            /* checked and locked while the pipeline lives */
+  GError *save_error;          /* the last save's failure; NULL once one succeeds */
   const PrismGpuTarget *target;
   char *fingerprint;
   char *peer_fingerprint;
@@ -560,7 +563,16 @@ save_locked (PrismPipeline *p)
   prism_results_set_ranks (p->results, p->ranks);
   prism_results_set_progress (p->results, stats.search.n_tasks, done, p->stop_reason);
   if (!prism_results_save (p->results, p->results_path, &error))
-    g_warning ("cannot write %s: %s", p->results_path, error->message);
+    {
+      /* Said once per reason, not at every save; the run's end reports
+       * the last one (prism_pipeline_get_save_error()). */
+      if (p->save_error == NULL || !g_error_matches (p->save_error, error->domain, error->code))
+        g_warning ("cannot write %s: %s", p->results_path, error->message);
+      g_clear_error (&p->save_error);
+      p->save_error = g_steal_pointer (&error);
+    }
+  else
+    g_clear_error (&p->save_error);
   p->dirty = FALSE;
   p->last_save_us = g_get_monotonic_time ();
 }
@@ -1758,7 +1770,9 @@ recheck_previous (PrismPipeline *p, GError **error)
           g_autoptr(JsonNode) evidence = NULL;
           g_autofree char *message = NULL;
 
-          if (verify (p, c->graph, &evidence, &message) == PRISM_VERDICT_EQUIVALENT)
+          if (g_atomic_int_get (&p->stop_requested) || prism_cancelled ())
+            g_ptr_array_add (errors, g_error_new_literal (PRISM_ERROR, PRISM_ERROR_CANCELLED, "stopped"));
+          else if (verify (p, c->graph, &evidence, &message) == PRISM_VERDICT_EQUIVALENT)
             g_ptr_array_add (errors, NULL);
           else
             g_ptr_array_add (errors, g_error_new_literal (PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH,
@@ -1774,9 +1788,16 @@ recheck_previous (PrismPipeline *p, GError **error)
       errors = prism_recheck_all (recheck, cands, p->opts.search.n_threads);
     }
   g_mutex_lock (&p->lock);
+  /* A candidate the stop left unchecked stays as it was, with its id: the
+   * next --resume checks it (dropping it would delete it from the file, and
+   * finding it again would number it anew). */
   for (guint i = 0; i < cands->len; i++)
-    if (g_ptr_array_index (errors, i) != NULL)
-      drop_previous (p, g_ptr_array_index (cands, i), ((GError *) g_ptr_array_index (errors, i))->message);
+    {
+      const GError *why = g_ptr_array_index (errors, i);
+
+      if (why != NULL && !g_error_matches (why, PRISM_ERROR, PRISM_ERROR_CANCELLED))
+        drop_previous (p, g_ptr_array_index (cands, i), why->message);
+    }
   p->best = NULL;
   for (guint i = 0; i < kept->len; i++)
     {
@@ -1850,7 +1871,10 @@ prism_pipeline_new (PrismGraph *program, const PrismPipelineOptions *options, GE
   /* Only the gathering process writes the results. */
   if (p->out_dir != NULL && p->role != PRISM_PIPELINE_REPORT)
     {
-      p->results_path = g_build_filename (p->out_dir, "results.json", NULL);
+      p->out = prism_out_dir_open (p->out_dir, program, options->resume, options->overwrite, error);
+      if (p->out == NULL)
+        return NULL;
+      p->results_path = g_strdup (prism_out_dir_get_results_path (p->out));
       /* Temporary files of writers killed with SIGKILL. */
       prism_atomic_file_remove_stale (p->results_path);
       if (options->resume && !load_previous (p, error))
@@ -1891,6 +1915,8 @@ prism_pipeline_free (PrismPipeline *p)
   g_free (p->out_dir);
   g_free (p->source);
   g_free (p->results_path);
+  g_clear_pointer (&p->out, prism_out_dir_close);
+  g_clear_error (&p->save_error);
   g_free (p->gpu_worker);
   g_free (p->fingerprint);
   g_free (p->peer_fingerprint);
@@ -2825,6 +2851,12 @@ double
 prism_pipeline_get_baseline_us (PrismPipeline *p)
 {
   return p->baseline_us;
+}
+
+const GError *
+prism_pipeline_get_save_error (PrismPipeline *p)
+{
+  return p->save_error;
 }
 
 const char *

@@ -213,6 +213,7 @@ typedef struct
   guint random_seeds;             /* input sets per randomized check (default 2) */
   const char *out_dir;            /* results.json goes there; NULL = nowhere */
   gboolean resume;                /* continue from out_dir/results.json */
+  gboolean overwrite;             /* a results.json of another program may be replaced */
   const char *source;             /* shown in results: a workload name or a file */
   guint64 max_map_combinations;   /* per enumerative sGraph (default 4096) */
   guint max_variants;             /* map choices decided per symbolic sGraph, best predicted first (default 4) */
@@ -303,6 +304,9 @@ GPtrArray     *prism_pipeline_get_candidates (PrismPipeline            *pipeline
 double         prism_pipeline_get_baseline_us (PrismPipeline           *pipeline);
 /* NULL without an output folder. */
 const char    *prism_pipeline_get_results_path (PrismPipeline          *pipeline);
+/* Why the last save of results.json failed, %NULL if it did not (or none
+ * was made): after prism_pipeline_run(), the final save.  (transfer none) */
+const GError  *prism_pipeline_get_save_error   (PrismPipeline          *pipeline);
 /* Valid after prism_pipeline_run(). */
 const char    *prism_pipeline_get_stop_reason (PrismPipeline           *pipeline);
 

@@ -4,6 +4,8 @@
  */
 #include "config.h"
 
+#include <gio/gio.h>
+
 #include "prism-error.h"
 #include "prism-recheck.h"
 #include "prism-verifier.h"
@@ -45,6 +47,13 @@ prism_recheck_free (PrismRecheck *r)
   g_free (r);
 }
 
+static gboolean
+not_checked (GError **error)
+{
+  g_set_error_literal (error, PRISM_ERROR, PRISM_ERROR_CANCELLED, "not checked: the run was stopped");
+  return FALSE;
+}
+
 gboolean
 prism_recheck_candidate (PrismRecheck *r, const PrismCandidate *c, GError **error)
 {
@@ -54,6 +63,9 @@ prism_recheck_candidate (PrismRecheck *r, const PrismCandidate *c, GError **erro
 
   g_return_val_if_fail (r != NULL && c != NULL && c->graph != NULL, FALSE);
   verdict = prism_verifier_check (r->verifier, c->graph, &local);
+  /* A proof cut short by a stop says nothing about the candidate. */
+  if (prism_cancelled () && (verdict == NULL || verdict->kind != PRISM_VERDICT_EQUIVALENT))
+    return not_checked (error);
   if (verdict == NULL)
     {
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_INVALID_GRAPH, "the verifier cannot check it: %s",
@@ -95,6 +107,7 @@ typedef struct
   PrismRecheck *recheck;
   GPtrArray *candidates;
   GPtrArray *errors;
+  GCancellable *cancel;   /* the caller's current one, made current on every thread */
   gint next;
 } Batch;
 
@@ -104,14 +117,21 @@ recheck_worker (gpointer data)
   Batch *b = data;
   gint i;
 
+  if (b->cancel != NULL)
+    g_cancellable_push_current (b->cancel);
   /* Each thread takes the next unchecked candidate: costs differ. */
   while ((i = g_atomic_int_add (&b->next, 1)) < (gint) b->candidates->len)
     {
       GError *error = NULL;
 
-      if (!prism_recheck_candidate (b->recheck, g_ptr_array_index (b->candidates, i), &error))
-        b->errors->pdata[i] = error;
+      if (prism_cancelled ())
+        not_checked (&error);
+      else
+        prism_recheck_candidate (b->recheck, g_ptr_array_index (b->candidates, i), &error);
+      b->errors->pdata[i] = error;
     }
+  if (b->cancel != NULL)
+    g_cancellable_pop_current (b->cancel);
   return NULL;
 }
 
@@ -119,7 +139,7 @@ GPtrArray *
 prism_recheck_all (PrismRecheck *r, GPtrArray *candidates, guint n_threads)
 {
   g_autoptr(GPtrArray) threads = g_ptr_array_new ();
-  Batch b = { r, candidates, NULL, 0 };
+  Batch b = { r, candidates, NULL, g_cancellable_get_current (), 0 };
 
   g_return_val_if_fail (r != NULL && candidates != NULL, NULL);
   b.errors = g_ptr_array_new_full (candidates->len, error_free0);

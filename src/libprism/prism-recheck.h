@@ -38,7 +38,9 @@ void          prism_recheck_free      (PrismRecheck         *recheck);
  * instantiate it.  Safe to call from several threads at once.
  *
  * Returns: %FALSE with @error (%PRISM_ERROR_INVALID_GRAPH) saying why it is
- *   not equivalent; the caller names the candidate and the file
+ *   not equivalent, or %PRISM_ERROR_CANCELLED when the caller's current
+ *   #GCancellable was cancelled before it was proved (it is not known); the
+ *   caller names the candidate and the file
  */
 gboolean      prism_recheck_candidate (PrismRecheck         *recheck,
                                        const PrismCandidate *candidate,
@@ -48,6 +50,10 @@ gboolean      prism_recheck_candidate (PrismRecheck         *recheck,
  * prism_recheck_all:
  * @candidates: (element-type PrismCandidate)
  * @n_threads: threads to prove them on (0: one per processor)
+ *
+ * The threads share the caller's current #GCancellable: once it is
+ * cancelled (a stop), the candidates not proved yet get
+ * %PRISM_ERROR_CANCELLED — not checked, which is not "not equivalent".
  *
  * Returns: (transfer full) (element-type GError): for each candidate, %NULL
  *   if it was proved again, else why not

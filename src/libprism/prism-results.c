@@ -13,7 +13,9 @@
 
 #include "prism-atomic-file.h"
 #include "prism-canonical.h"
+#include "prism-cost-model.h"
 #include "prism-error.h"
+#include "prism-gpu-target.h"
 #include "prism-graph-json.h"
 #include "prism-json-reader.h"
 #include "prism-results.h"
@@ -615,6 +617,11 @@ prism_candidate_from_json (JsonNode *node, GError **error)
   if (c->digest == NULL || !is_digest (c->digest))
     {
       fail (error, PRISM_ERROR_PARSE, "candidate %u: “digest” is not 32 hex digits", c->id);
+      return NULL;
+    }
+  if (strspn (c->digest, "0") == 32)
+    {
+      fail (error, PRISM_ERROR_PARSE, "candidate %u: “digest” is all zeros, which no graph has", c->id);
       return NULL;
     }
   if ((member = json_object_get_member (obj, "symbolic_graph")) == NULL &&
@@ -1728,6 +1735,65 @@ summarize_candidate (const char *data, const PrismJsonSpan *span, PrismCandidate
   return TRUE;
 }
 
+/* Ids and digests name one candidate each: a file with two candidates of
+ * one id (export --candidate would pick either) or one digest (the same
+ * candidate twice, or thousands of times) is not one the search wrote. */
+static gboolean
+check_identity (GHashTable *ids, GHashTable *digests, guint id, const char *digest, GError **error)
+{
+  if (!g_hash_table_add (ids, GUINT_TO_POINTER (id)))
+    return fail (error, PRISM_ERROR_PARSE, "two candidates have the id %u", id);
+  if (!g_hash_table_add (digests, g_strdup (digest)))
+    return fail (error, PRISM_ERROR_PARSE, "candidate %u has the digest of an earlier candidate (%s): "
+                 "a candidate is listed once", id, digest);
+  return TRUE;
+}
+
+/* The file's figure where it is the model's up to the rounding of a sum
+ * taken in another order (a file read back writes the same bytes). */
+static gboolean
+same_figure (double in_file, double model)
+{
+  return fabs (in_file - model) <= 1e-9 * fabs (model);
+}
+
+/* Predicted times and speedups are the cost model's for the file's target,
+ * program and sizes, never the file's (a speedup of 1e300 made export pick
+ * the wrong best): the baseline and each candidate are priced again. */
+static gboolean
+recompute_figures (PrismResults *r, GError **error)
+{
+  const PrismGpuTarget *target = prism_gpu_target_lookup (r->target);
+  PrismBaselineKind kind = PRISM_BASELINE_VENDOR;
+  PrismCostEstimate est;
+  g_autoptr(GError) local = NULL;
+
+  if (target == NULL)
+    return fail (error, PRISM_ERROR_PARSE, "“target” “%s” is not a GPU this build knows "
+                 "(prism search --help lists them; $PRISM_GPU_DATA_PATH adds others)", r->target);
+  if (r->baseline_kind != NULL && !prism_baseline_kind_from_string (r->baseline_kind, &kind))
+    return fail (error, PRISM_ERROR_PARSE, "baseline: “kind” “%s” is not vendor or prism-lowered",
+                 r->baseline_kind);
+  if (r->candidates->len == 0 && r->baseline_us == 0)
+    return TRUE;
+  if (!prism_cost_model_predict_baseline (target, r->program, kind, &est, &local))
+    return fail (error, PRISM_ERROR_PARSE, "program: the cost model cannot price it on %s: %s",
+                 r->target, local->message);
+  r->baseline_us = same_figure (r->baseline_us, est.total_us) ? r->baseline_us : est.total_us;
+  r->baseline_launches = est.n_launches;
+  for (guint i = 0; i < r->candidates->len; i++)
+    {
+      PrismCandidate *c = g_ptr_array_index (r->candidates, i);
+
+      if (!prism_cost_model_predict (target, c->graph, c->values, c->n_values, &est, &local))
+        return fail (error, PRISM_ERROR_PARSE, "candidate %u: its sizes (“params”) do not fit it on %s: %s",
+                     c->id, r->target, local->message);
+      c->predicted_us = same_figure (c->predicted_us, est.total_us) ? c->predicted_us : est.total_us;
+      c->speedup = c->predicted_us > 0 ? r->baseline_us / c->predicted_us : 0;
+    }
+  return TRUE;
+}
+
 static PrismResults *
 load_text (const char *data, gsize length, PrismResultsSelectFunc select, gpointer user_data,
            GError **error)
@@ -1737,6 +1803,8 @@ load_text (const char *data, gsize length, PrismResultsSelectFunc select, gpoint
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(PrismResults) r = NULL;
   g_autofree gboolean *keep = NULL;
+  g_autoptr(GHashTable) ids = NULL;
+  g_autoptr(GHashTable) digest_set = NULL;
   PrismJsonSpan cands;
   gboolean has_cands;
 
@@ -1786,13 +1854,15 @@ load_text (const char *data, gsize length, PrismResultsSelectFunc select, gpoint
   g_clear_pointer (&root, json_node_unref);
   g_string_free (g_steal_pointer (&head), TRUE);
   if (spans == NULL)
-    return g_steal_pointer (&r);
+    return recompute_figures (r, error) ? g_steal_pointer (&r) : NULL;
 
   /* Every candidate is read (and checked); with @select, only the few
    * members it is told about are read of the others, and only those it
    * picks are kept: time and memory are those of the few a command acts on. */
   r->n_candidates_in_file = spans->len;
   keep = g_new0 (gboolean, MAX (spans->len, 1));
+  ids = g_hash_table_new (NULL, NULL);
+  digest_set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   if (select != NULL)
     {
       g_autofree PrismCandidateSummary *all = g_new0 (PrismCandidateSummary, MAX (spans->len, 1));
@@ -1809,6 +1879,8 @@ load_text (const char *data, gsize length, PrismResultsSelectFunc select, gpoint
             }
           all[i].index = i;
           g_ptr_array_add (digests, digest);
+          if (!check_identity (ids, digest_set, all[i].id, digest, error))
+            return NULL;
           all[i].digest = digest;
         }
       select (all, spans->len, keep, user_data);
@@ -1823,7 +1895,11 @@ load_text (const char *data, gsize length, PrismResultsSelectFunc select, gpoint
       if (c == NULL)
         return NULL;
       g_ptr_array_add (r->candidates, c);
+      if (select == NULL && !check_identity (ids, digest_set, c->id, c->digest, error))
+        return NULL;
     }
+  if (!recompute_figures (r, error))
+    return NULL;
   return g_steal_pointer (&r);
 }
 

@@ -550,6 +550,13 @@ prism_session_get_results_path (PrismSession *self)
   return prism_pipeline_get_results_path (self->pipeline);
 }
 
+const GError *
+prism_session_get_save_error (PrismSession *self)
+{
+  g_return_val_if_fail (PRISM_IS_SESSION (self), NULL);
+  return prism_pipeline_get_save_error (self->pipeline);
+}
+
 const char *
 prism_session_get_stop_reason (PrismSession *self)
 {

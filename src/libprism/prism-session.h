@@ -78,6 +78,9 @@ GPtrArray        *prism_session_get_candidates (PrismSession  *self);
 double            prism_session_get_baseline_us (PrismSession *self);
 /* NULL without an output folder. */
 const char       *prism_session_get_results_path (PrismSession *self);
+/* Why the last save of results.json failed, NULL if it did not; once
+ * finished, the final save's.  (transfer none) */
+const GError     *prism_session_get_save_error  (PrismSession *self);
 /* "exhausted", "time limit", "stopped", "error"; NULL until finished. */
 const char       *prism_session_get_stop_reason (PrismSession *self);
 

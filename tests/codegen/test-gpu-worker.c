@@ -26,6 +26,8 @@
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "codegen-cases.h"
 #include "prism-cublaslt.h"
@@ -819,6 +821,62 @@ test_lookup_headers (void)
   g_assert_nonnull (cubin);
 }
 
+/* Runs the worker on @dir under a memory limit and timeout(1); returns its
+ * wait status. */
+static int
+run_worker_bounded (const char *dir)
+{
+  g_autofree char *cmd = g_strdup_printf ("ulimit -v 4000000; exec timeout 30 '%s' '%s'",
+                                          g_getenv ("PRISM_GPU_WORKER"), dir);
+  const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL |
+                               G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  return status;
+}
+
+/* job.json goes through the strict reader: a "type" that is not a string,
+ * nesting 100 000 deep, a FIFO and /dev/zero give a result.json saying so
+ * (before: SIGSEGV, SIGSEGV, a hang, memory until it ran out). */
+static void
+test_bad_jobs (void)
+{
+  g_autofree char *deep = NULL;
+  const char *names[] = { "type-number", "deep", "fifo", "zero" };
+
+  deep = g_strnfill (200000, '[');
+  memset (deep + 100000, ']', 100000);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *dir = g_build_filename (tmpdir, names[i], NULL);
+      g_autofree char *job = g_build_filename (dir, "job.json", NULL);
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      JsonObject *res;
+      int status;
+
+      g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+      if (i == 0)
+        write_file (dir, "job.json", "{\"type\": 5}", strlen ("{\"type\": 5}"));
+      else if (i == 1)
+        write_file (dir, "job.json", deep, 200000);
+      else if (i == 2)
+        g_assert_cmpint (mkfifo (job, 0600), ==, 0);
+      else
+        g_assert_cmpint (symlink ("/dev/zero", job), ==, 0);
+      status = run_worker_bounded (dir);
+      if (!WIFEXITED (status) || WEXITSTATUS (status) == 124)
+        g_error ("%s: the worker %s %d", names[i], WIFEXITED (status) ? "timed out, exit" : "was killed by signal",
+                 WIFEXITED (status) ? WEXITSTATUS (status) : WTERMSIG (status));
+      res = load_json (dir, "result.json", parser);
+      g_assert_cmpstr (json_object_get_string_member (res, "status"), ==, "error");
+      g_test_message ("%s: %s", names[i], json_object_get_string_member_with_default (res, "message", ""));
+      g_assert_nonnull (strstr (json_object_get_string_member_with_default (res, "message", ""), "job.json"));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -858,6 +916,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu-worker/crash", test_crash);
   g_test_add_func ("/gpu-worker/hang", test_hang);
   g_test_add_func ("/gpu-worker/no-nvml", test_no_nvml);
+  g_test_add_func ("/gpu-worker/bad-jobs", test_bad_jobs);
   g_test_add_data_func ("/cublaslt/gemm/f32", GINT_TO_POINTER (PRISM_DTYPE_F32), test_cublaslt_gemm);
   g_test_add_data_func ("/cublaslt/gemm/f16", GINT_TO_POINTER (PRISM_DTYPE_F16), test_cublaslt_gemm);
   g_test_add_data_func ("/cublaslt/gemm/bf16", GINT_TO_POINTER (PRISM_DTYPE_BF16), test_cublaslt_gemm);

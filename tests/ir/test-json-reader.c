@@ -361,6 +361,60 @@ test_gpu_files (void)
   g_unlink (fifo);
 }
 
+/* @text with the first @from replaced by @to. */
+static char *
+replace_once (const char *text, const char *from, const char *to)
+{
+  const char *at = strstr (text, from);
+
+  g_assert_nonnull (at);
+  return g_strdup_printf ("%.*s%s%s", (int) (at - text), text, to, at + strlen (from));
+}
+
+/* The GPU reader is as strict as the others: names that reach the terminal
+ * are printable and bounded, every member is known, and the thread limits
+ * are those of real GPUs (before: all of these were accepted, and bench and
+ * search printed the display name's escape sequences raw). */
+static void
+test_gpu_files_strict (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "data", "gpus", "h100.json", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *long_name = g_strnfill (900000, 'x');
+  g_autofree char *long_member = g_strdup_printf ("\"display_name\": \"%s\"", long_name);
+  const struct
+  {
+    const char *from, *to, *message;
+  } cases[] = {
+    { "\"display_name\": \"NVIDIA", "\"display_name\": \"\\u001b]0;pwned\\u0007NVIDIA",
+      "display_name: holds the control character U+001B" },
+    { "\"display_name\": \"NVIDIA H100 SXM5 80 GB\"", long_member, "display_name: longer than 256 bytes" },
+    { "\"name\": \"h100\"", "\"name\": \"h100\\u0085\"", "name: holds the control character U+0085" },
+    { "\"iteration_us\"", "\"iteration_uss\"", "“iteration_uss” is not a member of calibration" },
+    { "\"sm_count\"", "\"sm_counts\": 1, \"sm_count\"", "“sm_counts” is not a member of datasheet" },
+    { "\"match\"", "\"matches\": [], \"match\"", "“matches” is not a member of the file" },
+    { "\"kib_per_sm\": 1,", "\"kib_per_sm\": 1, \"gbps\": 2,", "“gbps” is not a member of calibration.dram_gbs_by_inflight[]" },
+    { "\"max_threads_per_block\": 1024", "\"max_threads_per_block\": 33",
+      "datasheet.max_threads_per_block: not a multiple of 32" },
+    { "\"max_threads_per_block\": 1024", "\"max_threads_per_block\": 65536",
+      "datasheet.max_threads_per_block: 65536 is outside [32, 1024]" },
+  };
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *bad = replace_once (text, cases[i].from, cases[i].to);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(PrismGpuTarget) t = prism_gpu_target_load_data (bad, -1, "bad.json", &error);
+
+      g_test_message ("case %u: %s", i, cases[i].message);
+      g_assert_null (t);
+      g_assert_error (error, PRISM_ERROR, PRISM_ERROR_PARSE);
+      if (strstr (error->message, cases[i].message) == NULL)
+        g_error ("case %u: “%.200s” lacks “%s”", i, error->message, cases[i].message);
+    }
+}
+
 /* What the project writes, its strict reader reads: json-glib 1.6 writes
  * the doubles 1e-10 and 1e22 as "1e-10.0" and "1e+22.0", which are not
  * JSON; prism_json_to_text() writes "1e-10" and "1e+22", and leaves strings
@@ -420,6 +474,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/json-reader/read-file", test_read_file);
   g_test_add_func ("/json-reader/spans", test_spans);
   g_test_add_func ("/json-reader/gpu-files", test_gpu_files);
+  g_test_add_func ("/json-reader/gpu-files-strict", test_gpu_files_strict);
   g_test_add_func ("/json-reader/writer-doubles", test_writer_doubles);
   status = g_test_run ();
   g_rmdir (tmpdir);

@@ -244,6 +244,29 @@ test_bench (void)
                    "unknown kernel op type “kn_frobnicate_op”");
 }
 
+/* export takes a Mirage file of one graph, as every command that takes one
+ * program does (before: exit 2, the file read as a prism-graph). */
+static void
+test_export_one_graph (void)
+{
+  g_autofree char *path = mirage_file ("lora.json");
+  g_autofree char *several = mirage_file ("matmul.json");
+  g_autofree char *tmp = g_dir_make_tmp ("test-mirage-export-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename (tmp, "bundle", NULL);
+  g_autofree char *out2 = g_build_filename (tmp, "bundle2", NULL);
+  g_autofree char *manifest = g_build_filename (out, "manifest.json", NULL);
+  g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL;
+  const char *args[] = { "export", path, "--out", out, "--no-resource-usage", NULL };
+  const char *args2[] = { "export", several, "--out", out2, "--no-resource-usage", NULL };
+  int code = run_prism (args, &o1, &e1);
+
+  if (code != 0)
+    g_error ("exit %d: %s", code, e1);
+  g_assert_true (g_file_test (manifest, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpint (run_prism (args2, &o2, &e2), ==, 2);
+  assert_contains (e2, "holds 2 Mirage muGraphs");
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -266,5 +289,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/mirage-cli/verify-json", test_verify_json);
   g_test_add_func ("/mirage-cli/verify-usage", test_verify_usage);
   g_test_add_func ("/mirage-cli/bench", test_bench);
+  g_test_add_func ("/mirage-cli/export-one-graph", test_export_one_graph);
   return g_test_run ();
 }

@@ -341,6 +341,64 @@ test_edits (void)
   }
 }
 
+static JsonObject *
+output_tensor (JsonObject *op)
+{
+  return json_array_get_object_element (json_object_get_array_member (op, "output_tensors"), 0);
+}
+
+static void
+edit_data_type (JsonObject *k)
+{
+  /* f32 stated for a tensor the op computes in f16 */
+  json_object_set_int_member (output_tensor (bop (k, 2)), "data_type", 950);
+}
+
+static void
+edit_dim_padding (JsonObject *k)
+{
+  JsonArray *dim = json_object_get_array_member (output_tensor (bop (k, 2)), "dim");
+
+  g_assert_cmpuint (json_array_get_length (dim), >, 2);
+  json_node_set_string (json_array_get_element (dim, json_array_get_length (dim) - 1), "junk");
+}
+
+static void
+edit_grid_z_huge (JsonObject *k)
+{
+  JsonObject *grid = json_object_get_object_member (json_object_get_object_member (k, "bgraph"), "grid_dim");
+
+  json_object_set_int_member (grid, "z", 70000);
+}
+
+/* What the file states is checked, not ignored (before: a stated data type
+ * other than the inferred one, "junk" past num_dims and a grid of 70 000
+ * blocks along z were all accepted). */
+static void
+test_stated (void)
+{
+  static const struct
+  {
+    EditFunc edit;
+    const char *message;
+  } cases[] = {
+    { edit_data_type, ".data_type”: the file says f32, the op computes f16" },
+    { edit_dim_padding, "is a string, not an integer" },
+    { edit_grid_z_huge, "CUDA grids have at most 65535 blocks along y and z" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GPtrArray) keep = NULL;
+      PrismMirageGraph *m = load_edited (cases[i].edit, &keep);
+
+      g_assert_null (m->graph);
+      g_assert_nonnull (m->error);
+      if (strstr (m->error->message, cases[i].message) == NULL)
+        g_error ("case %u: “%s” lacks “%s”", i, m->error->message, cases[i].message);
+    }
+}
+
 static void
 test_file_errors (void)
 {
@@ -405,6 +463,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/mirage-reader/lora", test_lora);
   g_test_add_func ("/mirage-reader/malformed", test_malformed);
   g_test_add_func ("/mirage-reader/edits", test_edits);
+  g_test_add_func ("/mirage-reader/stated", test_stated);
   g_test_add_func ("/mirage-reader/file-errors", test_file_errors);
   g_test_add_func ("/mirage-reader/detection", test_detection);
   return g_test_run ();

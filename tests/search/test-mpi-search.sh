@@ -2,8 +2,9 @@
 # `mpirun -np 3 prism search`: the same candidates (ids, digests, places in
 # the search, equivalents, best) as one process on rms_norm and swiglu, every
 # rank ran tasks; a rank killed after its first task ends the run with the
-# results kept and --resume then gives the full set; a rank that cannot read
-# the program fails the run with its message on rank 0, exit 2, no hang.
+# results kept and --resume then gives the full set; SIGTERM or SIGINT to a
+# rank > 0 stops every rank; a rank that cannot read the program fails the
+# run with its message on rank 0, exit 2, no hang.
 #   test-mpi-search.sh PRISM MPI   (MPI: whether prism was built with MPI)
 set -u
 prism="$1"
@@ -129,6 +130,34 @@ else
     echo "ok: --resume after the kill gives the full set"
   fi
 fi
+
+# SIGTERM or SIGINT to a rank other than 0 stops the whole run, as on rank
+# 0: every rank ends, results.json is kept and says stopped (before: only
+# that rank stopped; the others searched on to the end or the time limit,
+# 40-60 s with the default one, which looked like a hang).
+for sig in TERM:2 INT:1; do
+  rm -rf "$tmp/signalled"
+  "${mpirun[@]}" -x PRISM_MPI_TEST_SIGNAL_RANK="${sig#*:}" -x PRISM_MPI_TEST_SIGNAL="${sig%:*}" \
+    "$prism" "${search[@]}" attention --out "$tmp/signalled" >"$tmp/log" 2>&1
+  rc=$?
+  if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
+    echo "FAIL: SIG${sig%:*} to rank ${sig#*:}: mpirun exited with $rc (124: a hang)"; tail -20 "$tmp/log"
+    fail=$((fail + 1))
+  elif ! python3 - "$tmp/signalled/results.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert not d["complete"] and d["stop_reason"] == "stopped", (d["complete"], d["stop_reason"])
+states = [(r["rank"], r["state"]) for r in d["stats"]["ranks"]]
+# Rank 0 stopped instead of searching on; a rank that ran out of granted
+# tasks as the stop came may say "exhausted".
+assert states[0] == (0, "stopped"), states
+EOF
+  then
+    echo "FAIL: SIG${sig%:*} to rank ${sig#*:}: the other ranks did not stop"; fail=$((fail + 1))
+  else
+    echo "ok: SIG${sig%:*} to rank ${sig#*:} stops every rank (exit $rc), results.json kept"
+  fi
+done
 
 # Rank 2 cannot read the program: every rank stops, rank 0 says why.
 "${mpirun[@]}" -x PRISM_MPI_TEST_FAIL_RANK=2 "$prism" "${search[@]}" rms_norm --out "$tmp/unread" \

@@ -238,6 +238,94 @@ test_selected (void)
 }
 
 /* Temporary files carry the writer's pid; those of dead writers go. */
+/* @good with the 32 digits after the @n-th "digest":" of a candidate
+ * (a line starting with {"id":N,) replaced by @digest. */
+static char *
+with_digest (guint n, const char *digest)
+{
+  g_autofree char *start = g_strdup_printf ("{\"id\":%u,\"digest\":\"", n);
+  char *text = g_strdup (good);
+  char *at = strstr (text, start);
+
+  g_assert_nonnull (at);
+  memcpy (at + strlen (start), digest, 32);
+  return text;
+}
+
+static double
+first_speedup (PrismResults *r)
+{
+  return ((PrismCandidate *) g_ptr_array_index (prism_results_get_candidates (r), 0))->speedup;
+}
+
+/* Predicted times and speedups are the cost model's, never the file's
+ * (before: a speedup of 1e300 was read and written back, and export took
+ * that candidate for the best); a candidate without its sizes, two of one
+ * id or one digest, and an all-zero digest are refused (before: accepted). */
+static void
+test_identities_and_figures (void)
+{
+  g_autoptr(PrismResults) honest = prism_results_load_from_data (good, good_len, NULL);
+  g_autofree char *digest1 = NULL;
+  double speedup;
+
+  g_assert_nonnull (honest);
+  speedup = first_speedup (honest);
+  g_assert_cmpfloat (speedup, >, 0);
+  {
+    g_autofree char *text = edit ("\"speedup\":", "\"speedup\":1e300,\"was\":");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(PrismResults) r = prism_results_load_from_data (text, strlen (text), &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpfloat (first_speedup (r), ==, speedup);
+  }
+  {
+    g_autofree char *text = edit ("\"predicted_us\":", "\"predicted_us\":1e-300,\"was\":");
+    g_autoptr(PrismResults) r = prism_results_load_from_data (text, strlen (text), NULL);
+    PrismCandidate *c;
+
+    g_assert_nonnull (r);
+    c = g_ptr_array_index (prism_results_get_candidates (r), 0);
+    g_assert_cmpfloat (c->predicted_us, ==,
+                       ((PrismCandidate *) g_ptr_array_index (prism_results_get_candidates (honest), 0))->predicted_us);
+    g_assert_cmpfloat (first_speedup (r), ==, speedup);
+  }
+  {
+    g_autofree char *text = edit ("\"params\":{", "\"params_were\":{");
+    expect_refused (text, -1, PRISM_ERROR_PARSE, "candidate 1: its sizes (“params”) do not fit it");
+  }
+  {
+    g_autofree char *text = edit ("{\"id\":2,\"digest\"", "{\"id\":1,\"digest\"");
+    expect_refused (text, -1, PRISM_ERROR_PARSE, "two candidates have the id 1");
+  }
+  {
+    g_autofree char *text = with_digest (1, "00000000000000000000000000000000");
+    expect_refused (text, -1, PRISM_ERROR_PARSE, "“digest” is all zeros");
+  }
+  {
+    const char *at = strstr (good, "{\"id\":1,\"digest\":\"");
+    g_autofree char *text = NULL;
+    g_autofree char *path = g_build_filename (tmpdir, "same-digest.json", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(PrismResults) r = NULL;
+    Seen seen = { 0, 1 };
+
+    digest1 = g_strndup (at + strlen ("{\"id\":1,\"digest\":\""), 32);
+    text = with_digest (2, digest1);
+    expect_refused (text, -1, PRISM_ERROR_PARSE, "has the digest of an earlier candidate");
+    /* The same through the select path export takes. */
+    g_assert_true (g_file_set_contents (path, text, -1, NULL));
+    r = prism_results_load_selected (path, keep_one, &seen, &error);
+    g_assert_null (r);
+    g_assert_error (error, PRISM_ERROR, PRISM_ERROR_PARSE);
+  }
+  {
+    g_autofree char *text = edit ("\"target\" : \"h100\"", "\"target\" : \"z80\"");
+    expect_refused (text, -1, PRISM_ERROR_PARSE, "“target” “z80” is not a GPU");
+  }
+}
+
 static void
 test_atomic_file (void)
 {
@@ -299,6 +387,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/results-reader/limits", test_limits);
   g_test_add_func ("/results-reader/selected", test_selected);
   g_test_add_func ("/results-reader/atomic-file", test_atomic_file);
+  g_test_add_func ("/results-reader/identities-and-figures", test_identities_and_figures);
   ret = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);

@@ -10,10 +10,16 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include "prism-out-dir.h"
 #include "prism-search.h"
 
 #define PROGRAM "swiglu:n=4,d=64"
@@ -522,6 +528,254 @@ test_stats_members (void)
     g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "best"), "speedup"), >, 1.0);
 }
 
+#define SMALL "--max-kernels", "1", "--max-kernel-ops", "1"
+
+/* `--out X` checked before the search: exit 2 naming X, nothing searched
+ * (before: exit 0, "results: X/results.json", a warning per save and
+ * nothing written). */
+static void
+test_out_checked (void)
+{
+  g_autofree char *base = g_build_filename (tmpdir, "outs", NULL);
+  g_autofree char *file = g_build_filename (base, "file", NULL);
+  g_autofree char *fifo = g_build_filename (base, "fifo", NULL);
+  g_autofree char *loop = g_build_filename (base, "loop", NULL);
+  g_autofree char *ro = g_build_filename (base, "ro", NULL);
+  g_autofree char *holder = g_build_filename (base, "dir-results", NULL);
+  g_autofree char *json_dir = g_build_filename (holder, "results.json", NULL);
+  g_autofree char *missing = g_build_filename (base, "missing", NULL);
+  const char *bad[] = { file, fifo, loop, ro, holder };
+
+  g_assert_cmpint (g_mkdir_with_parents (json_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (file, "x", -1, NULL));
+  g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+  g_assert_cmpint (symlink ("loop", loop), ==, 0);
+  g_assert_cmpint (g_mkdir (ro, 0555), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      const char *args[] = { PROGRAM, SMALL, "--out", bad[i], NULL };
+      g_autofree char *err = NULL;
+      int code;
+
+      if (bad[i] == ro && geteuid () == 0)
+        {
+          g_test_message ("root writes in a read-only folder: that case is not tested");
+          continue;
+        }
+      code = run_search (args, NULL, &err);
+      if (code != 2 || strstr (err, bad[i]) == NULL || strstr (err, "results:") != NULL)
+        g_error ("--out %s: exit %d, stderr “%s”", bad[i], code, err);
+    }
+  {
+    const char *empty[] = { PROGRAM, SMALL, "--out", "", NULL };
+    const char *resume[] = { PROGRAM, SMALL, "--out", missing, "--resume", NULL };
+    g_autofree char *err1 = NULL, *err2 = NULL;
+
+    g_assert_cmpint (run_search (empty, NULL, &err1), ==, 2);
+    g_assert_nonnull (strstr (err1, "--out"));
+    /* Before: a fresh search, silently. */
+    g_assert_cmpint (run_search (resume, NULL, &err2), ==, 2);
+    g_assert_nonnull (strstr (err2, missing));
+    g_assert_false (g_file_test (missing, G_FILE_TEST_EXISTS));
+  }
+}
+
+/* The results of another program, or a file that is not prism's, are not
+ * overwritten without --force (before: replaced by the new search's). */
+static void
+test_out_other_program (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "other-out", NULL);
+  g_autofree char *path = g_build_filename (dir, "results.json", NULL);
+  g_autofree char *theirs = NULL, *after = NULL, *err = NULL, *err2 = NULL;
+  const char *first[] = { "rms_norm:n=4,d=64", SMALL, "--out", dir, NULL };
+  const char *other[] = { PROGRAM, SMALL, "--out", dir, NULL };
+  const char *forced[] = { PROGRAM, SMALL, "--out", dir, "--force", NULL };
+
+  g_assert_cmpint (run_search (first, NULL, NULL), ==, 0);
+  g_assert_true (g_file_get_contents (path, &theirs, NULL, NULL));
+  g_assert_cmpint (run_search (other, NULL, &err), ==, 2);
+  g_assert_nonnull (strstr (err, path));
+  g_assert_nonnull (strstr (err, "--force"));
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, theirs);
+  /* The same program again is a new search of it: no --force needed. */
+  g_assert_cmpint (run_search (first, NULL, NULL), ==, 0);
+  g_assert_true (g_file_set_contents (path, "{\"mine\": 1}\n", -1, NULL));
+  g_assert_cmpint (run_search (other, NULL, &err2), ==, 2);
+  g_assert_nonnull (strstr (err2, "not a results file"));
+  g_assert_cmpint (run_search (forced, NULL, NULL), ==, 0);
+}
+
+/* A disk that fills up (RLIMIT_FSIZE: every save fails with EFBIG): exit
+ * 1 naming results.json, and the previous results stay as they were
+ * (before: exit 0, "results: …", the file whatever the last save left). */
+static void
+test_out_full_disk (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "full", NULL);
+  g_autofree char *path = g_build_filename (dir, "results.json", NULL);
+  g_autofree char *before = NULL, *after = NULL, *cmd = NULL, *err = NULL;
+  const char *first[] = { PROGRAM, SMALL, "--out", dir, NULL };
+  const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_assert_cmpint (run_search (first, NULL, NULL), ==, 0);
+  g_assert_true (g_file_get_contents (path, &before, NULL, NULL));
+  /* SIGXFSZ ignored: a write past the limit fails with EFBIG, as on a
+   * full disk.  stderr is a pipe, which the limit does not cover. */
+  cmd = g_strdup_printf ("trap '' XFSZ; ulimit -f 4 && exec '%s' search %s --max-kernels 1 "
+                         "--max-kernel-ops 1 --max-variants 8 --out '%s'", prism_path, PROGRAM, dir);
+  argv[2] = cmd;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                               NULL, &err, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  if (WEXITSTATUS (status) != 1 || strstr (err, "could not be saved") == NULL || strstr (err, path) == NULL)
+    g_error ("exit %d, stderr “%s”", WEXITSTATUS (status), err);
+  g_assert_null (strstr (err, "results: "));
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+}
+
+static GPid
+dead_pid (void)
+{
+  const char *argv[] = { "/bin/true", NULL };
+  g_autoptr(GError) error = NULL;
+  GPid pid;
+  int status;
+
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                &pid, &error));
+  g_assert_no_error (error);
+  waitpid (pid, &status, 0);
+  return pid;
+}
+
+/* A folder another search holds (it has the lock's flock()) is refused,
+ * naming that process; a lock file of a process that is gone (killed with
+ * SIGKILL, or a zombie) is taken over (before: both searches wrote the
+ * file). */
+static void
+test_out_locked (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "locked", NULL);
+  g_autofree char *lock = g_build_filename (dir, PRISM_OUT_DIR_LOCK_NAME, NULL);
+  g_autofree char *path = g_build_filename (dir, "results.json", NULL);
+  g_autofree char *live = g_strdup_printf ("%ld\n", (long) getpid ());
+  g_autofree char *dead = g_strdup_printf ("%ld\n", (long) dead_pid ());
+  g_autofree char *err = NULL, *held = NULL;
+  const char *args[] = { PROGRAM, SMALL, "--out", dir, NULL };
+  int fd;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  /* Held as a search holds it: flock() and its pid. */
+  fd = g_open (lock, O_RDWR | O_CREAT, 0644);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (flock (fd, LOCK_EX | LOCK_NB), ==, 0);
+  g_assert_cmpint (write (fd, live, strlen (live)), ==, (gssize) strlen (live));
+  g_assert_cmpint (run_search (args, NULL, &err), ==, 2);
+  g_assert_nonnull (strstr (err, dir));
+  g_strchomp (live);
+  g_assert_nonnull (strstr (err, live));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_get_contents (lock, &held, NULL, NULL));
+  g_assert_cmpstr (g_strchomp (held), ==, live);
+
+  close (fd);
+  /* Left by a search killed with SIGKILL: a pid, no flock(). */
+  g_assert_true (g_file_set_contents (lock, dead, -1, NULL));
+  g_assert_cmpint (run_search (args, NULL, NULL), ==, 0);
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  /* Released at the end. */
+  g_assert_false (g_file_test (lock, G_FILE_TEST_EXISTS));
+}
+
+/* A symlink loop in a folder of $PRISM_GPU_DATA_PATH ("ln -s . d/a.json")
+ * costs one warning; the other files of the folder are read (before: every
+ * command walked about 2^40 paths, a million warnings a minute). */
+static void
+test_gpu_data_path_loop (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "gpus", NULL);
+  g_autofree char *a = g_build_filename (dir, "a.json", NULL);
+  g_autofree char *b = g_build_filename (dir, "b.json", NULL);
+  g_autofree char *mine = g_build_filename (dir, "mine.json", NULL);
+  g_autofree char *out = g_build_filename (tmpdir, "gpus-out", NULL);
+  g_autofree char *h100 = g_test_build_filename (G_TEST_DIST, "..", "data", "gpus", "h100.json", NULL);
+  g_autofree char *text = NULL, *renamed = NULL, *err = NULL, *env = NULL, *cmd = NULL;
+  const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+  g_autoptr(GError) error = NULL;
+  int status;
+  char *at;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_cmpint (symlink (".", a), ==, 0);
+  g_assert_cmpint (symlink (".", b), ==, 0);
+  g_assert_true (g_file_get_contents (h100, &text, NULL, NULL));
+  at = strstr (text, "\"name\": \"h100\"");
+  g_assert_nonnull (at);
+  renamed = g_strdup_printf ("%.*s\"name\": \"mine\"%s", (int) (at - text), text, at + strlen ("\"name\": \"h100\""));
+  g_assert_true (g_file_set_contents (mine, renamed, -1, NULL));
+  /* timeout(1) turns the hang of before into exit 124. */
+  cmd = g_strdup_printf ("PRISM_GPU_DATA_PATH='%s' exec timeout 60 '%s' search %s --max-kernels 1 "
+                         "--max-kernel-ops 1 --target mine --tune-top 0 --out '%s'", dir, prism_path, PROGRAM, out);
+  argv[2] = cmd;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
+                               &err, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  if (WEXITSTATUS (status) != 0 || strstr (err, "a.json is a folder") == NULL)
+    g_error ("exit %d, stderr “%.2000s”", WEXITSTATUS (status), err);
+  g_assert_cmpuint (count_lines (err, "(prism search"), <=, 4);
+}
+
+/* -1 is not "the default" (before: accepted as it for every option below);
+ * verify --time-limit 1e13 is refused, not an overflow into a deadline in
+ * the past; bench --device -1 names --device (before: it blamed
+ * --candidates, --timeout and --min-time). */
+static void
+test_minus_one (void)
+{
+  static const char * const options[] = { "--max-kernel-inputs", "--max-accums", "--max-block-ops",
+                                          "--max-total-ops", "--tune-top", "--tune-min-time", "--time-limit" };
+  static const char * const others[][8] = {
+    { "verify", "swiglu:n=4,d=64", "swiglu:n=4,d=64", "--max-nodes", "-1", NULL },
+    { "verify", "swiglu:n=4,d=64", "swiglu:n=4,d=64", "--time-limit", "1e13", NULL },
+    { "bench", "swiglu:n=4,d=64", "--device", "-1", NULL },
+  };
+  static const char * const named[] = { "--max-nodes", "--time-limit", "--device" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    {
+      const char *args[] = { PROGRAM, options[i], "-1", NULL };
+      g_autofree char *err = NULL;
+      int code = run_search (args, NULL, &err);
+
+      if (code != 2 || strstr (err, options[i]) == NULL)
+        g_error ("%s -1: exit %d, stderr “%s”", options[i], code, err);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (others); i++)
+    {
+      g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+      g_autofree char *err = NULL;
+      g_autoptr(GError) error = NULL;
+      int status;
+
+      g_ptr_array_add (argv, (gpointer) prism_path);
+      for (guint j = 0; others[i][j] != NULL; j++)
+        g_ptr_array_add (argv, (gpointer) others[i][j]);
+      g_ptr_array_add (argv, NULL);
+      g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                                   NULL, &err, &status, &error));
+      g_assert_no_error (error);
+      if (!WIFEXITED (status) || WEXITSTATUS (status) != 2 || strstr (err, named[i]) == NULL)
+        g_error ("%s %s: status %d, stderr “%s”", others[i][0], named[i], status, err);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -547,6 +801,12 @@ main (int argc, char **argv)
   g_test_add_func ("/search-cli/nothing-faster", test_nothing_faster);
   g_test_add_func ("/search-cli/table-and-verbose", test_table_and_verbose);
   g_test_add_func ("/search-cli/stats-members", test_stats_members);
+  g_test_add_func ("/search-cli/out-checked", test_out_checked);
+  g_test_add_func ("/search-cli/out-other-program", test_out_other_program);
+  g_test_add_func ("/search-cli/out-full-disk", test_out_full_disk);
+  g_test_add_func ("/search-cli/out-locked", test_out_locked);
+  g_test_add_func ("/search-cli/gpu-data-path-loop", test_gpu_data_path_loop);
+  g_test_add_func ("/search-cli/minus-one", test_minus_one);
   ret = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);

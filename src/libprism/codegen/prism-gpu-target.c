@@ -117,6 +117,69 @@ get_uint (Reader *r, JsonObject *o, const char *section, const char *field, guin
   return TRUE;
 }
 
+/* Every member of @o is one of @known: a typo ("iteration_uss") is an
+ * error, not a default silently kept. */
+static gboolean
+only_known (Reader *r, JsonObject *o, const char *section, const char * const *known)
+{
+  JsonObjectIter it;
+  const char *name;
+  JsonNode *value;
+
+  json_object_iter_init (&it, o);
+  while (json_object_iter_next (&it, &name, &value))
+    if (!g_strv_contains (known, name))
+      {
+        g_autofree char *shown = g_strndup (name, 64);
+        g_autofree char *what = g_strdup_printf ("“%s” is not a member of %s (a typo?)", shown,
+                                                 section ? section : "the file");
+
+        g_set_error (r->error, PRISM_ERROR, PRISM_ERROR_PARSE, "%s: %s", r->origin, what);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+static const char * const top_members[] = { "format", "version", "name", "display_name", "match",
+                                            "datasheet", "calibration", NULL };
+static const char * const datasheet_members[] = { "source", "compute_capability", "sm_count", "dram_gbs",
+                                                  "l2_mb", "tensor_tflops", "fp32_tflops",
+                                                  "smem_per_block_kb", "smem_per_sm_kb",
+                                                  "max_threads_per_block", "max_threads_per_sm",
+                                                  "max_blocks_per_sm", "registers_per_sm", NULL };
+/* With what prism calibrate writes beside the figures read here. */
+static const char * const calibration_members[] = { "source", "measured", "launch_gap_us", "dram_latency_us",
+                                                    "l2_gbs", "dram_gbs_by_inflight", "tensor_efficiency",
+                                                    "fp32_efficiency", "vendor_gemm", "iteration_us",
+                                                    "sm_clock_mhz", NULL };
+static const char * const vendor_gemm_members[] = { "efficiency", "min_us", "bandwidth_efficiency", "source",
+                                                    "skipped", "shapes", NULL };
+static const char * const curve_members[] = { "kib_per_sm", "gbs", "threads_per_sm", "loads_per_thread", NULL };
+
+/* A name printed by bench and search: printable, one line, bounded. */
+static gboolean
+check_label (Reader *r, const char *field, const char *value, gsize max)
+{
+  if (strlen (value) > max)
+    {
+      g_autofree char *what = g_strdup_printf ("longer than %" G_GSIZE_FORMAT " bytes", max);
+      return fail (r, NULL, field, what);
+    }
+  if (!g_utf8_validate (value, -1, NULL))
+    return fail (r, NULL, field, "not valid UTF-8");
+  for (const char *c = value; *c; c = g_utf8_next_char (c))
+    {
+      gunichar u = g_utf8_get_char (c);
+
+      if (g_unichar_iscntrl (u) || u == 0x2028 || u == 0x2029)
+        {
+          g_autofree char *what = g_strdup_printf ("holds the control character U+%04X", u);
+          return fail (r, NULL, field, what);
+        }
+    }
+  return TRUE;
+}
+
 static gboolean
 read_match (Reader *r, JsonObject *o, PrismGpuTarget *t)
 {
@@ -135,9 +198,18 @@ read_match (Reader *r, JsonObject *o, PrismGpuTarget *t)
       if (!JSON_NODE_HOLDS_VALUE (e) || json_node_get_value_type (e) != G_TYPE_STRING ||
           *json_node_get_string (e) == '\0')
         return fail (r, NULL, "match", "not an array of non-empty strings");
+      if (!check_label (r, "match", json_node_get_string (e), PRISM_GPU_MAX_NAME))
+        return FALSE;
       t->match[i] = g_strdup (json_node_get_string (e));
     }
   return TRUE;
+}
+
+/* Threads come in warps of 32 on every GPU the code generator targets. */
+static gboolean
+whole_warps (Reader *r, const char *section, const char *field, guint threads)
+{
+  return threads % 32 == 0 || fail (r, section, field, "not a multiple of 32 (a warp)");
 }
 
 static gboolean
@@ -145,7 +217,8 @@ read_datasheet (Reader *r, JsonObject *d, PrismGpuTarget *t)
 {
   const char *s = "datasheet";
 
-  return get_string (r, d, s, "source", &t->datasheet_source) &&
+  return only_known (r, d, s, datasheet_members) &&
+         get_string (r, d, s, "source", &t->datasheet_source) &&
          get_uint (r, d, s, "compute_capability", 50, 200, &t->compute_capability) &&
          get_uint (r, d, s, "sm_count", 1, 4096, &t->sm_count) &&
          get_number (r, d, s, "dram_gbs", 1, 1e6, &t->dram_gbs) &&
@@ -154,8 +227,10 @@ read_datasheet (Reader *r, JsonObject *d, PrismGpuTarget *t)
          get_number (r, d, s, "fp32_tflops", 0.1, 1e6, &t->fp32_tflops) &&
          get_uint (r, d, s, "smem_per_block_kb", 16, 4096, &t->smem_per_block_kb) &&
          get_uint (r, d, s, "smem_per_sm_kb", 16, 4096, &t->smem_per_sm_kb) &&
-         get_uint (r, d, s, "max_threads_per_block", 32, 65536, &t->max_threads_per_block) &&
-         get_uint (r, d, s, "max_threads_per_sm", 32, 65536, &t->max_threads_per_sm) &&
+         get_uint (r, d, s, "max_threads_per_block", 32, 1024, &t->max_threads_per_block) &&
+         whole_warps (r, s, "max_threads_per_block", t->max_threads_per_block) &&
+         get_uint (r, d, s, "max_threads_per_sm", 32, 4096, &t->max_threads_per_sm) &&
+         whole_warps (r, s, "max_threads_per_sm", t->max_threads_per_sm) &&
          get_uint (r, d, s, "max_blocks_per_sm", 1, 1024, &t->max_blocks_per_sm) &&
          get_uint (r, d, s, "registers_per_sm", 1024, 1 << 24, &t->registers_per_sm);
 }
@@ -180,6 +255,8 @@ read_curve (Reader *r, JsonObject *c, PrismGpuTarget *t)
 
       if (!JSON_NODE_HOLDS_OBJECT (e))
         return fail (r, "calibration", "dram_gbs_by_inflight", "a point is not an object");
+      if (!only_known (r, json_node_get_object (e), "calibration.dram_gbs_by_inflight[]", curve_members))
+        return FALSE;
       if (!get_number (r, json_node_get_object (e), "calibration.dram_gbs_by_inflight", "kib_per_sm",
                        1e-3, 1e6, &p->kib_per_sm) ||
           !get_number (r, json_node_get_object (e), "calibration.dram_gbs_by_inflight", "gbs", 1e-3,
@@ -201,7 +278,8 @@ read_calibration (Reader *r, JsonObject *c, PrismGpuTarget *t)
   if (m == NULL || !JSON_NODE_HOLDS_VALUE (m) || json_node_get_value_type (m) != G_TYPE_BOOLEAN)
     return fail (r, s, "measured", m == NULL ? "missing" : "not a boolean");
   t->measured = json_node_get_boolean (m);
-  if (!get_string (r, c, s, "source", &t->calibration_source) ||
+  if (!only_known (r, c, s, calibration_members) ||
+      !get_string (r, c, s, "source", &t->calibration_source) ||
       !get_number (r, c, s, "launch_gap_us", 0, 1000, &t->launch_us) ||
       !get_number (r, c, s, "dram_latency_us", 1e-3, 100, &t->dram_latency_us) ||
       !get_number (r, c, s, "l2_gbs", 1, 1e6, &t->l2_gbs) ||
@@ -209,6 +287,7 @@ read_calibration (Reader *r, JsonObject *c, PrismGpuTarget *t)
       !get_number (r, c, s, "tensor_efficiency", 1e-3, 1, &t->tensor_efficiency) ||
       !get_number (r, c, s, "fp32_efficiency", 1e-3, 1, &t->fp32_efficiency) ||
       !get_object (r, c, s, "vendor_gemm", &v) ||
+      !only_known (r, v, "calibration.vendor_gemm", vendor_gemm_members) ||
       !get_number (r, v, "calibration.vendor_gemm", "efficiency", 0, 1, &t->vendor_gemm_efficiency) ||
       !get_number (r, v, "calibration.vendor_gemm", "min_us", 0, 1000, &t->vendor_gemm_min_us))
     return FALSE;
@@ -276,8 +355,11 @@ prism_gpu_target_load_data (const char *data, gssize length, const char *origin,
                    PRISM_GPU_FORMAT, PRISM_GPU_FORMAT_VERSION);
       return NULL;
     }
-  if (!get_string (&r, o, NULL, "name", &t->name) ||
+  if (!only_known (&r, o, NULL, top_members) ||
+      !get_string (&r, o, NULL, "name", &t->name) ||
+      !check_label (&r, "name", t->name, PRISM_GPU_MAX_NAME) ||
       !get_string (&r, o, NULL, "display_name", &t->display_name) ||
+      !check_label (&r, "display_name", t->display_name, PRISM_GPU_MAX_NAME) ||
       !read_match (&r, o, t) ||
       !get_object (&r, o, NULL, "datasheet", &d) || !read_datasheet (&r, d, t) ||
       !get_object (&r, o, NULL, "calibration", &c) || !read_calibration (&r, c, t))
@@ -330,25 +412,11 @@ table_put (GPtrArray *t, PrismGpuTarget *target)
 }
 
 static void
-load_user_path (GPtrArray *t, const char *entry)
+load_user_file (GPtrArray *t, const char *entry)
 {
   g_autoptr(GError) error = NULL;
   PrismGpuTarget *target;
 
-  if (g_file_test (entry, G_FILE_TEST_IS_DIR))
-    {
-      g_autoptr(GDir) dir = g_dir_open (entry, 0, NULL);
-      g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-      const char *name;
-
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        if (g_str_has_suffix (name, ".json"))
-          g_ptr_array_add (names, g_build_filename (entry, name, NULL));
-      g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
-      for (guint i = 0; i < names->len; i++)
-        load_user_path (t, g_ptr_array_index (names, i));
-      return;
-    }
   target = prism_gpu_target_load_file (entry, &error);
   if (target == NULL)
     {
@@ -356,6 +424,47 @@ load_user_path (GPtrArray *t, const char *entry)
       return;
     }
   table_put (t, target);
+}
+
+/* An entry of the path: a file, or a folder whose *.json files are read —
+ * only those: a folder (or a link to one, "ln -s . d/a.json") among them
+ * is not entered, so a symlink loop costs one warning, not 2^40 paths. */
+static void
+load_user_path (GPtrArray *t, const char *entry)
+{
+  g_autoptr(GDir) dir = NULL;
+  g_autoptr(GPtrArray) names = NULL;
+  const char *name;
+
+  if (!g_file_test (entry, G_FILE_TEST_IS_DIR))
+    {
+      load_user_file (t, entry);
+      return;
+    }
+  dir = g_dir_open (entry, 0, NULL);
+  names = g_ptr_array_new_with_free_func (g_free);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_suffix (name, ".json"))
+      {
+        if (names->len == PRISM_GPU_MAX_DATA_FILES)
+          {
+            g_warning ("$PRISM_GPU_DATA_PATH: %s: more than %d .json files; the rest are not read",
+                       entry, PRISM_GPU_MAX_DATA_FILES);
+            break;
+          }
+        g_ptr_array_add (names, g_build_filename (entry, name, NULL));
+      }
+  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *path = g_ptr_array_index (names, i);
+
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        g_warning ("$PRISM_GPU_DATA_PATH: %s is a folder (or a link to one) inside a folder of the "
+                   "path: not read (only the path's own folders are)", path);
+      else
+        load_user_file (t, path);
+    }
 }
 
 static int

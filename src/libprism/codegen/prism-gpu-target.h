@@ -10,6 +10,10 @@ G_BEGIN_DECLS
 
 #define PRISM_GPU_FORMAT         "prism-gpu"
 #define PRISM_GPU_FORMAT_VERSION 1
+/* Bytes of a name, a display name or a match string (printed by bench and
+ * search); .json files read of one folder of $PRISM_GPU_DATA_PATH. */
+#define PRISM_GPU_MAX_NAME        256
+#define PRISM_GPU_MAX_DATA_FILES  256
 
 /* One point of the achievable DRAM bandwidth (all SMs busy) as a function of
  * the bytes each SM keeps in flight. */

@@ -306,6 +306,16 @@ read_tensor (JsonNode *node, const char *where, const char *field, MTensor *t, G
       if (!read_int (json_array_get_element (dims, d), where, f, 1, PRISM_DIM_MAX, &t->dims[d], error))
         return FALSE;
     }
+  /* Mirage pads the array past num_dims: with sizes (0 or 1 in its files),
+   * never anything else. */
+  for (guint d = t->ndims; d < json_array_get_length (dims); d++)
+    {
+      g_autofree char *f = g_strdup_printf ("%s.dim[%u]", field, d);
+      gint64 pad;
+
+      if (!read_int (json_array_get_element (dims, d), where, f, 0, PRISM_DIM_MAX, &pad, error))
+        return FALSE;
+    }
   if ((member = json_object_get_member (obj, "data_type")) != NULL)
     {
       g_autofree char *f = g_strdup_printf ("%s.data_type", field);
@@ -365,6 +375,14 @@ check_tensor (const PrismGraph *g, guint id, const MTensor *t, const char *where
       g_autofree char *inferred = prism_tensor_shape_to_string (g, pt);
       return fail (error, PRISM_ERROR_INVALID_GRAPH, where, f, "the file says %s, the op computes %s", stated,
                    inferred);
+    }
+  /* A stated data type is checked like a stated shape: the file's must be
+   * what the op computes, not ignored. */
+  if (t->has_dtype && t->dtype != pt->dtype)
+    {
+      g_autofree char *f = g_strdup_printf ("%s.data_type", field);
+      return fail (error, PRISM_ERROR_INVALID_GRAPH, where, f, "the file says %s, the op computes %s",
+                   prism_dtype_to_string (t->dtype), prism_dtype_to_string (pt->dtype));
     }
   if (t->has_after_accum && t->after_accum != pt->after_accum)
     {
@@ -889,6 +907,15 @@ read_bgraph (Kernel *k, JsonObject *op, const char *where, GError **error)
     if (!read_int3 (obj, "grid_dim", bwhere, 1, 1 << 30, grid, error) ||
         !read_member_int (obj, "forloop_range", bwhere, "forloop_range", 1, G_MAXINT32, &forloop, error))
       return NULL;
+    /* CUDA's limits, checked when the file is read (as export does), so
+     * that check, run and bench do not accept what export refuses. */
+    if (grid[1] > PRISM_MIRAGE_MAX_GRID_YZ || grid[2] > PRISM_MIRAGE_MAX_GRID_YZ)
+      {
+        fail (error, PRISM_ERROR_UNSUPPORTED, bwhere, "grid_dim",
+              "y = %" G_GINT64_FORMAT " and z = %" G_GINT64_FORMAT "; CUDA grids have at most %d blocks "
+              "along y and z", grid[1], grid[2], PRISM_MIRAGE_MAX_GRID_YZ);
+        return NULL;
+      }
     if (json_object_get_member (obj, "block_dim") == NULL)
       threads[0] = 128, threads[1] = threads[2] = 1;
     else if (!read_int3 (obj, "block_dim", bwhere, 1, 1024, threads, error))

@@ -20,6 +20,8 @@ G_BEGIN_DECLS
 
 /* Graphs in one file (Mirage's largest saved file holds 190). */
 #define PRISM_MIRAGE_MAX_GRAPHS 65536
+/* Blocks along y and z of a grid (CUDA's gridDim.y and .z). */
+#define PRISM_MIRAGE_MAX_GRID_YZ 65535
 
 /**
  * PrismMirageGraph:

@@ -446,6 +446,28 @@ _prism_gpu_spawn_worker (const char *worker, const char *dir, guint timeout_s, c
   return TRUE;
 }
 
+/* The worker's files (job.json, the manifest, result.json) with the strict
+ * reader: a regular file of bounded size (a FIFO or /dev/zero is refused at
+ * once), nesting bounded (json-glib recurses), one document.  The limits of
+ * a program, which a job carries. */
+static gboolean
+load_worker_file (JsonParser *parser, const char *path, GError **error)
+{
+  const PrismJsonLimits *limits = prism_json_limits_for (PRISM_JSON_GRAPH);
+  g_autofree char *data = NULL;
+  gsize len = 0;
+
+  data = prism_json_read_file (path, limits->max_size, &len, error);
+  if (data == NULL)
+    return FALSE;
+  if (!prism_json_check_text (data, len, limits, error))
+    {
+      g_prefix_error (error, "%s: ", path);
+      return FALSE;
+    }
+  return json_parser_load_from_data (parser, data, (gssize) len, error);
+}
+
 JsonParser *
 _prism_gpu_read_result (const char *dir, const char *end_note, GError **error)
 {
@@ -454,7 +476,7 @@ _prism_gpu_read_result (const char *dir, const char *end_note, GError **error)
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autofree char *log = NULL;
 
-  if (!json_parser_load_from_file (parser, path, NULL) || json_parser_get_root (parser) == NULL ||
+  if (!load_worker_file (parser, path, NULL) || json_parser_get_root (parser) == NULL ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       g_file_get_contents (log_path, &log, NULL, NULL);
@@ -1280,8 +1302,13 @@ bench_job (const char *dir, JsonObject *job, JsonBuilder *res)
   gint64 t0;
 
   w.launches = g_array_new (FALSE, TRUE, sizeof (Launch));
-  if (!json_parser_load_from_file (mp, man_path, &error) || !g_file_get_contents (src_path, &source, NULL, &error))
+  if (!load_worker_file (mp, man_path, &error) || !g_file_get_contents (src_path, &source, NULL, &error))
     goto out;
+  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (mp)))
+    {
+      g_set_error (&error, PRISM_ERROR, PRISM_ERROR_FAILED, "%s is not a JSON object", man_path);
+      goto out;
+    }
   man = json_node_get_object (json_parser_get_root (mp));
   kernels = json_object_get_array_member (man, "kernels");
   ins = json_object_get_array_member (man, "inputs");
@@ -1517,6 +1544,19 @@ out:
   _prism_gpu_worker_close (&w.g);
 }
 
+/* "bench" when absent, NULL when it is not a string. */
+static const char *
+job_type (JsonObject *job)
+{
+  JsonNode *n = json_object_get_member (job, "type");
+
+  if (n == NULL)
+    return "bench";
+  if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (n);
+}
+
 int
 prism_gpu_bench_worker_main (int argc, char **argv)
 {
@@ -1535,11 +1575,16 @@ prism_gpu_bench_worker_main (int argc, char **argv)
     }
   job_path = g_build_filename (argv[1], "job.json", NULL);
   json_builder_begin_object (res);
-  if (json_parser_load_from_file (jp, job_path, &error) && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (jp)))
+  if (load_worker_file (jp, job_path, &error) && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (jp)))
     job = json_node_get_object (json_parser_get_root (jp));
   else if (error == NULL)
     g_set_error (&error, PRISM_ERROR, PRISM_ERROR_PARSE, "%s is not a JSON object", job_path);
-  type = job != NULL ? json_object_get_string_member_with_default (job, "type", "bench") : NULL;
+  type = job != NULL ? job_type (job) : NULL;
+  if (job != NULL && type == NULL)
+    {
+      job = NULL;
+      g_set_error (&error, PRISM_ERROR, PRISM_ERROR_PARSE, "%s: “type” is not a string", job_path);
+    }
   if (job != NULL && g_str_equal (type, "bench"))
     bench_job (argv[1], job, res);
   else if (job != NULL && g_str_equal (type, "calibrate"))
