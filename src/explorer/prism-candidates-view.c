@@ -104,7 +104,14 @@ cell_text (PrismCandidateRow *row,
       /* Empty until the GPU timed it (the best few, after the search). */
       if (!prism_candidate_row_get_measured (row))
         return g_strdup ("");
-      return prism_format_time_us (prism_candidate_row_get_measured_us (row));
+      {
+        g_autofree char *time = prism_format_time_us (prism_candidate_row_get_measured_us (row));
+        g_autofree char *off = prism_format_prediction_error (prism_candidate_row_get_predicted_us (row),
+                                                              prism_candidate_row_get_measured_us (row));
+
+        /* Translators: a measured time, then how far it is from the prediction */
+        return g_strdup_printf (_("%s (%s)"), time, off);
+      }
     case COLUMN_KERNELS:
       return g_strdup_printf ("%u", prism_candidate_row_get_kernels (row));
     case COLUMN_SMEM:
@@ -235,6 +242,9 @@ cell_query_tooltip_cb (GtkWidget   *box,
     gtk_tooltip_set_text (tooltip, prism_candidate_row_get_measured (row)
                                    ? _("Measured on the GPU")
                                    : _("Predicted by the cost model (no GPU measurement)"));
+  else if (column == COLUMN_MEASURED && prism_candidate_row_get_measured (row))
+    gtk_tooltip_set_text (tooltip, _("Measured on the GPU; in brackets, how far that is from the cost "
+                                     "model's prediction (+: slower than predicted)"));
   else if (column == COLUMN_SMEM)
     gtk_tooltip_set_text (tooltip, _("Shared memory of the tiles of every custom kernel together, one "
                                      "copy of each, at the candidate's sizes; the Kernel page gives each "
@@ -637,7 +647,12 @@ show_verification (PrismCandidatesView *self,
   if (measured)
     {
       g_autofree char *predicted = prism_format_time_us (prism_candidate_row_get_predicted_us (row));
+      g_autofree char *off = prism_format_prediction_error (prism_candidate_row_get_predicted_us (row),
+                                                            prism_candidate_row_get_measured_us (row));
+
       pane_field (box, _("Predicted time"), predicted);
+      /* How far the cost model was: measured against predicted. */
+      pane_field (box, _("Prediction error"), off);
     }
   pane_field (box, _("Kernel launches"), kernels);
   if (*prism_candidate_row_get_params (row) != '\0')

@@ -90,6 +90,30 @@ prism_format_speedup (double speedup)
   return g_strdup_printf (_("%.2f×"), speedup);
 }
 
+/**
+ * prism_format_prediction_error:
+ * @predicted_us: the cost model's time
+ * @measured_us: the GPU's
+ *
+ * Returns: (transfer full): how far the measured time is from the
+ *   predicted one, signed ("+26 %": slower than predicted; "−20 %": faster),
+ *   or "—" when either is unknown
+ */
+char *
+prism_format_prediction_error (double predicted_us,
+                               double measured_us)
+{
+  double percent;
+
+  if (!(predicted_us > 0) || !(measured_us > 0) || !isfinite (predicted_us) || !isfinite (measured_us))
+    return g_strdup ("—");
+  percent = 100 * (measured_us - predicted_us) / predicted_us;
+  if (fabs (percent) < 0.5)
+    return g_strdup ("±0 %");
+  /* Translators: how far a measured time is from the predicted one */
+  return g_strdup_printf (percent > 0 ? _("+%.0f %%") : _("−%.0f %%"), fabs (percent));
+}
+
 char *
 prism_format_error (double error)
 {

@@ -22,6 +22,8 @@ char *prism_format_time_us  (double  microseconds);
 char *prism_format_speedup  (double  speedup);
 /* "0.05", "2.4e-07"; "—" when not a number (transfer full) */
 char *prism_format_error    (double  error);
+char *prism_format_prediction_error (double predicted_us,
+                                     double measured_us);
 /* "512 B", "42.3 KiB", "1.5 MiB", "2.00 GiB"; "—" when not a number (transfer full) */
 char *prism_format_bytes    (double  bytes);
 /* "850 GFLOP/s", "12.3 TFLOP/s" from GFLOP/s; "—" when not a number (transfer full) */

@@ -55,11 +55,11 @@ typedef struct
 static const Limit search_limits[] = {
   { "max-kernels", N_("Custom _kernels"), N_("Custom kernels per candidate."), 1 },
   { "max-kernel-ops", N_("Kernel-level _ops"), N_("Kernel-level ops per candidate, custom kernels included."), 1 },
-  { "max-block-ops", N_("Ops per _kernel"), N_("Ops per custom kernel, its inputs included. Automatic: 11, or 13 for a program that takes a max (the online softmax)."), 1, N_("Automatic") },
+  { "max-block-ops", N_("Ops per _kernel"), N_("Ops per custom kernel, its inputs included. Automatic: 11, 13 for a program that takes a max (the online softmax), or what one kernel holding the program's ops needs."), 1, N_("Automatic") },
   { "max-kernel-inputs", N_("_Inputs per kernel"), N_("Inputs of one custom kernel; more finds fusions of more tensors, and searches longer. Automatic: as many as the program has inputs, at least 3."), 1, N_("Automatic") },
   { "max-block-outputs", N_("O_utputs per kernel"), N_("Outputs of one custom kernel."), 1 },
   { "max-accums", N_("_Accumulators per kernel"), N_("Accumulators of one custom kernel."), 1 },
-  { "max-total-ops", N_("Ops in _all"), N_("Ops of a whole candidate: predefined ops and block ops other than inputs. Automatic: 9, and 2 more for each program input beyond the third."), 1, N_("Automatic") },
+  { "max-total-ops", N_("Ops in _all"), N_("Ops of a whole candidate: predefined ops and block ops other than inputs. Automatic: the program's ops and 2 more, at least 9 and 2 more for each program input beyond the third."), 1, N_("Automatic") },
   { "max-grid-dims", N_("_Grid dimensions"), N_("Grid dimensions of a custom kernel."), 1 },
   { "block-threads", N_("_Threads per block"), N_("Threads per block of a custom kernel, a multiple of 32."), 32 },
 };

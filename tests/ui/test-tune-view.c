@@ -204,9 +204,19 @@ test_measured (void)
   g_assert_cmpfloat (max_time_s, >=, 30);
   g_assert_cmpfloat (max_speedup, >=, 2.5);
 
-  /* The Measured column: the time for candidate 2, empty for the others. */
+  /* The Measured column: the time for candidate 2 with how far it is from
+   * the prediction (5 µs predicted, 4 µs measured: −20 %; issue 25, item
+   * 10: the error was nowhere), empty for the others. */
   text = prism_candidates_view_dup_cell_text (table, position_of (table, 2), "measured-us");
-  g_assert_cmpstr (text, ==, four);
+  {
+    g_autofree char *want = g_strdup_printf ("%s (−20 %%)", four);
+
+    g_assert_cmpstr (text, ==, want);
+  }
+  g_clear_pointer (&text, g_free);
+  g_assert_true (prism_candidates_view_select_id (table, 2));
+  text = prism_candidates_view_get_verification_text (table);
+  g_assert_nonnull (strstr (text, "Prediction error: −20 %"));
   g_clear_pointer (&text, g_free);
   text = prism_candidates_view_dup_cell_text (table, position_of (table, 3), "measured-us");
   g_assert_cmpstr (text, ==, "");
