@@ -255,8 +255,10 @@ one_process (void)
 {
   if (one_dir == NULL)
     {
+      /* --min-tasks as three ranks split (8 each, prism_search_min_tasks_for()):
+       * the split is part of the fingerprint. */
       const char *argv[] = { prism, "search", "--threads", "1", "--time-limit", "0", "--tune-top", "2",
-                             "--tune-min-time", "1", program_path, "--out", NULL, NULL };
+                             "--tune-min-time", "1", "--min-tasks", "24", program_path, "--out", NULL, NULL };
       g_autofree char *err = NULL;
       int rc;
 
@@ -336,7 +338,7 @@ test_no_gpu_anywhere (void)
   g_autofree char *out = g_build_filename (tmpdir, "three-nogpu", NULL);
   g_autofree char *missing = g_build_filename (tmpdir, "no-libcuda.so", NULL);
   const char *argv[] = { prism, "search", "--threads", "1", "--time-limit", "0", "--tune-top", "2",
-                         "--tune-min-time", "1", program_path, "--out", one, NULL };
+                         "--tune-min-time", "1", "--min-tasks", "24", program_path, "--out", one, NULL };
   g_autofree char *err = NULL, *err1 = NULL;
   Who who;
 

@@ -96,11 +96,15 @@ assert tasks >= want, (tasks, want)
 ranks = d["stats"]["ranks"]
 assert len(ranks) == np, ranks
 counts = [r["tasks"] for r in ranks]
-assert min(counts) > 0 and max(counts) <= 3 * tasks / np, counts
+# Counts, not balance: the handout is dynamic, so how many a rank takes
+# depends on the machine's load (8 ranks oversubscribed on 2 busy cores
+# gave rank 0 48 of 100).  The balance of the split itself is checked
+# deterministically by /search/split-for-ranks.
+assert min(counts) > 0 and sum(counts) == tasks, counts
 print("  %d ranks: %d tasks, per rank %s" % (np, tasks, counts))
 EOF
   then
-    echo "FAIL: split at $np ranks: too few tasks, or a rank ran none or too many"; fail=$((fail + 1))
+    echo "FAIL: split at $np ranks: too few tasks, or a rank ran none"; fail=$((fail + 1))
   else
     echo "ok: split at $np ranks: at least $want tasks, spread over every rank"
   fi
