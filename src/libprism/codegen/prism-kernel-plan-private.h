@@ -37,6 +37,10 @@ typedef struct
   gboolean summed;       /* OUTPUT: blocks along some grid axis add into one tile */
   gint64 splits;         /* OUTPUT, summed: blocks adding into one tile */
   gint64 tiles;          /* OUTPUT, summed: tiles of the output */
+  gboolean combined;     /* OUTPUT, summed: added up by the combine kernel, not the last block */
+  guint lv;              /* OUTPUT, summed: floats per partial load (partial_vec) */
+  gint64 slices;         /* OUTPUT, combined: combine blocks per tile */
+  gint64 combine_first;  /* OUTPUT, combined: its first block in the combine grid */
 } PrismOpPlan;
 
 typedef struct
@@ -83,6 +87,9 @@ struct _PrismKernelPlan
   gsize stage_bytes, sync_bytes, invariant_bytes;
   guint occupancy, resident;
   guint registers;               /* estimate */
+  guint combine_threads;         /* threads of a combine block (0: no combine kernel) */
+  guint combine_width;           /* partial vectors a combine block adds (its columns) */
+  gint64 combine_blocks;         /* blocks of the combine kernel */
 };
 
 /* Bytes of one element of @dtype in @layout. */

@@ -23,7 +23,10 @@
  *  - shared memory packed by lifetime (first fit), once with the GPU's
  *    element sizes and once with the CPU build's;
  *  - the outputs whose blocks add into one tile (omap −1): the last block to
- *    arrive at a tile sums the partials, so no extra launch is needed.
+ *    arrive at a tile sums the partials (coalesced: lane t reads 16-byte
+ *    vectors t, t + NT, …) while they are few; past PRISM_COMBINE_MIN_BYTES
+ *    of partials a tile, a combine kernel launched next adds them up, its
+ *    blocks each a slice of a tile over every split (plan_combine).
  *
  * Sizes may be symbolic with values given: the cost model plans every size
  * assignment it considers exactly as the emitter will generate it.
@@ -715,6 +718,56 @@ choose_stages (PrismKernelPlan *kp, guint max_stages)
 /* ------------------------------------------------------------------------ */
 /* Outputs summed over blocks */
 
+/* The combine kernel's shape (kernels/prism-split.cuh combine_partials):
+ * blocks of CT threads, W partial vectors wide and R = CT / W rows deep,
+ * each row adding a run of the splits.  W is the widest (from 256 down to
+ * 128 contiguous bytes per split, whole sectors) that still gives every SM
+ * a block; R the rows the fewest splits fill, at most 256 / W and at least
+ * one warp's worth. */
+static void
+plan_combine (PrismKernelPlan *kp)
+{
+  guint w_min = 8, width, rows;
+  gint64 min_splits = G_MAXINT64, blocks = 0;
+
+  kp->combine_threads = kp->combine_width = 0;
+  kp->combine_blocks = 0;
+  for (guint i = 0; i < kp->n_ops; i++)
+    {
+      const PrismOpPlan *p = &kp->ops[i];
+      if (prism_graph_op (kp->body, i)->kind != PRISM_OP_OUTPUT || !p->combined)
+        continue;
+      w_min = MAX (w_min, 32 / p->lv);
+      min_splits = MIN (min_splits, p->splits);
+    }
+  if (min_splits == G_MAXINT64)
+    return;
+  for (width = 256;; width /= 2)
+    {
+      blocks = 0;
+      for (guint i = 0; i < kp->n_ops; i++)
+        {
+          PrismOpPlan *p = &kp->ops[i];
+          gint64 nvec;
+          if (prism_graph_op (kp->body, i)->kind != PRISM_OP_OUTPUT || !p->combined)
+            continue;
+          nvec = numel4 (kp->tensors[prism_graph_op (kp->body, i)->inputs[0]].shape) / p->lv;
+          p->slices = (nvec + width - 1) / width;
+          p->combine_first = blocks;
+          blocks += p->tiles * p->slices;
+        }
+      if (width <= w_min || blocks >= kp->target->sm_count)
+        break;
+    }
+  for (rows = 1; rows * 2 * width <= 256 && rows * 2 <= min_splits; rows *= 2)
+    ;
+  while (rows * width < 32)
+    rows *= 2;
+  kp->combine_width = width;
+  kp->combine_threads = rows * width;
+  kp->combine_blocks = blocks;
+}
+
 static void
 plan_outputs (PrismKernelPlan *kp)
 {
@@ -737,7 +790,12 @@ plan_outputs (PrismKernelPlan *kp)
             p->tiles *= kp->grid[a];
         }
       p->summed = p->splits > 1;
+      if (!p->summed)
+        continue;
+      p->lv = p->vec % 4 == 0 ? 4 : p->vec % 2 == 0 ? 2 : 1;
+      p->combined = p->splits * numel4 (tp->shape) * 4 > PRISM_COMBINE_MIN_BYTES;
     }
+  plan_combine (kp);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -958,11 +1016,19 @@ describe_work (const PrismKernelPlan *kp, PrismLaunch *out)
       if (op->kind == PRISM_OP_OUTPUT)
         {
           double data = (double) numel4 (p->data) * prism_dtype_size (op->data_dtype);
+          double partial = (double) numel4 (kp->tensors[op->inputs[0]].shape) * 4.0;
+
+          if (p->combined)
+            {
+              /* Each block writes its f32 partial; the combine kernel
+               * reads them and writes the output. */
+              out->l2_bytes += partial * (double) kp->blocks;
+              continue;
+            }
           out->dram_bytes += data;
           if (p->summed)
             {
               /* Each block writes its f32 partial, the last one reads them all. */
-              double partial = (double) numel4 (kp->tensors[op->inputs[0]].shape) * 4.0;
               out->l2_bytes += 2.0 * partial * (double) kp->blocks;
               out->split_outputs++;
             }
@@ -1021,6 +1087,66 @@ describe_paths (const PrismKernelPlan *kp, PrismLaunch *out)
     }
   if (out->mma == PRISM_MMA_NONE)
     out->work_warps = (guint) MIN ((elems + 31) / 32, (gint64) kp->warps);
+}
+
+guint
+prism_kernel_plan_n_launches (const PrismKernelPlan *kp)
+{
+  return kp->combine_blocks > 0 ? 2 : 1;
+}
+
+/* The combine kernel: per combined output, its tiles' partials read once
+ * (coalesced, from L2) and the output written once. */
+static void
+describe_combine (const PrismKernelPlan *kp, PrismLaunch *out)
+{
+  const PrismGpuTarget *t = kp->target;
+  gint64 per_sm = (kp->combine_blocks + t->sm_count - 1) / t->sm_count;
+  guint by_threads = t->max_threads_per_sm / kp->combine_threads;
+
+  memset (out, 0, sizeof *out);
+  out->role = PRISM_LAUNCH_BLOCK_GRAPH;
+  out->grid[0] = (guint) kp->combine_blocks;
+  out->grid[1] = out->grid[2] = 1;
+  out->block_threads = kp->combine_threads;
+  out->loop_iterations = 1;
+  out->stages = 1;
+  out->warps = kp->combine_threads / 32;
+  out->work_warps = out->warps;
+  out->mma = PRISM_MMA_NONE;
+  out->occupancy = out->occupancy_without_registers = MAX (1, MIN (t->max_blocks_per_sm, by_threads));
+  out->blocks_per_sm = (guint) MAX (1, MIN ((gint64) out->occupancy, per_sm));
+  out->registers = out->registers_estimate = 32;
+  out->spill_bytes = -1;
+  for (guint i = 0; i < kp->n_ops; i++)
+    {
+      const PrismOp *op = prism_graph_op (kp->body, i);
+      const PrismOpPlan *p = &kp->ops[i];
+      double partials;
+
+      if (op->kind != PRISM_OP_OUTPUT || !p->combined)
+        continue;
+      partials = (double) numel4 (kp->tensors[op->inputs[0]].shape) * 4.0 * (double) (p->splits * p->tiles);
+      out->l2_bytes += partials;
+      out->dram_bytes += (double) numel4 (p->data) * prism_dtype_size (op->data_dtype);
+      out->other_flops += partials / 4.0;
+      /* Four loads of LV floats in flight per thread (the split loop is
+       * unrolled by four). */
+      out->bytes_in_flight_per_block = MAX (out->bytes_in_flight_per_block,
+                                            (gsize) kp->combine_threads * 4 * p->lv * 4);
+    }
+  out->sync_bytes = out->bytes_in_flight_per_block;
+  out->bytes_in_flight_per_sm = out->blocks_per_sm * out->bytes_in_flight_per_block;
+}
+
+void
+prism_kernel_plan_describe_launch (const PrismKernelPlan *kp, guint index, PrismLaunch *out)
+{
+  g_return_if_fail (index < prism_kernel_plan_n_launches (kp));
+  if (index == 1)
+    describe_combine (kp, out);
+  else
+    prism_kernel_plan_describe (kp, out);
 }
 
 void

@@ -129,18 +129,24 @@ prism_cost_model_launch (const PrismGpuTarget *t, const PrismLaunch *l, PrismOpC
   out->us = out->launch_us + MAX (MAX (out->memory_us, out->l2_us), MAX (out->compute_us, out->latency_us));
 }
 
+/* Prices every launch of a planned body into @out (1 or 2: the kernel and
+ * its combine kernel); their number in @n. */
 static gboolean
 price_body (const PrismGpuTarget *target, const PrismGraph *body, const gint64 *values,
-            guint n_values, PrismOpCost *out)
+            guint n_values, PrismOpCost *out, guint *n)
 {
   PrismKernelPlanOptions po = { target, target->compute_capability, 0, FALSE, 0 };
   g_autoptr(PrismKernelPlan) plan = prism_kernel_plan_new (body, values, n_values, &po, NULL);
-  PrismLaunch l;
 
   if (plan == NULL)
     return FALSE;
-  prism_kernel_plan_describe (plan, &l);
-  prism_cost_model_launch (target, &l, out);
+  *n = prism_kernel_plan_n_launches (plan);
+  for (guint i = 0; i < *n; i++)
+    {
+      PrismLaunch l;
+      prism_kernel_plan_describe_launch (plan, i, &l);
+      prism_cost_model_launch (target, &l, &out[i]);
+    }
   return TRUE;
 }
 
@@ -183,23 +189,52 @@ price_vendor_matmul (const PrismGpuTarget *target, const PrismGraph *graph, cons
   return TRUE;
 }
 
-gboolean
-prism_cost_model_op_full (const PrismGpuTarget *target, const PrismGraph *graph, guint op_index,
-                          const gint64 *values, guint n_values, PrismBaselineKind kind, PrismOpCost *out)
+/* The launches of op @op_index, priced: @out[0 … *n − 1]. */
+static gboolean
+price_op_launches (const PrismGpuTarget *target, const PrismGraph *graph, guint op_index,
+                   const gint64 *values, guint n_values, PrismBaselineKind kind, PrismOpCost *out, guint *n)
 {
   const PrismOp *op = prism_graph_op (graph, op_index);
   PrismLowerOptions lo = { target->sm_count, FALSE };
   g_autoptr(PrismGraph) body = NULL;
 
-  memset (out, 0, sizeof *out);
+  memset (out, 0, 2 * sizeof *out);
+  *n = 0;
   if (op->kind == PRISM_OP_INPUT || op->kind == PRISM_OP_OUTPUT)
     return TRUE;
   if (op->kind == PRISM_OP_KERNEL)
-    return price_body (target, op->body, values, n_values, out);
+    return price_body (target, op->body, values, n_values, out, n);
   if (op->kind == PRISM_OP_MATMUL && kind == PRISM_BASELINE_VENDOR)
-    return price_vendor_matmul (target, graph, op, out);
+    {
+      *n = 1;
+      return price_vendor_matmul (target, graph, op, out);
+    }
   body = prism_lower_op (graph, op_index, &lo, NULL);
-  return body != NULL && price_body (target, body, NULL, 0, out);
+  return body != NULL && price_body (target, body, NULL, 0, out, n);
+}
+
+gboolean
+prism_cost_model_op_full (const PrismGpuTarget *target, const PrismGraph *graph, guint op_index,
+                          const gint64 *values, guint n_values, PrismBaselineKind kind, PrismOpCost *out)
+{
+  PrismOpCost c[2];
+  guint n = 0;
+
+  if (!price_op_launches (target, graph, op_index, values, n_values, kind, c, &n))
+    return FALSE;
+  *out = c[0];
+  out->n_launches = n;
+  if (n > 1)
+    {
+      /* The combine kernel runs after the kernel: its time adds. */
+      out->us += c[1].us;
+      out->launch_us += c[1].launch_us;
+      out->memory_us += c[1].memory_us;
+      out->l2_us += c[1].l2_us;
+      out->compute_us += c[1].compute_us;
+      out->latency_us += c[1].latency_us;
+    }
+  return TRUE;
 }
 
 gboolean
@@ -228,6 +263,34 @@ output_needs_copy (const PrismGraph *graph, guint op_index)
   return FALSE;
 }
 
+/* Launches of the body of op @i as planned for the default target: 2 when
+ * a combine kernel adds up its partials; 1 when its sizes are symbolic. */
+static guint
+op_launches (const PrismGraph *graph, guint i)
+{
+  const PrismOp *op = prism_graph_op (graph, i);
+  const PrismGpuTarget *target = prism_gpu_target_default ();
+  PrismLowerOptions lo = { target->sm_count, FALSE };
+  PrismKernelPlanOptions po = { target, target->compute_capability, 0, FALSE, 0 };
+  g_autoptr(PrismGraph) lowered = NULL;
+  g_autoptr(PrismKernelPlan) plan = NULL;
+  const PrismGraph *body = op->body;
+
+  if (op->kind != PRISM_OP_KERNEL)
+    {
+      gint64 shape[PRISM_MAX_DIMS];
+      for (guint k = 0; k < op->n_outputs; k++)
+        if (!prism_tensor_get_shape (prism_graph_tensor (graph, op->outputs[k]), shape))
+          return 1;
+      lowered = prism_lower_op (graph, i, &lo, NULL);
+      body = lowered;
+    }
+  if (body == NULL)
+    return 1;
+  plan = prism_kernel_plan_new (body, NULL, 0, &po, NULL);
+  return plan != NULL ? prism_kernel_plan_n_launches (plan) : 1;
+}
+
 guint
 prism_cost_model_count_launches (const PrismGraph *graph)
 {
@@ -238,15 +301,17 @@ prism_cost_model_count_launches (const PrismGraph *graph)
       const PrismOp *op = prism_graph_op (graph, i);
       if (op->kind == PRISM_OP_INPUT)
         continue;
-      if (op->kind != PRISM_OP_OUTPUT || output_needs_copy (graph, i))
-        n++;
+      if (op->kind == PRISM_OP_OUTPUT)
+        n += output_needs_copy (graph, i) ? 1 : 0;
+      else
+        n += op_launches (graph, i);
     }
   return n;
 }
 
 /* A copy kernel of @tensor, as the lowering makes it. */
 static gboolean
-price_copy (const PrismGpuTarget *target, const PrismGraph *graph, guint tensor, PrismOpCost *out)
+price_copy (const PrismGpuTarget *target, const PrismGraph *graph, guint tensor, PrismOpCost *out, guint *n)
 {
   const PrismTensor *t = prism_graph_tensor (graph, tensor);
   g_autoptr(PrismGraph) g = prism_graph_new ();
@@ -261,7 +326,7 @@ price_copy (const PrismGpuTarget *target, const PrismGraph *graph, guint tensor,
   lowered = prism_lower_predefined_ops (g, NULL);
   for (guint i = 0; lowered != NULL && i < lowered->ops->len; i++)
     if (prism_graph_op (lowered, i)->kind == PRISM_OP_KERNEL)
-      return price_body (target, prism_graph_op (lowered, i)->body, NULL, 0, out);
+      return price_body (target, prism_graph_op (lowered, i)->body, NULL, 0, out, n);
   return FALSE;
 }
 
@@ -275,7 +340,8 @@ predict (const PrismGpuTarget *target, const PrismGraph *graph, const gint64 *va
   for (guint i = 0; i < graph->ops->len; i++)
     {
       const PrismOp *op = prism_graph_op (graph, i);
-      PrismOpCost c;
+      PrismOpCost c[2];
+      guint n = 0;
       gboolean ok;
 
       if (op->kind == PRISM_OP_INPUT)
@@ -284,10 +350,10 @@ predict (const PrismGpuTarget *target, const PrismGraph *graph, const gint64 *va
         {
           if (!output_needs_copy (graph, i))
             continue;
-          ok = price_copy (target, graph, op->inputs[0], &c);
+          ok = price_copy (target, graph, op->inputs[0], c, &n);
         }
       else
-        ok = prism_cost_model_op_full (target, graph, i, values, n_values, kind, &c);
+        ok = price_op_launches (target, graph, i, values, n_values, kind, c, &n);
       if (!ok)
         {
           g_set_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
@@ -295,14 +361,18 @@ predict (const PrismGpuTarget *target, const PrismGraph *graph, const gint64 *va
                        "does not fit %s", i, prism_op_kind_to_string (op->kind), target->display_name);
           return FALSE;
         }
-      if (costs != NULL)
-        g_array_append_val (costs, c);
-      out->total_us += c.us;
-      out->n_launches++;
-      out->memory_us += MAX (c.memory_us, c.l2_us);
-      out->compute_us += c.compute_us;
-      out->latency_us += c.latency_us;
-      out->launch_us += c.launch_us;
+      for (guint j = 0; j < n; j++)
+        {
+          c[j].n_launches = 1;
+          if (costs != NULL)
+            g_array_append_val (costs, c[j]);
+          out->total_us += c[j].us;
+          out->n_launches++;
+          out->memory_us += MAX (c[j].memory_us, c[j].l2_us);
+          out->compute_us += c[j].compute_us;
+          out->latency_us += c[j].latency_us;
+          out->launch_us += c[j].launch_us;
+        }
     }
   out->physics_us = prism_cost_model_physics_us (target, graph);
   return TRUE;

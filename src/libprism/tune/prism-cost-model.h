@@ -51,7 +51,8 @@ typedef struct
   double l2_us;
   double compute_us;
   double latency_us;
-  PrismLaunch launch;
+  guint n_launches;     /* prism_cost_model_op(): launches the op takes, their times summed */
+  PrismLaunch launch;   /* the (first) launch */
 } PrismOpCost;
 
 /**
@@ -161,7 +162,9 @@ gboolean prism_cost_model_predict_launches (const PrismGpuTarget *target,
                                             GError              **error);
 
 /* Launches the generated program of @graph makes (kernels, predefined ops,
- * output copies); independent of the sizes. */
+ * output copies, and a combine kernel after a kernel whose partials are
+ * many: prism_kernel_plan_n_launches()), planned for the default target;
+ * a kernel whose sizes are symbolic counts once. */
 guint    prism_cost_model_count_launches (const PrismGraph *graph);
 
 /* The physics bound of @graph on @target in µs (see PrismCostEstimate);
