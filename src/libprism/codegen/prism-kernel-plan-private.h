@@ -109,6 +109,11 @@ gboolean    prism_kernel_plan_in_loop    (const PrismKernelPlan *plan,
 guint       prism_kernel_plan_pick_vec   (PrismDtype dtype,
                                           gint64     tile_last,
                                           gint64     data_last);
+/* Useful share (0–1) of the 32-byte sectors fetched by contiguous runs of
+ * @run bytes that start at multiples of @step bytes, averaged over the
+ * starts (bases 32-byte aligned). */
+double      prism_kernel_plan_sector_efficiency (gint64 run,
+                                                 gint64 step);
 /* Left-pads an evaluated shape to four dims. */
 void        prism_pad_shape              (guint       ndims,
                                           const gint64 *dims,

@@ -978,6 +978,211 @@ op_work (const PrismKernelPlan *kp, guint i, double *tensor, double *fma, double
     *other = n_in;
 }
 
+/* ------------------------------------------------------------------------ */
+/* What the templates do: the busiest thread's chain, the sectors, the
+ * narrowest phase (docs/codegen.md, "The static report") */
+
+#define WARP 32
+#define SECTOR 32
+/* Steps of a warp shuffle reduction over 32 lanes. */
+#define WARP_REDUCE_STEPS 5
+
+static gint64
+gcd64 (gint64 a, gint64 b)
+{
+  while (b != 0)
+    {
+      gint64 t = a % b;
+      a = b;
+      b = t;
+    }
+  return a;
+}
+
+static gint64
+ceil_div (gint64 a, gint64 b)
+{
+  return (a + b - 1) / b;
+}
+
+/* Useful share of the 32-byte sectors that contiguous runs of @run bytes
+ * fetch when they start at multiples of @step bytes (from 32-byte aligned
+ * bases), averaged over the starts modulo a sector. */
+double
+prism_kernel_plan_sector_efficiency (gint64 run, gint64 step)
+{
+  gint64 g = gcd64 (MAX (step, 1), SECTOR), sectors = 0, starts = 0;
+
+  if (run <= 0)
+    return 1.0;
+  for (gint64 o = 0; o < SECTOR; o += g, starts++)
+    sectors += ceil_div (o + run, SECTOR);
+  return (double) run * (double) starts / ((double) SECTOR * (double) sectors);
+}
+
+/* The contiguous runs of a tile box in a row-major tensor (both padded):
+ * the tile's rows, merged while the tile spans whole rows, planes, …; and
+ * the granule their starts are multiples of: along the run's outermost dim
+ * d the box starts at a multiple of tile[d] (the block's origin), the
+ * runs of one box are a stride of dim d − 1 apart. */
+static void
+box_runs (const gint64 *tile, const gint64 *data, gsize esize, gint64 *run, gint64 *step)
+{
+  gint64 r = tile[3], inner = 1;
+  int d = 3;
+
+  while (d > 0 && tile[d] == data[d])
+    {
+      r *= tile[d - 1];
+      inner *= data[d];
+      d--;
+    }
+  *run = r * (gint64) esize;
+  *step = (gint64) esize * inner * gcd64 (tile[d], data[d]);
+}
+
+static double
+box_efficiency (const gint64 *tile, const gint64 *data, gsize esize)
+{
+  gint64 run, step;
+
+  box_runs (tile, data, esize, &run, &step);
+  return prism_kernel_plan_sector_efficiency (run, step);
+}
+
+/* Warps sharing one row of a row reduction (kernels/prism-reduce.cuh RowSplit). */
+static gint64
+row_split (gint64 rows, guint warps)
+{
+  return rows >= warps ? 1 : MIN ((gint64) warps / rows, 32);
+}
+
+/* for_each_row_sum over @rows rows of @len: the lane's run over its
+ * segment, the shuffle, and the sum of the segments when rows are split. */
+static gint64
+row_sum_chain (gint64 rows, gint64 len, guint warps)
+{
+  gint64 wpr = row_split (rows, warps);
+
+  return ceil_div (len, WARP * wpr) + WARP_REDUCE_STEPS + (wpr > 1 ? wpr : 0);
+}
+
+/* Dependent steps of the busiest thread in one execution of op @i. */
+static gint64
+op_chain (const PrismKernelPlan *kp, guint i)
+{
+  const PrismOp *op = prism_graph_op (kp->body, i);
+  const PrismOpPlan *p = &kp->ops[i];
+  const gint64 *in = op->n_inputs > 0 ? kp->tensors[op->inputs[0]].shape : NULL;
+  int dim = op->n_inputs > 0 ? op->attrs.dim + (PRISM_MAX_DIMS - (int) prism_graph_tensor (kp->body, op->inputs[0])->ndims) : 0;
+
+  switch ((int) op->kind)
+    {
+    case PRISM_OP_MATMUL:
+      if (p->mma == PRISM_KMMA_SCALAR)
+        {
+          /* scalar_matmul: an output per thread (K steps), or shared by a
+           * group of G lanes (K / G steps and the group's shuffle). */
+          gint64 outs = p->batch * p->m * p->n, fit = outs < kp->threads ? kp->threads / outs : 1, g = 1, lg = 0;
+          while (g * 2 <= MIN (fit, 32))
+            {
+              g *= 2;
+              lg++;
+            }
+          return g == 1 ? p->k : ceil_div (p->k, g) + lg;
+        }
+      /* One fragment's K steps (a slice of them when K is split), then the
+       * slices added. */
+      return p->k / 16 / MAX (p->ksplit, 1) + (p->ksplit > 1 ? p->ksplit : 0);
+    case PRISM_OP_SUM:
+      if (dim == 3)
+        return row_sum_chain (numel4 (in) / in[3], in[3], kp->warps);
+      return in[dim];
+    case PRISM_OP_ACCUM_SUM:
+    case PRISM_OP_ACCUM_MEAN:
+    case PRISM_OP_ACCUM_RMS:
+    case PRISM_OP_ACCUM_SUM_RESCALE:
+    case PRISM_OP_ACCUM_SUM_ONLINE:
+      return row_sum_chain (numel4 (in) / in[3], in[3], kp->warps);
+    case PRISM_OP_RMS_NORM:
+      {
+        gint64 len = 1;
+        for (guint d = PRISM_MAX_DIMS - op->attrs.norm_dims; d < PRISM_MAX_DIMS; d++)
+          len *= in[d];
+        return row_sum_chain (numel4 (in) / len, len, kp->warps) + 1;
+      }
+    case PRISM_OP_MAX:
+    case PRISM_OP_MEAN:
+      return in[dim];
+    case PRISM_OP_ACCUM_SUM_TODIMX:
+      return in[3] / MAX (op->attrs.dimx, 1);
+    default:
+      return 1;
+    }
+}
+
+/* The busiest thread's chain, the sector efficiency of the global
+ * accesses and the narrowest phase of the kernel proper. */
+static void
+describe_templates (const PrismKernelPlan *kp, PrismLaunch *out)
+{
+  double useful = 0, fetched = 0;
+
+  out->longest_thread_chain = 1;
+  out->fewest_active_blocks = kp->blocks;
+  out->narrow_phase_bytes = 0;
+  for (guint i = 0; i < kp->n_ops; i++)
+    {
+      const PrismOp *op = prism_graph_op (kp->body, i);
+      const PrismOpPlan *p = &kp->ops[i];
+      const PrismTensorPlan *tp;
+      gsize es;
+      double bytes, partial;
+
+      if (!p->live)
+        continue;
+      if (op->kind != PRISM_OP_INPUT && op->kind != PRISM_OP_OUTPUT)
+        {
+          out->longest_thread_chain = MAX (out->longest_thread_chain, op_chain (kp, i));
+          continue;
+        }
+      es = prism_dtype_size (op->data_dtype);
+      if (op->kind == PRISM_OP_INPUT)
+        {
+          tp = &kp->tensors[op->outputs[0]];
+          bytes = (double) numel4 (tp->shape) * es * (double) kp->blocks * (tp->invariant ? 1.0 : (double) kp->forloop);
+          useful += bytes;
+          fetched += bytes / box_efficiency (tp->shape, p->data, es);
+          continue;
+        }
+      tp = &kp->tensors[op->inputs[0]];
+      bytes = (double) numel4 (tp->shape) * es * (double) kp->blocks;
+      if (!p->summed)
+        {
+          useful += bytes;
+          fetched += bytes / box_efficiency (tp->shape, p->data, es);
+          continue;
+        }
+      /* store_partial: each block's f32 tile, dense. */
+      partial = (double) numel4 (tp->shape) * 4.0;
+      useful += partial * (double) kp->blocks;
+      fetched += partial * (double) kp->blocks /
+                 prism_kernel_plan_sector_efficiency ((gint64) partial, (gint64) partial);
+      if (p->combined)
+        continue;
+      /* reduce_partials in the last block of each tile: every split's
+       * partial read whole, the tile stored once. */
+      useful += partial * (double) kp->blocks + bytes / (double) p->splits;
+      fetched += partial * (double) kp->blocks /
+                 prism_kernel_plan_sector_efficiency ((gint64) partial, (gint64) partial) +
+                 bytes / (double) p->splits / box_efficiency (tp->shape, p->data, es);
+      out->longest_thread_chain = MAX (out->longest_thread_chain, p->splits);
+      out->fewest_active_blocks = MIN (out->fewest_active_blocks, p->tiles);
+      out->narrow_phase_bytes += partial * (double) p->splits;
+    }
+  out->global_sector_efficiency = fetched > 0 ? useful / fetched : 1.0;
+}
+
 static void
 describe_work (const PrismKernelPlan *kp, PrismLaunch *out)
 {
@@ -1095,6 +1300,42 @@ prism_kernel_plan_n_launches (const PrismKernelPlan *kp)
   return kp->combine_blocks > 0 ? 2 : 1;
 }
 
+/* combine_partials: row r of a block adds ⌈splits / R⌉ splits, column w
+ * the R row sums; per split a block reads W consecutive vectors (a slice
+ * of the tile's contiguous partial), and it stores the slice's outputs. */
+static void
+describe_combine_templates (const PrismKernelPlan *kp, PrismLaunch *out)
+{
+  gint64 rows = kp->combine_threads / kp->combine_width;
+  double useful = 0, fetched = 0;
+
+  out->longest_thread_chain = 1;
+  out->fewest_active_blocks = kp->combine_blocks;
+  for (guint i = 0; i < kp->n_ops; i++)
+    {
+      const PrismOp *op = prism_graph_op (kp->body, i);
+      const PrismOpPlan *p = &kp->ops[i];
+      const PrismTensorPlan *tp;
+      gint64 partial, slice;
+      double reads, writes;
+      gsize es;
+
+      if (op->kind != PRISM_OP_OUTPUT || !p->combined)
+        continue;
+      tp = &kp->tensors[op->inputs[0]];
+      es = prism_dtype_size (op->data_dtype);
+      partial = numel4 (tp->shape) * 4;
+      slice = MIN ((gint64) kp->combine_width * p->lv * 4, partial);
+      reads = (double) partial * (double) (p->splits * p->tiles);
+      writes = (double) numel4 (tp->shape) * es * (double) p->tiles;
+      useful += reads + writes;
+      fetched += reads / prism_kernel_plan_sector_efficiency (slice, slice) +
+                 writes / box_efficiency (tp->shape, p->data, es);
+      out->longest_thread_chain = MAX (out->longest_thread_chain, ceil_div (p->splits, rows) + rows);
+    }
+  out->global_sector_efficiency = fetched > 0 ? useful / fetched : 1.0;
+}
+
 /* The combine kernel: per combined output, its tiles' partials read once
  * (coalesced, from L2) and the output written once. */
 static void
@@ -1137,6 +1378,7 @@ describe_combine (const PrismKernelPlan *kp, PrismLaunch *out)
     }
   out->sync_bytes = out->bytes_in_flight_per_block;
   out->bytes_in_flight_per_sm = out->blocks_per_sm * out->bytes_in_flight_per_block;
+  describe_combine_templates (kp, out);
 }
 
 void
@@ -1173,4 +1415,5 @@ prism_kernel_plan_describe (const PrismKernelPlan *kp, PrismLaunch *out)
   out->smem_limited = kp->smem_limited;
   describe_paths (kp, out);
   describe_work (kp, out);
+  describe_templates (kp, out);
 }

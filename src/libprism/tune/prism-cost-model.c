@@ -18,7 +18,12 @@
  *   latency — per wave of resident blocks, one DRAM latency for the first
  *             loads, then per loop iteration one latency over the ring's
  *             depth (S − 1 stages in flight) or a whole one for synchronous
- *             loads, plus the iteration's barriers.
+ *             loads, plus the iteration's barriers and the busiest thread's
+ *             longest dependent chain; and a phase on fewer blocks than
+ *             SMs (the last block's sum of partials) at one SM's L2 share.
+ *
+ * DRAM and L2 bytes are divided by the launch's global sector efficiency:
+ * what crosses is the sectors fetched, not the bytes used.
  *
  * The constants come from the target's "prism-gpu" file (datasheet and
  * calibration), never from this file.  No prediction beats physics: the
@@ -39,6 +44,13 @@
 /* Tensor-core units per SM: a warp issues to one, so an SM needs four
  * working warps to keep them all busy. */
 #define MMA_UNITS_PER_SM 4
+/* Cycles one step of a thread's dependent chain takes at least: the FP32
+ * pipeline's dependent-issue latency (an add, a max, an FMA waiting for
+ * the previous one). */
+#define DEPENDENT_STEP_CYCLES 4
+/* Sector efficiency below which a launch is not priced further (a guard
+ * against a degenerate account). */
+#define MIN_SECTOR_EFFICIENCY 0.01
 
 const char *
 prism_baseline_kind_to_string (PrismBaselineKind kind)
@@ -83,9 +95,39 @@ vendor_gemm_cost (const PrismGpuTarget *t, const PrismLaunch *l, PrismOpCost *ou
   out->us = MAX (t->vendor_gemm_min_us, out->launch_us + MAX (out->memory_us, out->compute_us));
 }
 
+/* The SM clock in GHz, from the FP32 peak: FP32 lanes per SM (64 on sm_80,
+ * 128 on sm_86 and newer) × 2 FLOPs an FMA × SMs × clock. */
+static double
+clock_ghz (const PrismGpuTarget *t)
+{
+  double lanes = t->compute_capability == 80 ? 64 : 128;
+
+  return t->fp32_tflops * 1e3 / (lanes * 2.0 * MAX (t->sm_count, 1));
+}
+
+/* µs of the busiest thread's longest dependent chain. */
+static double
+chain_us (const PrismGpuTarget *t, const PrismLaunch *l)
+{
+  return (double) l->longest_thread_chain * DEPENDENT_STEP_CYCLES / (clock_ghz (t) * 1e3);
+}
+
+/* µs of a phase that runs on fewer blocks than the GPU has SMs (the last
+ * block of each tile adding its partials): what one block reads at its
+ * SM's share of the L2 bandwidth.  A phase as wide as the GPU is the L2
+ * term's. */
+static double
+narrow_phase_us (const PrismGpuTarget *t, const PrismLaunch *l)
+{
+  if (l->narrow_phase_bytes <= 0 || l->fewest_active_blocks >= t->sm_count)
+    return 0;
+  return bytes_us (l->narrow_phase_bytes, t->l2_gbs / MAX (t->sm_count, 1));
+}
+
 void
 prism_cost_model_launch (const PrismGpuTarget *t, const PrismLaunch *l, PrismOpCost *out)
 {
+  double sectors;
   double blocks, active, sm_share, bw, per_sm_warps, iter_wait, waves, util;
   double resident_capacity;
 
@@ -104,8 +146,10 @@ prism_cost_model_launch (const PrismGpuTarget *t, const PrismLaunch *l, PrismOpC
   /* DRAM: the curve is for every SM drawing; a grid on fewer SMs draws
    * their share. */
   bw = prism_gpu_target_dram_gbs (t, (double) l->bytes_in_flight_per_sm / 1024.0) * sm_share;
-  out->memory_us = bytes_us (l->dram_bytes, MAX (bw, 1e-3));
-  out->l2_us = bytes_us (l->l2_bytes, t->l2_gbs * sm_share);
+  /* Wasted sectors cost bandwidth: the bytes fetched, not the bytes used. */
+  sectors = l->global_sector_efficiency > 0 ? MAX (l->global_sector_efficiency, MIN_SECTOR_EFFICIENCY) : 1.0;
+  out->memory_us = bytes_us (l->dram_bytes / sectors, MAX (bw, 1e-3));
+  out->l2_us = bytes_us (l->l2_bytes / sectors, t->l2_gbs * sm_share);
 
   /* Compute: tensor cores need MMA_UNITS_PER_SM working warps per SM. */
   per_sm_warps = (double) MAX (l->blocks_per_sm, 1) * MAX (l->work_warps, 1);
@@ -123,7 +167,9 @@ prism_cost_model_launch (const PrismGpuTarget *t, const PrismLaunch *l, PrismOpC
   else
     iter_wait = 0;
   out->latency_us = waves * (t->dram_latency_us * (l->split_outputs > 0 ? 2 : 1) +
-                             (double) l->loop_iterations * (iter_wait + t->iteration_us));
+                             (double) l->loop_iterations * (iter_wait + t->iteration_us) +
+                             chain_us (t, l)) +
+                    narrow_phase_us (t, l);
 
   out->launch_us = t->launch_us;
   out->us = out->launch_us + MAX (MAX (out->memory_us, out->l2_us), MAX (out->compute_us, out->latency_us));
