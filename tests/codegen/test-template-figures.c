@@ -82,8 +82,9 @@ test_tile_loads (void)
 /* for_each_row_sum (reduce_sum along the last dim): tiles of 2 × 1000 f32
  * rows of a 64 × 1000 tensor, 32 blocks.  Two rows for four warps: each
  * row is split over 4 / 2 = 2 warps, a lane adds ⌈1000 / 64⌉ = 16
- * elements, then 5 shuffle steps, then one lane adds the 2 warps' sums:
- * 16 + 5 + 2 = 23 steps.  The tile is one run of 8000 bytes (whole rows)
+ * elements into four accumulators (4 steps each) and joins them (2), then
+ * 5 shuffle steps, then one lane adds the 2 warps' sums: 4 + 2 + 5 + 2 =
+ * 13 steps.  The tile is one run of 8000 bytes (whole rows)
  * starting at multiples of 8000 bytes, aligned: 250 sectors, all used.
  * The 2 × 1 output is a run of 8 bytes at multiples of 8: one sector for 8
  * bytes, 0.25.  32 blocks load 8000 and store 8 bytes each:
@@ -105,7 +106,7 @@ test_row_reduction (void)
 
   plan_launch (json, 0, &n, &l);
   g_assert_cmpuint (n, ==, 1);
-  g_assert_cmpint (l.longest_thread_chain, ==, 23);
+  g_assert_cmpint (l.longest_thread_chain, ==, 13);
   g_assert_cmpint (l.fewest_active_blocks, ==, 32);
   assert_efficiency (l.global_sector_efficiency, 256256.0 / 257024.0);
 }
@@ -116,8 +117,9 @@ test_row_reduction (void)
  * tile, 4 splits × 1 × 64 × 4 bytes = 1 KiB, are far under
  * PRISM_COMBINE_MIN_BYTES: one launch, and the last block of each of the 8
  * tiles adds them, so the narrowest phase has 8 blocks of the 32 and each
- * thread's chain is the 4 splits (the row sum's is 16 rows summed by one
- * thread per column along dim 0: 16 steps — the longest).  Every access is
+ * thread's chain there is the 4 splits.  The sum along dim 0 has 64
+ * outputs for 128 threads: two lanes an output, each 8 of the 16 rows,
+ * then one shuffle — 9 steps, the longest.  Every access is
  * whole sectors: the input's rows are 256-byte runs at multiples of 256,
  * the partials 256-byte dense tiles, the output 256-byte runs. */
 static void
@@ -137,7 +139,7 @@ test_last_block_sum (void)
 
   plan_launch (json, 0, &n, &l);
   g_assert_cmpuint (n, ==, 1);
-  g_assert_cmpint (l.longest_thread_chain, ==, 16);
+  g_assert_cmpint (l.longest_thread_chain, ==, 9);
   g_assert_cmpint (l.fewest_active_blocks, ==, 8);
   g_assert_cmpfloat (l.narrow_phase_bytes, ==, 4 * 64 * 4);
   assert_efficiency (l.global_sector_efficiency, 1.0);
@@ -190,8 +192,11 @@ test_combine_kernel (void)
 }
 
 /* reduce_each (max along the last dim): rows of 8192 f32, one row a
- * block, 64 blocks.  One thread per output walks the whole row: 8192
- * dependent maxima. */
+ * block, 64 blocks.  One row for four warps: the row is split over all
+ * four, a lane takes ⌈8192 / 128⌉ = 64 elements into four accumulators (16
+ * steps each, 2 joins), then 5 shuffle steps and the join of the 4 warps'
+ * maxima: 16 + 2 + 5 + 4 = 27 (one thread per output walked all 8192
+ * before). */
 static void
 test_reduce_each (void)
 {
@@ -208,15 +213,17 @@ test_reduce_each (void)
   guint n;
 
   plan_launch (json, 0, &n, &l);
-  g_assert_cmpint (l.longest_thread_chain, ==, 8192);
+  g_assert_cmpint (l.longest_thread_chain, ==, 27);
   g_assert_cmpint (l.fewest_active_blocks, ==, 64);
 }
 
 /* scalar_matmul (f32 operands, CUDA cores): X (8 × 64) · W (64 × 48), one
- * block.  384 outputs for 128 threads: one output per thread at a time,
- * each K = 64 dependent multiply-adds.  With 1 × 32 outputs (X 1 × 64,
- * W 64 × 32) four lanes share an output: ⌈64 / 4⌉ = 16 steps and a
- * 2-step shuffle, 18. */
+ * block.  A work item is 4 consecutive outputs of a row (16 bytes of W's
+ * row k with one load): 8 × 12 = 96 items for 128 threads, one a thread,
+ * each K = 64 dependent multiply-adds (its 4 sums side by side).  With
+ * 1 × 32 outputs (X 1 × 64, W 64 × 32): 8 items, 128 / 8 = 16 lanes share
+ * one, ⌈64 / 16⌉ = 4 steps each and a 4-step shuffle, 8 (one output a
+ * thread before: 4 lanes an output, 16 + 2 = 18). */
 static void
 test_scalar_matmul (void)
 {
@@ -233,7 +240,7 @@ test_scalar_matmul (void)
     "   {\"op\": \"output\", \"inputs\": [\"a\"], \"omap\": [-1]}]}}," \
     " {\"op\": \"output\", \"name\": \"O\", \"inputs\": [\"o\"]}]}"
   const char *programs[] = { SMALL_MM (8, 48), SMALL_MM (1, 32) };
-  const gint64 chains[] = { 64, 18 };
+  const gint64 chains[] = { 64, 8 };
 #undef SMALL_MM
 
   for (guint i = 0; i < G_N_ELEMENTS (programs); i++)
@@ -280,6 +287,24 @@ test_cost_prices_figures (void)
   l.narrow_phase_bytes = 1e6;
   prism_cost_model_launch (h100, &l, &narrow);
   g_assert_cmpfloat (narrow.latency_us - full.latency_us, >=, 1e6 / (h100->l2_gbs / h100->sm_count * 1e3) * 0.999);
+
+  /* One block storing 2 bytes (a constant), nothing loaded: its sectors
+   * are in flight at once, so a sixteenth of a sector used costs no more
+   * than a whole one (it cost 16 times as much when the curve was read at
+   * the bytes in flight, 0). */
+  {
+    PrismLaunch tiny = {
+      .role = PRISM_LAUNCH_BLOCK_GRAPH, .grid = { 1, 1, 1 }, .block_threads = 128, .loop_iterations = 1,
+      .stages = 1, .blocks_per_sm = 1, .occupancy = 16, .warps = 4, .work_warps = 1, .dram_bytes = 2,
+      .longest_thread_chain = 1, .global_sector_efficiency = 1.0, .fewest_active_blocks = 1,
+    };
+    PrismOpCost whole, sixteenth;
+
+    prism_cost_model_launch (h100, &tiny, &whole);
+    tiny.global_sector_efficiency = 0.0625;
+    prism_cost_model_launch (h100, &tiny, &sixteenth);
+    g_assert_cmpfloat (fabs (sixteenth.memory_us - whole.memory_us), <, 1e-9 + 1e-6 * whole.memory_us);
+  }
 }
 
 int

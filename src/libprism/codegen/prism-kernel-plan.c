@@ -1057,14 +1057,46 @@ row_split (gint64 rows, guint warps)
   return rows >= warps ? 1 : MIN ((gint64) warps / rows, 32);
 }
 
-/* for_each_row_sum over @rows rows of @len: the lane's run over its
- * segment, the shuffle, and the sum of the segments when rows are split. */
+/* for_each_row_reduce over @rows rows of @len: the lane's n elements
+ * into four accumulators (⌊n / 4⌋ steps each, the remainder on the first,
+ * two joins), the shuffle, and the join of the segments when rows are
+ * split. */
 static gint64
 row_sum_chain (gint64 rows, gint64 len, guint warps)
 {
-  gint64 wpr = row_split (rows, warps);
+  gint64 wpr = row_split (rows, warps), n = ceil_div (len, WARP * wpr);
 
-  return ceil_div (len, WARP * wpr) + WARP_REDUCE_STEPS + (wpr > 1 ? wpr : 0);
+  return n / 4 + n % 4 + 2 + WARP_REDUCE_STEPS + (wpr > 1 ? wpr : 0);
+}
+
+/* reduce_across: @outs outputs, each over @n elements, one a thread or one
+ * a group of G lanes (kernels/prism-reduce.cuh ReduceGroup) when fewer than
+ * the threads. */
+static gint64
+across_chain (gint64 outs, gint64 n, guint threads)
+{
+  gint64 fit = outs < threads ? threads / outs : 1, g = 1, lg = 0;
+
+  while (g * 2 <= MIN (fit, 32))
+    {
+      g *= 2;
+      lg++;
+    }
+  return g == 1 ? n : ceil_div (n, g) + lg;
+}
+
+/* Work items of CUDA-core matmul op @i (kernels/prism-mma.cuh
+ * scalar_matmul): runs of V outputs of a row, V = ScalarVec (16 bytes of B,
+ * or 8, or 1 element). */
+static gint64
+scalar_items (const PrismKernelPlan *kp, guint i)
+{
+  const PrismOpPlan *p = &kp->ops[i];
+  PrismDtype db = prism_graph_tensor (kp->body, prism_graph_op (kp->body, i)->inputs[1])->dtype;
+  gint64 full = 16 / (gint64) prism_dtype_size (db);
+  gint64 v = p->n % full == 0 ? full : p->n % (full / 2) == 0 ? full / 2 : 1;
+
+  return p->batch * p->m * (p->n / v);
 }
 
 /* Dependent steps of the busiest thread in one execution of op @i. */
@@ -1080,24 +1112,18 @@ op_chain (const PrismKernelPlan *kp, guint i)
     {
     case PRISM_OP_MATMUL:
       if (p->mma == PRISM_KMMA_SCALAR)
-        {
-          /* scalar_matmul: an output per thread (K steps), or shared by a
-           * group of G lanes (K / G steps and the group's shuffle). */
-          gint64 outs = p->batch * p->m * p->n, fit = outs < kp->threads ? kp->threads / outs : 1, g = 1, lg = 0;
-          while (g * 2 <= MIN (fit, 32))
-            {
-              g *= 2;
-              lg++;
-            }
-          return g == 1 ? p->k : ceil_div (p->k, g) + lg;
-        }
+        /* scalar_matmul: an item of V outputs a thread (K steps, the V
+         * sums independent), or shared by a group of lanes. */
+        return across_chain (scalar_items (kp, i), p->k, kp->threads);
       /* One fragment's K steps (a slice of them when K is split), then the
        * slices added. */
       return p->k / 16 / MAX (p->ksplit, 1) + (p->ksplit > 1 ? p->ksplit : 0);
     case PRISM_OP_SUM:
+    case PRISM_OP_MAX:
+    case PRISM_OP_MEAN:
       if (dim == 3)
         return row_sum_chain (numel4 (in) / in[3], in[3], kp->warps);
-      return in[dim];
+      return across_chain (numel4 (in) / in[dim], in[dim], kp->threads);
     case PRISM_OP_ACCUM_SUM:
     case PRISM_OP_ACCUM_MEAN:
     case PRISM_OP_ACCUM_RMS:
@@ -1111,9 +1137,6 @@ op_chain (const PrismKernelPlan *kp, guint i)
           len *= in[d];
         return row_sum_chain (numel4 (in) / len, len, kp->warps) + 1;
       }
-    case PRISM_OP_MAX:
-    case PRISM_OP_MEAN:
-      return in[dim];
     case PRISM_OP_ACCUM_SUM_TODIMX:
       return in[3] / MAX (op->attrs.dimx, 1);
     default:
@@ -1272,9 +1295,9 @@ describe_paths (const PrismKernelPlan *kp, PrismLaunch *out)
         }
       if (p->mma == PRISM_KMMA_SCALAR)
         {
-          /* kernels/prism-mma.cuh ScalarGroup: threads share an output
-           * when the outputs are fewer than the threads. */
-          gint64 outs = p->batch * p->m * p->n, g = 1;
+          /* kernels/prism-mma.cuh ScalarGroup: threads share an item (V
+           * outputs of a row) when the items are fewer than the threads. */
+          gint64 outs = scalar_items (kp, i), g = 1;
           while (outs < kp->threads && g < 32 && outs * g * 2 <= kp->threads)
             g *= 2;
           if (out->mma == PRISM_MMA_NONE)

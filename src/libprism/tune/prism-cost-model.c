@@ -127,7 +127,7 @@ narrow_phase_us (const PrismGpuTarget *t, const PrismLaunch *l)
 void
 prism_cost_model_launch (const PrismGpuTarget *t, const PrismLaunch *l, PrismOpCost *out)
 {
-  double sectors;
+  double sectors, inflight;
   double blocks, active, sm_share, bw, per_sm_warps, iter_wait, waves, util;
   double resident_capacity;
 
@@ -145,9 +145,13 @@ prism_cost_model_launch (const PrismGpuTarget *t, const PrismLaunch *l, PrismOpC
 
   /* DRAM: the curve is for every SM drawing; a grid on fewer SMs draws
    * their share. */
-  bw = prism_gpu_target_dram_gbs (t, (double) l->bytes_in_flight_per_sm / 1024.0) * sm_share;
-  /* Wasted sectors cost bandwidth: the bytes fetched, not the bytes used. */
+  /* Wasted sectors cost bandwidth: the bytes fetched cross, not the bytes
+   * used — and what is in flight is sectors too, so the curve is read at
+   * the sectors in flight. */
   sectors = l->global_sector_efficiency > 0 ? MAX (l->global_sector_efficiency, MIN_SECTOR_EFFICIENCY) : 1.0;
+  /* A launch that loads nothing still has its own stores in flight. */
+  inflight = MAX ((double) l->bytes_in_flight_per_sm, l->dram_bytes / blocks * MAX (l->blocks_per_sm, 1));
+  bw = prism_gpu_target_dram_gbs (t, inflight / sectors / 1024.0) * sm_share;
   out->memory_us = bytes_us (l->dram_bytes / sectors, MAX (bw, 1e-3));
   out->l2_us = bytes_us (l->l2_bytes / sectors, t->l2_gbs * sm_share);
 
