@@ -189,6 +189,28 @@ test_combine_kernel (void)
   /* It reads every partial from L2 once and writes the output once. */
   g_assert_cmpfloat (c.l2_bytes, ==, 2.0 * 64 * 16 * 128 * 4);
   g_assert_cmpfloat (c.dram_bytes, ==, 16.0 * 256 * 2);
+
+  /* The tuner's price of the kernel (prism_cost_model_plan_us) is the
+   * graph's predicted time: both launches (it priced the first only, and
+   * ranked a kernel with a combine as if it had none). */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(PrismGraph) g = prism_graph_load_from_data (json, -1, NULL, &error);
+    const PrismGpuTarget *h100 = prism_gpu_target_lookup ("h100");
+    PrismKernelPlanOptions po = { h100, 90, 0, FALSE, 0 };
+    g_autoptr(PrismKernelPlan) kp = NULL;
+    PrismCostEstimate est;
+
+    g_assert_no_error (error);
+    for (guint i = 0; i < g->ops->len; i++)
+      if (prism_graph_op (g, i)->kind == PRISM_OP_KERNEL)
+        kp = prism_kernel_plan_new (prism_graph_op (g, i)->body, NULL, 0, &po, &error);
+    g_assert_no_error (error);
+    g_assert_true (prism_cost_model_predict (h100, g, NULL, 0, &est, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (est.n_launches, ==, 2);
+    g_assert_cmpfloat (fabs (prism_cost_model_plan_us (h100, kp) - est.total_us), <, 1e-9 * est.total_us);
+  }
 }
 
 /* reduce_each (max along the last dim): rows of 8192 f32, one row a

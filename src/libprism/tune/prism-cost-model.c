@@ -179,6 +179,22 @@ prism_cost_model_launch (const PrismGpuTarget *t, const PrismLaunch *l, PrismOpC
   out->us = out->launch_us + MAX (MAX (out->memory_us, out->l2_us), MAX (out->compute_us, out->latency_us));
 }
 
+double
+prism_cost_model_plan_us (const PrismGpuTarget *target, const PrismKernelPlan *plan)
+{
+  double us = 0;
+
+  for (guint i = 0; i < prism_kernel_plan_n_launches (plan); i++)
+    {
+      PrismLaunch l;
+      PrismOpCost c;
+      prism_kernel_plan_describe_launch (plan, i, &l);
+      prism_cost_model_launch (target, &l, &c);
+      us += c.us;
+    }
+  return us;
+}
+
 /* Prices every launch of a planned body into @out (1 or 2: the kernel and
  * its combine kernel); their number in @n. */
 static gboolean

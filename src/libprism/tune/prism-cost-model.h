@@ -8,6 +8,7 @@
 
 #include "prism-gpu-target.h"
 #include "prism-graph.h"
+#include "prism-kernel-plan.h"
 #include "prism-launch.h"
 
 G_BEGIN_DECLS
@@ -83,6 +84,17 @@ typedef struct
 void     prism_cost_model_launch   (const PrismGpuTarget *target,
                                     const PrismLaunch    *launch,
                                     PrismOpCost          *out);
+
+/**
+ * prism_cost_model_plan_us:
+ * @target: the GPU
+ * @plan: a planned kernel (prism_kernel_plan_new())
+ *
+ * Returns: the predicted µs of every launch the kernel takes (itself and,
+ *   when it has one, its combine kernel), summed
+ */
+double   prism_cost_model_plan_us  (const PrismGpuTarget  *target,
+                                    const PrismKernelPlan *plan);
 
 /**
  * prism_cost_model_op:
