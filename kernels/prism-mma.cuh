@@ -286,44 +286,103 @@ PRISM_UNROLL
   return v;
 }
 
-/* c (=|+=) a · b on CUDA cores, f32 accumulation. */
+/* Elements of B a CUDA-core matmul reads with one shared-memory load: 16
+ * bytes when the rows allow it, fewer otherwise. */
+template <typename TB, int N>
+struct ScalarVec
+{
+  static constexpr int full = 16 / (int) sizeof (TB);
+  static constexpr int size = N % full == 0 ? full : N % (full / 2) == 0 ? full / 2 : 1;
+};
+
+/* V consecutive elements of a shared-memory row as floats, with one 16-,
+ * 8- or 4-byte load. */
+template <typename T, int V>
+PRISM_DEVICE void
+load_row_floats (const T *__restrict__ p, float *v)
+{
+#if PRISM_CUDA
+  constexpr int bytes = V * (int) sizeof (T);
+  if constexpr (bytes == 16)
+    {
+      uint4 q = *reinterpret_cast<const uint4 *> (p);
+      const T *e = reinterpret_cast<const T *> (&q);
+PRISM_UNROLL
+      for (int i = 0; i < V; i++)
+        v[i] = to_float (e[i]);
+    }
+  else if constexpr (bytes == 8)
+    {
+      uint2 q = *reinterpret_cast<const uint2 *> (p);
+      const T *e = reinterpret_cast<const T *> (&q);
+PRISM_UNROLL
+      for (int i = 0; i < V; i++)
+        v[i] = to_float (e[i]);
+    }
+  else
+#endif
+    {
+      for (int i = 0; i < V; i++)
+        v[i] = to_float (p[i]);
+    }
+}
+
+/* c (=|+=) a · b on CUDA cores, f32 accumulation.  A work item is V
+ * consecutive outputs of one row (V = ScalarVec: 16 bytes of B's row k
+ * with one load, each A element used V times); items go to threads with
+ * the item fastest, so the lanes of a warp read consecutive 16-byte pieces
+ * of one B row and one A element (a broadcast).  When the items are fewer
+ * than the threads, G of them share an item (ScalarGroup), lanes 32 / G
+ * apart, each every G-th k, and a shuffle adds their sums. */
 template <int NT, int BATCH, int M, int N, int K, bool ADD, typename TA, typename TB>
 PRISM_DEVICE void
 scalar_matmul (float *__restrict__ c, const TA *__restrict__ a, const TB *__restrict__ b)
 {
-  constexpr int out = BATCH * M * N;
-  constexpr int G = ScalarGroup<out, NT>::size;
+  constexpr int V = ScalarVec<TB, N>::size;
+  constexpr int cols = N / V;
+  constexpr int items = BATCH * M * cols;
+  constexpr int G = ScalarGroup<items, NT>::size;
 
-  if constexpr (G == 1)
+  /* The item of thread t and its part of K: within a warp, lanes
+   * (part · 32 / G + j) share item j. */
+  for (int t = thread_id (); t < (G == 1 ? items : NT); t += Team<NT>::size)
     {
-      for (int i = thread_id (); i < out; i += Team<NT>::size)
-        {
-          int bi = i / (M * N), r = i % (M * N), row = r / N, col = r % N;
-          const TA *ap = a + (long long) bi * M * K + (long long) row * K;
-          const TB *bp = b + (long long) bi * K * N + col;
-          float s = 0.0f;
-          for (int k = 0; k < K; k++)
-            s += to_float (ap[k]) * to_float (bp[(long long) k * N]);
-          c[i] = ADD ? c[i] + s : s;
-        }
-    }
-  else
-    {
-      /* One pass: out · G ≤ NT.  Idle threads add zeros to the shuffle. */
-      int i = thread_id () / G, part = thread_id () % G;
-      float s = 0.0f;
+      int lane = t % kWarp, per_warp = kWarp / G;
+      int item = G == 1 ? t : (t / kWarp) * per_warp + lane % per_warp;
+      int part = G == 1 ? 0 : lane / per_warp;
+      float acc[V];
 
-      if (i < out)
+      for (int e = 0; e < V; e++)
+        acc[e] = 0.0f;
+      if (item < items)
         {
-          int bi = i / (M * N), r = i % (M * N), row = r / N, col = r % N;
+          int bi = item / (M * cols), r = item % (M * cols), row = r / cols, col = (r % cols) * V;
           const TA *ap = a + (long long) bi * M * K + (long long) row * K;
           const TB *bp = b + (long long) bi * K * N + col;
           for (int k = part; k < K; k += G)
-            s += to_float (ap[k]) * to_float (bp[(long long) k * N]);
+            {
+              float av = to_float (ap[k]), bv[V];
+              load_row_floats<TB, V> (bp + (long long) k * N, bv);
+              for (int e = 0; e < V; e++)
+                acc[e] += av * bv[e];
+            }
         }
-      s = group_sum<G> (s);
-      if (i < out && part == 0)
-        c[i] = ADD ? c[i] + s : s;
+#if PRISM_CUDA
+      if constexpr (G > 1)
+        {
+PRISM_UNROLL
+          for (int o = kWarp / 2; o >= per_warp; o >>= 1)
+            for (int e = 0; e < V; e++)
+              acc[e] += __shfl_xor_sync (0xffffffffu, acc[e], o);
+        }
+#endif
+      if (item < items && part == 0)
+        {
+          int bi = item / (M * cols), r = item % (M * cols), row = r / cols, col = (r % cols) * V;
+          float *cp = c + (long long) bi * M * N + (long long) row * N + col;
+          for (int e = 0; e < V; e++)
+            cp[e] = ADD ? cp[e] + acc[e] : acc[e];
+        }
     }
 }
 

@@ -1,8 +1,12 @@
 /* prism-reduce.cuh — reductions, rms_norm and the for-loop accumulators
  *
- * Reductions along the last dim give each row to one warp (lanes stride over
- * the row, then a shuffle reduction); other reductions give each output
- * element to one thread.  Accumulators are f32 tiles in shared memory that
+ * Reductions along the last dim — sums, maxima, means, rms_norm — give each
+ * row to one warp, or to several when the rows are fewer than the warps
+ * (lanes stride over the row into four independent accumulators, then a
+ * shuffle reduction); reductions along another dim give each output to one
+ * thread, or to a group of lanes when the outputs are fewer than the
+ * threads.  No lane's dependent chain is longer than a quarter of its
+ * share of the reduced dim plus a few joins.  Accumulators are f32 tiles in shared memory that
  * live across the loop iterations; they are initialised before the loop and
  * finalised (mean, rms) after it.
  *
@@ -34,13 +38,55 @@ struct RowSplit
   static constexpr int per_row = ROWS >= warps ? 1 : (warps / ROWS > 32 ? 32 : warps / ROWS);
 };
 
-/* Σ_j Fn (x[row, j]) for the rows of a tile whose rows have length L; calls
- * done (row, sum) on lane 0 of one warp of the row; rows are LD elements
- * apart (the tile's pitch).  Block-collective (every thread calls it) when
- * the rows are split over warps. */
-template <int NT, int ROWS, int L, typename Fn, int LD = L, typename T, typename Done>
+/* How a row reduction joins two values: sums, maxima. */
+struct RowSum
+{
+  static PRISM_DEVICE float init () { return 0.0f; }
+  static PRISM_DEVICE float join (float a, float b) { return a + b; }
+  static PRISM_DEVICE float warp (float v) { return warp_sum (v); }
+};
+
+struct RowMax
+{
+  static PRISM_DEVICE float init () { return neg_inf (); }
+  static PRISM_DEVICE float join (float a, float b) { return fmaxf (a, b); }
+  static PRISM_DEVICE float warp (float v) { return warp_max (v); }
+};
+
+/* The join of a max (true) or a sum (false). */
+template <bool MAX> struct RowOp { typedef RowSum type; };
+template <> struct RowOp<true> { typedef RowMax type; };
+
+/* R-join of Fn (xr[j]) for j = first, first + STRIDE, … < L, into four
+ * independent accumulators, so that a lane's dependent chain is a quarter of
+ * its elements (plus its remainder and two joins), not all of them. */
+template <typename R, typename Fn, int L, int STRIDE, typename T>
+PRISM_DEVICE float
+lane_reduce (const T *__restrict__ xr, int first)
+{
+  float a0 = R::init (), a1 = R::init (), a2 = R::init (), a3 = R::init ();
+  int j = first;
+
+  for (; j + 3 * STRIDE < L; j += 4 * STRIDE)
+    {
+      a0 = R::join (a0, Fn::apply (to_float (xr[j])));
+      a1 = R::join (a1, Fn::apply (to_float (xr[j + STRIDE])));
+      a2 = R::join (a2, Fn::apply (to_float (xr[j + 2 * STRIDE])));
+      a3 = R::join (a3, Fn::apply (to_float (xr[j + 3 * STRIDE])));
+    }
+  for (; j < L; j += STRIDE)
+    a0 = R::join (a0, Fn::apply (to_float (xr[j])));
+  return R::join (R::join (a0, a1), R::join (a2, a3));
+}
+
+/* R over j of Fn (x[row, j]) for the rows of a tile whose rows have length
+ * L; calls done (row, value) on lane 0 of one warp of the row; rows are LD
+ * elements apart (the tile's pitch).  Lanes stride over the row (then a
+ * shuffle reduction), and rows are split over warps when fewer than the
+ * warps.  Block-collective (every thread calls it) when the rows are split. */
+template <int NT, int ROWS, int L, typename Fn, typename R, int LD = L, typename T, typename Done>
 PRISM_DEVICE void
-for_each_row_sum (const T *__restrict__ x, Done done)
+for_each_row_reduce (const T *__restrict__ x, Done done)
 {
   constexpr int WPR = RowSplit<NT, ROWS>::per_row;
 
@@ -48,11 +94,7 @@ for_each_row_sum (const T *__restrict__ x, Done done)
     {
       for (int row = warp_id (); row < ROWS; row += Team<NT>::warps)
         {
-          const T *xr = x + (long long) row * LD;
-          float s = 0.0f;
-          for (int j = lane_id (); j < L; j += kWarp)
-            s += Fn::apply (to_float (xr[j]));
-          s = warp_sum (s);
+          float s = R::warp (lane_reduce<R, Fn, L, kWarp> (x + (long long) row * LD, lane_id ()));
           if (lane_id () == 0)
             done (row, s);
         }
@@ -65,27 +107,95 @@ for_each_row_sum (const T *__restrict__ x, Done done)
       static float prism_row_partial[32];
 #endif
       int w = warp_id (), row = w / WPR, seg = w % WPR;
-      float s = 0.0f;
+      float s = R::init ();
 
       if (row < ROWS)
-        {
-          const T *xr = x + (long long) row * LD;
-          for (int j = seg * kWarp + lane_id (); j < L; j += WPR * kWarp)
-            s += Fn::apply (to_float (xr[j]));
-        }
-      s = warp_sum (s);
+        s = lane_reduce<R, Fn, L, WPR * kWarp> (x + (long long) row * LD, seg * kWarp + lane_id ());
+      s = R::warp (s);
       if (lane_id () == 0 && row < ROWS)
         prism_row_partial[w] = s;
       sync ();
       if (row < ROWS && seg == 0 && lane_id () == 0)
         {
-          float t = 0.0f;
+          float t = R::init ();
           for (int q = 0; q < WPR; q++)
-            t += prism_row_partial[row * WPR + q];
+            t = R::join (t, prism_row_partial[row * WPR + q]);
           done (row, t);
         }
       /* The partials are reused by the next reduction. */
       sync ();
+    }
+}
+
+/* Σ_j Fn (x[row, j]): for_each_row_reduce() with sums. */
+template <int NT, int ROWS, int L, typename Fn, int LD = L, typename T, typename Done>
+PRISM_DEVICE void
+for_each_row_sum (const T *__restrict__ x, Done done)
+{
+  for_each_row_reduce<NT, ROWS, L, Fn, RowSum, LD> (x, done);
+}
+
+/* Lanes that share one output of a reduction along a dim other than the
+ * last, when the outputs are fewer than the threads (a power of two, at
+ * most a warp): each adds every G-th element, then a shuffle. */
+template <int OUT, int NT>
+struct ReduceGroup
+{
+  static constexpr int fit = PRISM_CUDA && OUT < NT ? NT / OUT : 1;
+  static constexpr int size = fit >= 32 ? 32 : fit >= 16 ? 16 : fit >= 8 ? 8 : fit >= 4 ? 4 : fit >= 2 ? 2 : 1;
+};
+
+/* out[i] = R over k of in[i with dim DIM = k] (rows SI::pitch apart), the
+ * dim kept with size 1, for DIM < 3: one output per thread, or per group
+ * of ReduceGroup lanes.  @finish maps the result (a mean divides). */
+template <int NT, typename SI, int DIM, typename R, typename TO, typename TI, typename Finish>
+PRISM_DEVICE void
+reduce_across (TO *__restrict__ out, const TI *__restrict__ in, Finish finish)
+{
+  typedef typename WithDim<SI, DIM, 1>::type SO;
+  constexpr int n = DIM == 0 ? SI::d0 : DIM == 1 ? SI::d1 : SI::d2;
+  constexpr int G = ReduceGroup<SO::size, NT>::size;
+  static_assert (DIM < 3, "along the last dim rows go to warps");
+
+  if constexpr (G == 1)
+    {
+      for (int i = thread_id (); i < SO::size; i += Team<NT>::size)
+        {
+          int c[4];
+          float acc = R::init ();
+          unflatten<SO> (i, c[0], c[1], c[2], c[3]);
+          for (int k = 0; k < n; k++)
+            {
+              c[DIM] = k;
+              acc = R::join (acc, to_float (in[((c[0] * SI::d1 + c[1]) * SI::d2 + c[2]) * SI::pitch + c[3]]));
+            }
+          out[i] = from_float<TO> (finish (acc));
+        }
+    }
+  else
+    {
+      /* One pass (SO::size · G ≤ NT); idle lanes join the identity into
+       * the shuffle, which every lane of the block takes. */
+      int i = thread_id () / G, part = thread_id () % G;
+      float acc = R::init ();
+
+      if (i < SO::size)
+        {
+          int c[4];
+          unflatten<SO> (i, c[0], c[1], c[2], c[3]);
+          for (int k = part; k < n; k += G)
+            {
+              c[DIM] = k;
+              acc = R::join (acc, to_float (in[((c[0] * SI::d1 + c[1]) * SI::d2 + c[2]) * SI::pitch + c[3]]));
+            }
+        }
+#if PRISM_CUDA
+PRISM_UNROLL
+      for (int o = G / 2; o > 0; o >>= 1)
+        acc = R::join (acc, __shfl_xor_sync (0xffffffffu, acc, o));
+#endif
+      if (i < SO::size && part == 0)
+        out[i] = from_float<TO> (finish (acc));
     }
 }
 
@@ -104,43 +214,28 @@ reduce_sum (TO *__restrict__ out, const TI *__restrict__ in)
   else
     {
       PRISM_DENSE (SI);
-      typedef typename WithDim<SI, DIM, 1>::type SO;
-      constexpr int n = DIM == 0 ? SI::d0 : DIM == 1 ? SI::d1 : SI::d2;
-      constexpr int step = DIM == 0 ? SI::d1 * SI::d2 * SI::d3 : DIM == 1 ? SI::d2 * SI::d3 : SI::d3;
-      for (int i = thread_id (); i < SO::size; i += Team<NT>::size)
-        {
-          int i0, i1, i2, i3;
-          unflatten<SO> (i, i0, i1, i2, i3);
-          const TI *p = in + (((i0 * SI::d1 + i1) * SI::d2 + i2) * SI::d3 + i3);
-          float s = 0.0f;
-          for (int k = 0; k < n; k++)
-            s += to_float (p[k * step]);
-          out[i] = from_float<TO> (s);
-        }
+      reduce_across<NT, SI, DIM, RowSum> (out, in, [] (float s) { return s; });
     }
 }
 
 /* out = max or mean (MAX false) of in along dim DIM, the dim kept with size
- * 1; one thread per output element (the input may be pitched). */
+ * 1 (the input may be pitched): along the last dim each row to a warp (or
+ * several), as reduce_sum; along another dim an output to a thread or to a
+ * group of lanes. */
 template <int NT, typename SI, int DIM, bool MAX, typename TO, typename TI>
 PRISM_DEVICE void
 reduce_each (TO *__restrict__ out, const TI *__restrict__ in)
 {
-  typedef typename WithDim<SI, DIM, 1>::type SO;
   constexpr int n = DIM == 0 ? SI::d0 : DIM == 1 ? SI::d1 : DIM == 2 ? SI::d2 : SI::d3;
-  for (int i = thread_id (); i < SO::size; i += Team<NT>::size)
-    {
-      int c[4];
-      unflatten<SO> (i, c[0], c[1], c[2], c[3]);
-      float acc = MAX ? neg_inf () : 0.0f;
-      for (int k = 0; k < n; k++)
-        {
-          c[DIM] = k;
-          float v = to_float (in[((c[0] * SI::d1 + c[1]) * SI::d2 + c[2]) * SI::pitch + c[3]]);
-          acc = MAX ? fmaxf (acc, v) : acc + v;
-        }
-      out[i] = from_float<TO> (MAX ? acc : acc / (float) n);
-    }
+  typedef typename RowOp<MAX>::type R;
+  auto finish = [] (float v) { return MAX ? v : v / (float) n; };
+
+  if constexpr (DIM == 3)
+    for_each_row_reduce<NT, SI::rows, SI::d3, FIdent, R, SI::pitch> (in, [&] (int row, float v) {
+      out[row] = from_float<TO> (finish (v));
+    });
+  else
+    reduce_across<NT, SI, DIM, R> (out, in, finish);
 }
 
 template <int NT, typename SI, int DIM, typename TO, typename TI>
@@ -173,12 +268,7 @@ rms_norm (TO *out, const TI *in, float eps)
         {
           const TI *xr = in + (long long) row * L;
           TO *yr = out + (long long) row * L;
-          float s = 0.0f;
-          for (int j = lane_id (); j < L; j += kWarp)
-            {
-              float v = to_float (xr[j]);
-              s += v * v;
-            }
+          float s = lane_reduce<RowSum, FSquare, L, kWarp> (xr, lane_id ());
           /* Every lane holds the row's sum after the xor-shuffle reduction. */
           float d = sqrtf (warp_sum (s) / (float) L + eps);
           for (int j = lane_id (); j < L; j += kWarp)
@@ -196,11 +286,7 @@ rms_norm (TO *out, const TI *in, float eps)
       float s = 0.0f;
 
       if (row < rows)
-        for (int j = seg * kWarp + lane_id (); j < L; j += WPR * kWarp)
-          {
-            float v = to_float (in[(long long) row * L + j]);
-            s += v * v;
-          }
+        s = lane_reduce<RowSum, FSquare, L, WPR * kWarp> (in + (long long) row * L, seg * kWarp + lane_id ());
       s = warp_sum (s);
       if (lane_id () == 0 && row < rows)
         prism_norm_partial[w] = s;

@@ -87,7 +87,10 @@ test_emitter_and_model_agree (void)
         if (est.n_launches != prism_cuda_emitter_get_n_kernels (e))
           g_error ("%s on %s: the model prices %u launches, the emitter makes %u", c->label, targets[t]->name,
                    est.n_launches, prism_cuda_emitter_get_n_kernels (e));
-        g_assert_cmpuint (est.n_launches, ==, prism_cost_model_count_launches (c->graph));
+        /* The count plans for the default target (split-K and combine
+         * kernels follow the SM count). */
+        if (targets[t] == prism_gpu_target_default ())
+          g_assert_cmpuint (est.n_launches, ==, prism_cost_model_count_launches (c->graph));
         for (guint k = 0; k < prism_cuda_emitter_get_n_kernels (e); k++)
           {
             const PrismCudaKernel *kernel = prism_cuda_emitter_get_kernel (e, k);

@@ -228,7 +228,7 @@ plan_workspace_regions (PrismCudaEmitter *self, OpEntry *entries, gboolean count
           if (op->kind != PRISM_OP_OUTPUT)
             continue;
           tile = kp->tensors[op->inputs[0]].shape;
-          if (p->summed && counters)
+          if (p->summed && !p->combined && counters)
             entries[i].counters[m] = add_region (self, 4, 4, p->tiles);
           else if (p->summed)
             entries[i].partials[m] = add_region (self, 4, 4, p->tiles * p->splits *
@@ -285,6 +285,42 @@ place_tensors (PrismCudaEmitter *self)
 /* ------------------------------------------------------------------------ */
 /* The launches */
 
+/* The second launch of a kernel op whose partials are added up by many
+ * blocks (prism_kernel_plan_n_launches ()): per combined output, the output
+ * and its partials. */
+static void
+emit_combine_kernel (PrismCudaEmitter *self, GString *s, guint kop_index, const OpEntry *entry,
+                     const PrismKernelEmitInfo *info)
+{
+  const PrismOp *kop = prism_graph_op (self->lowered, kop_index);
+  const PrismKernelPlan *kp = entry->plan;
+  g_autofree char *name = g_strdup_printf ("%s_k%u_combine", self->prefix, kop_index);
+  PrismCudaKernel *k = kernel_new (name, PRISM_LAUNCH_BLOCK_GRAPH, (int) kop_index);
+  gsize cpu_smem = 0, start = s->len;
+  guint m = 0;
+
+  prism_kernel_plan_describe_launch (kp, 1, &k->launch);
+  for (guint p = 0; p < 3; p++)
+    k->grid[p] = k->launch.grid[p];
+  k->block[0] = k->launch.block_threads;
+  k->smem_bytes = 0;
+  for (guint j = 0; j < kp->n_ops; j++)
+    {
+      if (prism_graph_op (kp->body, j)->kind != PRISM_OP_OUTPUT)
+        continue;
+      if (kp->ops[j].combined)
+        {
+          k->args[k->n_args++] = loc_arg (self, kop->outputs[m], TRUE);
+          k->args[k->n_args++] = region_arg (self, entry->partials[m], PRISM_DTYPE_F32, FALSE, FALSE);
+        }
+      m++;
+    }
+  prism_kernel_plan_emit_combine (kp, info, name, s);
+  k->source = g_strndup (s->str + start, s->len - start);
+  g_ptr_array_add (self->kernels, k);
+  g_array_append_val (self->cpu_smem, cpu_smem);
+}
+
 static void
 emit_block_kernel (PrismCudaEmitter *self, GString *s, guint kop_index, const OpEntry *entry)
 {
@@ -316,7 +352,8 @@ emit_block_kernel (PrismCudaEmitter *self, GString *s, guint kop_index, const Op
       if (kp->ops[j].summed)
         {
           k->args[k->n_args++] = region_arg (self, entry->partials[m], PRISM_DTYPE_F32, TRUE, FALSE);
-          k->args[k->n_args++] = region_arg (self, entry->counters[m], PRISM_DTYPE_F32, TRUE, TRUE);
+          if (!kp->ops[j].combined)
+            k->args[k->n_args++] = region_arg (self, entry->counters[m], PRISM_DTYPE_F32, TRUE, TRUE);
         }
       m++;
     }
@@ -325,6 +362,8 @@ emit_block_kernel (PrismCudaEmitter *self, GString *s, guint kop_index, const Op
   k->source = g_strndup (s->str + start, s->len - start);
   g_ptr_array_add (self->kernels, k);
   g_array_append_val (self->cpu_smem, cpu_smem);
+  if (prism_kernel_plan_n_launches (kp) > 1)
+    emit_combine_kernel (self, s, kop_index, entry, &info);
 }
 
 /* A predefined matmul the vendor baseline leaves to cuBLASLt. */

@@ -393,7 +393,9 @@ emit_signature (GString *s, const PrismKernelPlan *kp, const PrismKernelEmitInfo
       g_string_append_printf (s, "%s%s *__restrict__ out%u", info->n_in > 0 || m > 0 ? ", " : "",
                               prism_cuda_ctype (info->out_dtypes[m]), m);
       if (kp->ops[i].summed)
-        g_string_append_printf (s, ", float *__restrict__ part%u, unsigned int *__restrict__ cnt%u", m, m);
+        g_string_append_printf (s, ", float *__restrict__ part%u", m);
+      if (kp->ops[i].summed && !kp->ops[i].combined)
+        g_string_append_printf (s, ", unsigned int *__restrict__ cnt%u", m);
       m++;
     }
   g_string_append (s, ")\n{\n");
@@ -635,6 +637,13 @@ emit_stores (GString *s, const PrismKernelPlan *kp)
       g_string_append_printf (s, ";\n    prism::store_partial<NT, S%u> (part%u + (tile * %" G_GINT64_FORMAT
                               "LL + split) * S%u::size, t%u);\n",
                               t, m, p->splits, t, t);
+      if (p->combined)
+        {
+          /* Added up (and stored) by the combine kernel launched next. */
+          g_string_append_printf (s, "    (void) out%u;\n  }\n", m);
+          m++;
+          continue;
+        }
       g_string_append_printf (s, "    if (prism::arrive_last<NT> (cnt%u + tile, %" G_GINT64_FORMAT "u))\n", m, p->splits);
       g_string_append_printf (s, "      prism::reduce_partials<NT, %u, S%u, ", p->vec, t);
       append_strides (s, p->data);
@@ -643,6 +652,93 @@ emit_stores (GString *s, const PrismKernelPlan *kp)
       g_string_append_printf (s, ", part%u + tile * %" G_GINT64_FORMAT "LL * S%u::size);\n  }\n", m, p->splits, t);
       m++;
     }
+}
+
+/* The block indices g0… of the tile with linear index "tile" (the inverse
+ * of append_axes_index (…, FALSE)); 0 along the summed axes. */
+static void
+append_tile_indices (GString *s, const PrismKernelPlan *kp, const PrismOp *op, const char *indent)
+{
+  gint64 stride = 1;
+
+  for (guint p = 0; p < kp->body->grid_ndims; p++)
+    {
+      g_string_append_printf (s, "%s[[maybe_unused]] const long long g%u = ", indent, p);
+      if (op->attrs.omap[p] >= 0 && kp->grid[p] > 1)
+        {
+          g_string_append_printf (s, "tile / %" G_GINT64_FORMAT "LL %% %" G_GINT64_FORMAT "LL;\n",
+                                  stride, kp->grid[p]);
+          stride *= kp->grid[p];
+        }
+      else
+        g_string_append (s, "0;\n");
+    }
+}
+
+void
+prism_kernel_plan_emit_combine (const PrismKernelPlan *kp, const PrismKernelEmitInfo *info, const char *name,
+                                GString *s)
+{
+  guint m = 0;
+  gboolean first = TRUE;
+
+  g_string_append_printf (s, "/* Op %u, combine: %" G_GINT64_FORMAT " blocks of %u threads add up the partials "
+                          "of %s, %u vectors of each tile a block. */\n"
+                          "extern \"C\" __global__ void __launch_bounds__ (%u)\n%s (",
+                          info->kop_index, kp->combine_blocks, kp->combine_threads, info->name,
+                          kp->combine_width, kp->combine_threads, name);
+  for (guint i = 0; i < kp->n_ops; i++)
+    {
+      const PrismOp *op = prism_graph_op (kp->body, i);
+      if (op->kind != PRISM_OP_OUTPUT)
+        continue;
+      if (kp->ops[i].combined)
+        {
+          g_string_append_printf (s, "%s%s *__restrict__ out%u, const float *__restrict__ part%u",
+                                  first ? "" : ", ", prism_cuda_ctype (info->out_dtypes[m]), m, m);
+          first = FALSE;
+        }
+      m++;
+    }
+  g_string_append_printf (s, ")\n{\n  constexpr int CT = %u;\n  const long long b = blockIdx.x;\n\n",
+                          kp->combine_threads);
+  m = 0;
+  for (guint i = 0; i < kp->n_ops; i++)
+    {
+      const PrismOp *op = prism_graph_op (kp->body, i);
+      const PrismOpPlan *p = &kp->ops[i];
+      guint t;
+      gint64 coef[PRISM_MAX_GRID_DIMS], step;
+      const PrismTensorPlan *tp;
+
+      if (op->kind != PRISM_OP_OUTPUT)
+        continue;
+      if (!p->combined)
+        {
+          m++;
+          continue;
+        }
+      t = op->inputs[0];
+      tp = &kp->tensors[t];
+      tile_offsets (kp, op->data_ndims, tp->shape, p->data, op->attrs.omap, -1, coef, &step);
+      g_string_append_printf (s, "  if (b >= %" G_GINT64_FORMAT "LL && b < %" G_GINT64_FORMAT "LL)\n    {\n",
+                              p->combine_first, p->combine_first + p->tiles * p->slices);
+      g_string_append_printf (s, "      using S%u = prism::Shape<%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %"
+                              G_GINT64_FORMAT ", %" G_GINT64_FORMAT ">;\n", t, tp->shape[0], tp->shape[1],
+                              tp->shape[2], tp->shape[3]);
+      g_string_append_printf (s, "      const long long tile = (b - %" G_GINT64_FORMAT "LL) / %" G_GINT64_FORMAT "LL;\n"
+                              "      const int slice = (int) ((b - %" G_GINT64_FORMAT "LL) %% %" G_GINT64_FORMAT "LL);\n",
+                              p->combine_first, p->slices, p->combine_first, p->slices);
+      append_tile_indices (s, kp, op, "      ");
+      g_string_append_printf (s, "      prism::combine_partials<CT, %u, %u, S%u, ", kp->combine_width, p->vec, t);
+      append_strides (s, p->data);
+      g_string_append_printf (s, ", %" G_GINT64_FORMAT "> (out%u + ", p->splits, m);
+      append_offset (s, coef);
+      g_string_append_printf (s, ", part%u + tile * %" G_GINT64_FORMAT "LL * S%u::size, slice);\n    }\n",
+                              m, p->splits, t);
+      m++;
+    }
+  g_string_append (s, "}\n\n");
 }
 
 void

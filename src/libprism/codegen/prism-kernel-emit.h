@@ -19,8 +19,9 @@ G_BEGIN_DECLS
  *   the body's OUTPUT ops
  *
  * The signature takes in0…, then per output outK — and, for an output
- * summed over blocks, partK (f32 partials in the workspace) and cntK (its
- * per-tile arrival counters, zero before the first launch).
+ * summed over blocks, partK (f32 partials in the workspace) and — unless a
+ * combine kernel adds them up — cntK (its per-tile arrival counters, zero
+ * before the first launch).
  */
 typedef struct
 {
@@ -36,6 +37,14 @@ typedef struct
 void        prism_kernel_plan_emit (const PrismKernelPlan     *plan,
                                     const PrismKernelEmitInfo *info,
                                     GString                   *s);
+
+/* Appends the definition of the plan's combine kernel, named @name, when
+ * prism_kernel_plan_n_launches() is 2: per output added up there, outK and
+ * then partK (the f32 partials the kernel @info->name stored). */
+void        prism_kernel_plan_emit_combine (const PrismKernelPlan     *plan,
+                                            const PrismKernelEmitInfo *info,
+                                            const char                *name,
+                                            GString                   *s);
 
 /* "prism::f16", "prism::bf16", "float" (static) */
 const char *prism_cuda_ctype       (PrismDtype                 dtype);

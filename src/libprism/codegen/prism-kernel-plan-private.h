@@ -37,6 +37,10 @@ typedef struct
   gboolean summed;       /* OUTPUT: blocks along some grid axis add into one tile */
   gint64 splits;         /* OUTPUT, summed: blocks adding into one tile */
   gint64 tiles;          /* OUTPUT, summed: tiles of the output */
+  gboolean combined;     /* OUTPUT, summed: added up by the combine kernel, not the last block */
+  guint lv;              /* OUTPUT, summed: floats per partial load (partial_vec) */
+  gint64 slices;         /* OUTPUT, combined: combine blocks per tile */
+  gint64 combine_first;  /* OUTPUT, combined: its first block in the combine grid */
 } PrismOpPlan;
 
 typedef struct
@@ -83,6 +87,9 @@ struct _PrismKernelPlan
   gsize stage_bytes, sync_bytes, invariant_bytes;
   guint occupancy, resident;
   guint registers;               /* estimate */
+  guint combine_threads;         /* threads of a combine block (0: no combine kernel) */
+  guint combine_width;           /* partial vectors a combine block adds (its columns) */
+  gint64 combine_blocks;         /* blocks of the combine kernel */
 };
 
 /* Bytes of one element of @dtype in @layout. */
@@ -102,6 +109,11 @@ gboolean    prism_kernel_plan_in_loop    (const PrismKernelPlan *plan,
 guint       prism_kernel_plan_pick_vec   (PrismDtype dtype,
                                           gint64     tile_last,
                                           gint64     data_last);
+/* Useful share (0–1) of the 32-byte sectors fetched by contiguous runs of
+ * @run bytes that start at multiples of @step bytes, averaged over the
+ * starts (bases 32-byte aligned). */
+double      prism_kernel_plan_sector_efficiency (gint64 run,
+                                                 gint64 step);
 /* Left-pads an evaluated shape to four dims. */
 void        prism_pad_shape              (guint       ndims,
                                           const gint64 *dims,

@@ -23,7 +23,10 @@
  *  - shared memory packed by lifetime (first fit), once with the GPU's
  *    element sizes and once with the CPU build's;
  *  - the outputs whose blocks add into one tile (omap −1): the last block to
- *    arrive at a tile sums the partials, so no extra launch is needed.
+ *    arrive at a tile sums the partials (coalesced: lane t reads 16-byte
+ *    vectors t, t + NT, …) while they are few; past PRISM_COMBINE_MIN_BYTES
+ *    of partials a tile, a combine kernel launched next adds them up, its
+ *    blocks each a slice of a tile over every split (plan_combine).
  *
  * Sizes may be symbolic with values given: the cost model plans every size
  * assignment it considers exactly as the emitter will generate it.
@@ -715,6 +718,56 @@ choose_stages (PrismKernelPlan *kp, guint max_stages)
 /* ------------------------------------------------------------------------ */
 /* Outputs summed over blocks */
 
+/* The combine kernel's shape (kernels/prism-split.cuh combine_partials):
+ * blocks of CT threads, W partial vectors wide and R = CT / W rows deep,
+ * each row adding a run of the splits.  W is the widest (from 256 down to
+ * 128 contiguous bytes per split, whole sectors) that still gives every SM
+ * a block; R the rows the fewest splits fill, at most 256 / W and at least
+ * one warp's worth. */
+static void
+plan_combine (PrismKernelPlan *kp)
+{
+  guint w_min = 8, width, rows;
+  gint64 min_splits = G_MAXINT64, blocks = 0;
+
+  kp->combine_threads = kp->combine_width = 0;
+  kp->combine_blocks = 0;
+  for (guint i = 0; i < kp->n_ops; i++)
+    {
+      const PrismOpPlan *p = &kp->ops[i];
+      if (prism_graph_op (kp->body, i)->kind != PRISM_OP_OUTPUT || !p->combined)
+        continue;
+      w_min = MAX (w_min, 32 / p->lv);
+      min_splits = MIN (min_splits, p->splits);
+    }
+  if (min_splits == G_MAXINT64)
+    return;
+  for (width = 256;; width /= 2)
+    {
+      blocks = 0;
+      for (guint i = 0; i < kp->n_ops; i++)
+        {
+          PrismOpPlan *p = &kp->ops[i];
+          gint64 nvec;
+          if (prism_graph_op (kp->body, i)->kind != PRISM_OP_OUTPUT || !p->combined)
+            continue;
+          nvec = numel4 (kp->tensors[prism_graph_op (kp->body, i)->inputs[0]].shape) / p->lv;
+          p->slices = (nvec + width - 1) / width;
+          p->combine_first = blocks;
+          blocks += p->tiles * p->slices;
+        }
+      if (width <= w_min || blocks >= kp->target->sm_count)
+        break;
+    }
+  for (rows = 1; rows * 2 * width <= 256 && rows * 2 <= min_splits; rows *= 2)
+    ;
+  while (rows * width < 32)
+    rows *= 2;
+  kp->combine_width = width;
+  kp->combine_threads = rows * width;
+  kp->combine_blocks = blocks;
+}
+
 static void
 plan_outputs (PrismKernelPlan *kp)
 {
@@ -737,7 +790,12 @@ plan_outputs (PrismKernelPlan *kp)
             p->tiles *= kp->grid[a];
         }
       p->summed = p->splits > 1;
+      if (!p->summed)
+        continue;
+      p->lv = p->vec % 4 == 0 ? 4 : p->vec % 2 == 0 ? 2 : 1;
+      p->combined = p->splits * numel4 (tp->shape) * 4 > PRISM_COMBINE_MIN_BYTES;
     }
+  plan_combine (kp);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -926,6 +984,234 @@ op_work (const PrismKernelPlan *kp, guint i, double *tensor, double *fma, double
     *other = n_in;
 }
 
+/* ------------------------------------------------------------------------ */
+/* What the templates do: the busiest thread's chain, the sectors, the
+ * narrowest phase (docs/codegen.md, "The static report") */
+
+#define WARP 32
+#define SECTOR 32
+/* Steps of a warp shuffle reduction over 32 lanes. */
+#define WARP_REDUCE_STEPS 5
+
+static gint64
+gcd64 (gint64 a, gint64 b)
+{
+  while (b != 0)
+    {
+      gint64 t = a % b;
+      a = b;
+      b = t;
+    }
+  return a;
+}
+
+static gint64
+ceil_div (gint64 a, gint64 b)
+{
+  return (a + b - 1) / b;
+}
+
+/* Useful share of the 32-byte sectors that contiguous runs of @run bytes
+ * fetch when they start at multiples of @step bytes (from 32-byte aligned
+ * bases), averaged over the starts modulo a sector. */
+double
+prism_kernel_plan_sector_efficiency (gint64 run, gint64 step)
+{
+  gint64 g = gcd64 (MAX (step, 1), SECTOR), sectors = 0, starts = 0;
+
+  if (run <= 0)
+    return 1.0;
+  for (gint64 o = 0; o < SECTOR; o += g, starts++)
+    sectors += ceil_div (o + run, SECTOR);
+  return (double) run * (double) starts / ((double) SECTOR * (double) sectors);
+}
+
+/* The contiguous runs of a tile box in a row-major tensor (both padded):
+ * the tile's rows, merged while the tile spans whole rows, planes, …; and
+ * the granule their starts are multiples of: along the run's outermost dim
+ * d the box starts at a multiple of tile[d] (the block's origin), the
+ * runs of one box are a stride of dim d − 1 apart. */
+static void
+box_runs (const gint64 *tile, const gint64 *data, gsize esize, gint64 *run, gint64 *step)
+{
+  gint64 r = tile[3], inner = 1;
+  int d = 3;
+
+  while (d > 0 && tile[d] == data[d])
+    {
+      r *= tile[d - 1];
+      inner *= data[d];
+      d--;
+    }
+  *run = r * (gint64) esize;
+  *step = (gint64) esize * inner * gcd64 (tile[d], data[d]);
+}
+
+static double
+box_efficiency (const gint64 *tile, const gint64 *data, gsize esize)
+{
+  gint64 run, step;
+
+  box_runs (tile, data, esize, &run, &step);
+  return prism_kernel_plan_sector_efficiency (run, step);
+}
+
+/* Warps sharing one row of a row reduction (kernels/prism-reduce.cuh RowSplit). */
+static gint64
+row_split (gint64 rows, guint warps)
+{
+  return rows >= warps ? 1 : MIN ((gint64) warps / rows, 32);
+}
+
+/* for_each_row_reduce over @rows rows of @len: the lane's n elements
+ * into four accumulators (⌊n / 4⌋ steps each, the remainder on the first,
+ * two joins), the shuffle, and the join of the segments when rows are
+ * split. */
+static gint64
+row_sum_chain (gint64 rows, gint64 len, guint warps)
+{
+  gint64 wpr = row_split (rows, warps), n = ceil_div (len, WARP * wpr);
+
+  return n / 4 + n % 4 + 2 + WARP_REDUCE_STEPS + (wpr > 1 ? wpr : 0);
+}
+
+/* reduce_across: @outs outputs, each over @n elements, one a thread or one
+ * a group of G lanes (kernels/prism-reduce.cuh ReduceGroup) when fewer than
+ * the threads. */
+static gint64
+across_chain (gint64 outs, gint64 n, guint threads)
+{
+  gint64 fit = outs < threads ? threads / outs : 1, g = 1, lg = 0;
+
+  while (g * 2 <= MIN (fit, 32))
+    {
+      g *= 2;
+      lg++;
+    }
+  return g == 1 ? n : ceil_div (n, g) + lg;
+}
+
+/* Work items of CUDA-core matmul op @i (kernels/prism-mma.cuh
+ * scalar_matmul): runs of V outputs of a row, V = ScalarVec (16 bytes of B,
+ * or 8, or 1 element). */
+static gint64
+scalar_items (const PrismKernelPlan *kp, guint i)
+{
+  const PrismOpPlan *p = &kp->ops[i];
+  PrismDtype db = prism_graph_tensor (kp->body, prism_graph_op (kp->body, i)->inputs[1])->dtype;
+  gint64 full = 16 / (gint64) prism_dtype_size (db);
+  gint64 v = p->n % full == 0 ? full : p->n % (full / 2) == 0 ? full / 2 : 1;
+
+  return p->batch * p->m * (p->n / v);
+}
+
+/* Dependent steps of the busiest thread in one execution of op @i. */
+static gint64
+op_chain (const PrismKernelPlan *kp, guint i)
+{
+  const PrismOp *op = prism_graph_op (kp->body, i);
+  const PrismOpPlan *p = &kp->ops[i];
+  const gint64 *in = op->n_inputs > 0 ? kp->tensors[op->inputs[0]].shape : NULL;
+  int dim = op->n_inputs > 0 ? op->attrs.dim + (PRISM_MAX_DIMS - (int) prism_graph_tensor (kp->body, op->inputs[0])->ndims) : 0;
+
+  switch ((int) op->kind)
+    {
+    case PRISM_OP_MATMUL:
+      if (p->mma == PRISM_KMMA_SCALAR)
+        /* scalar_matmul: an item of V outputs a thread (K steps, the V
+         * sums independent), or shared by a group of lanes. */
+        return across_chain (scalar_items (kp, i), p->k, kp->threads);
+      /* One fragment's K steps (a slice of them when K is split), then the
+       * slices added. */
+      return p->k / 16 / MAX (p->ksplit, 1) + (p->ksplit > 1 ? p->ksplit : 0);
+    case PRISM_OP_SUM:
+    case PRISM_OP_MAX:
+    case PRISM_OP_MEAN:
+      if (dim == 3)
+        return row_sum_chain (numel4 (in) / in[3], in[3], kp->warps);
+      return across_chain (numel4 (in) / in[dim], in[dim], kp->threads);
+    case PRISM_OP_ACCUM_SUM:
+    case PRISM_OP_ACCUM_MEAN:
+    case PRISM_OP_ACCUM_RMS:
+    case PRISM_OP_ACCUM_SUM_RESCALE:
+    case PRISM_OP_ACCUM_SUM_ONLINE:
+      return row_sum_chain (numel4 (in) / in[3], in[3], kp->warps);
+    case PRISM_OP_RMS_NORM:
+      {
+        gint64 len = 1;
+        for (guint d = PRISM_MAX_DIMS - op->attrs.norm_dims; d < PRISM_MAX_DIMS; d++)
+          len *= in[d];
+        return row_sum_chain (numel4 (in) / len, len, kp->warps) + 1;
+      }
+    case PRISM_OP_ACCUM_SUM_TODIMX:
+      return in[3] / MAX (op->attrs.dimx, 1);
+    default:
+      return 1;
+    }
+}
+
+/* The busiest thread's chain, the sector efficiency of the global
+ * accesses and the narrowest phase of the kernel proper. */
+static void
+describe_templates (const PrismKernelPlan *kp, PrismLaunch *out)
+{
+  double useful = 0, fetched = 0;
+
+  out->longest_thread_chain = 1;
+  out->fewest_active_blocks = kp->blocks;
+  out->narrow_phase_bytes = 0;
+  for (guint i = 0; i < kp->n_ops; i++)
+    {
+      const PrismOp *op = prism_graph_op (kp->body, i);
+      const PrismOpPlan *p = &kp->ops[i];
+      const PrismTensorPlan *tp;
+      gsize es;
+      double bytes, partial;
+
+      if (!p->live)
+        continue;
+      if (op->kind != PRISM_OP_INPUT && op->kind != PRISM_OP_OUTPUT)
+        {
+          out->longest_thread_chain = MAX (out->longest_thread_chain, op_chain (kp, i));
+          continue;
+        }
+      es = prism_dtype_size (op->data_dtype);
+      if (op->kind == PRISM_OP_INPUT)
+        {
+          tp = &kp->tensors[op->outputs[0]];
+          bytes = (double) numel4 (tp->shape) * es * (double) kp->blocks * (tp->invariant ? 1.0 : (double) kp->forloop);
+          useful += bytes;
+          fetched += bytes / box_efficiency (tp->shape, p->data, es);
+          continue;
+        }
+      tp = &kp->tensors[op->inputs[0]];
+      bytes = (double) numel4 (tp->shape) * es * (double) kp->blocks;
+      if (!p->summed)
+        {
+          useful += bytes;
+          fetched += bytes / box_efficiency (tp->shape, p->data, es);
+          continue;
+        }
+      /* store_partial: each block's f32 tile, dense. */
+      partial = (double) numel4 (tp->shape) * 4.0;
+      useful += partial * (double) kp->blocks;
+      fetched += partial * (double) kp->blocks /
+                 prism_kernel_plan_sector_efficiency ((gint64) partial, (gint64) partial);
+      if (p->combined)
+        continue;
+      /* reduce_partials in the last block of each tile: every split's
+       * partial read whole, the tile stored once. */
+      useful += partial * (double) kp->blocks + bytes / (double) p->splits;
+      fetched += partial * (double) kp->blocks /
+                 prism_kernel_plan_sector_efficiency ((gint64) partial, (gint64) partial) +
+                 bytes / (double) p->splits / box_efficiency (tp->shape, p->data, es);
+      out->longest_thread_chain = MAX (out->longest_thread_chain, p->splits);
+      out->fewest_active_blocks = MIN (out->fewest_active_blocks, p->tiles);
+      out->narrow_phase_bytes += partial * (double) p->splits;
+    }
+  out->global_sector_efficiency = fetched > 0 ? useful / fetched : 1.0;
+}
+
 static void
 describe_work (const PrismKernelPlan *kp, PrismLaunch *out)
 {
@@ -964,11 +1250,19 @@ describe_work (const PrismKernelPlan *kp, PrismLaunch *out)
       if (op->kind == PRISM_OP_OUTPUT)
         {
           double data = (double) numel4 (p->data) * prism_dtype_size (op->data_dtype);
+          double partial = (double) numel4 (kp->tensors[op->inputs[0]].shape) * 4.0;
+
+          if (p->combined)
+            {
+              /* Each block writes its f32 partial; the combine kernel
+               * reads them and writes the output. */
+              out->l2_bytes += partial * (double) kp->blocks;
+              continue;
+            }
           out->dram_bytes += data;
           if (p->summed)
             {
               /* Each block writes its f32 partial, the last one reads them all. */
-              double partial = (double) numel4 (kp->tensors[op->inputs[0]].shape) * 4.0;
               out->l2_bytes += 2.0 * partial * (double) kp->blocks;
               out->split_outputs++;
             }
@@ -1007,9 +1301,9 @@ describe_paths (const PrismKernelPlan *kp, PrismLaunch *out)
         }
       if (p->mma == PRISM_KMMA_SCALAR)
         {
-          /* kernels/prism-mma.cuh ScalarGroup: threads share an output
-           * when the outputs are fewer than the threads. */
-          gint64 outs = p->batch * p->m * p->n, g = 1;
+          /* kernels/prism-mma.cuh ScalarGroup: threads share an item (V
+           * outputs of a row) when the items are fewer than the threads. */
+          gint64 outs = scalar_items (kp, i), g = 1;
           while (outs < kp->threads && g < 32 && outs * g * 2 <= kp->threads)
             g *= 2;
           if (out->mma == PRISM_MMA_NONE)
@@ -1027,6 +1321,103 @@ describe_paths (const PrismKernelPlan *kp, PrismLaunch *out)
     }
   if (out->mma == PRISM_MMA_NONE)
     out->work_warps = (guint) MIN ((elems + 31) / 32, (gint64) kp->warps);
+}
+
+guint
+prism_kernel_plan_n_launches (const PrismKernelPlan *kp)
+{
+  return kp->combine_blocks > 0 ? 2 : 1;
+}
+
+/* combine_partials: row r of a block adds ⌈splits / R⌉ splits, column w
+ * the R row sums; per split a block reads W consecutive vectors (a slice
+ * of the tile's contiguous partial), and it stores the slice's outputs. */
+static void
+describe_combine_templates (const PrismKernelPlan *kp, PrismLaunch *out)
+{
+  gint64 rows = kp->combine_threads / kp->combine_width;
+  double useful = 0, fetched = 0;
+
+  out->longest_thread_chain = 1;
+  out->fewest_active_blocks = kp->combine_blocks;
+  for (guint i = 0; i < kp->n_ops; i++)
+    {
+      const PrismOp *op = prism_graph_op (kp->body, i);
+      const PrismOpPlan *p = &kp->ops[i];
+      const PrismTensorPlan *tp;
+      gint64 partial, slice;
+      double reads, writes;
+      gsize es;
+
+      if (op->kind != PRISM_OP_OUTPUT || !p->combined)
+        continue;
+      tp = &kp->tensors[op->inputs[0]];
+      es = prism_dtype_size (op->data_dtype);
+      partial = numel4 (tp->shape) * 4;
+      slice = MIN ((gint64) kp->combine_width * p->lv * 4, partial);
+      reads = (double) partial * (double) (p->splits * p->tiles);
+      writes = (double) numel4 (tp->shape) * es * (double) p->tiles;
+      useful += reads + writes;
+      fetched += reads / prism_kernel_plan_sector_efficiency (slice, slice) +
+                 writes / box_efficiency (tp->shape, p->data, es);
+      out->longest_thread_chain = MAX (out->longest_thread_chain, ceil_div (p->splits, rows) + rows);
+    }
+  out->global_sector_efficiency = fetched > 0 ? useful / fetched : 1.0;
+}
+
+/* The combine kernel: per combined output, its tiles' partials read once
+ * (coalesced, from L2) and the output written once. */
+static void
+describe_combine (const PrismKernelPlan *kp, PrismLaunch *out)
+{
+  const PrismGpuTarget *t = kp->target;
+  gint64 per_sm = (kp->combine_blocks + t->sm_count - 1) / t->sm_count;
+  guint by_threads = t->max_threads_per_sm / kp->combine_threads;
+
+  memset (out, 0, sizeof *out);
+  out->role = PRISM_LAUNCH_BLOCK_GRAPH;
+  out->grid[0] = (guint) kp->combine_blocks;
+  out->grid[1] = out->grid[2] = 1;
+  out->block_threads = kp->combine_threads;
+  out->loop_iterations = 1;
+  out->stages = 1;
+  out->warps = kp->combine_threads / 32;
+  out->work_warps = out->warps;
+  out->mma = PRISM_MMA_NONE;
+  out->occupancy = out->occupancy_without_registers = MAX (1, MIN (t->max_blocks_per_sm, by_threads));
+  out->blocks_per_sm = (guint) MAX (1, MIN ((gint64) out->occupancy, per_sm));
+  out->registers = out->registers_estimate = 32;
+  out->spill_bytes = -1;
+  for (guint i = 0; i < kp->n_ops; i++)
+    {
+      const PrismOp *op = prism_graph_op (kp->body, i);
+      const PrismOpPlan *p = &kp->ops[i];
+      double partials;
+
+      if (op->kind != PRISM_OP_OUTPUT || !p->combined)
+        continue;
+      partials = (double) numel4 (kp->tensors[op->inputs[0]].shape) * 4.0 * (double) (p->splits * p->tiles);
+      out->l2_bytes += partials;
+      out->dram_bytes += (double) numel4 (p->data) * prism_dtype_size (op->data_dtype);
+      out->other_flops += partials / 4.0;
+      /* Four loads of LV floats in flight per thread (the split loop is
+       * unrolled by four). */
+      out->bytes_in_flight_per_block = MAX (out->bytes_in_flight_per_block,
+                                            (gsize) kp->combine_threads * 4 * p->lv * 4);
+    }
+  out->sync_bytes = out->bytes_in_flight_per_block;
+  out->bytes_in_flight_per_sm = out->blocks_per_sm * out->bytes_in_flight_per_block;
+  describe_combine_templates (kp, out);
+}
+
+void
+prism_kernel_plan_describe_launch (const PrismKernelPlan *kp, guint index, PrismLaunch *out)
+{
+  g_return_if_fail (index < prism_kernel_plan_n_launches (kp));
+  if (index == 1)
+    describe_combine (kp, out);
+  else
+    prism_kernel_plan_describe (kp, out);
 }
 
 void
@@ -1053,4 +1444,5 @@ prism_kernel_plan_describe (const PrismKernelPlan *kp, PrismLaunch *out)
   out->smem_limited = kp->smem_limited;
   describe_paths (kp, out);
   describe_work (kp, out);
+  describe_templates (kp, out);
 }

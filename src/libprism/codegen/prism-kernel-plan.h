@@ -17,6 +17,11 @@ G_BEGIN_DECLS
  * 132 SMs at ~0.7 µs). */
 #define PRISM_PIPELINE_GOAL_BYTES (32 * 1024)
 #define PRISM_MAX_STAGES          8
+/* Partials of one output tile (f32 bytes, all splits) past which a combine
+ * kernel adds them up instead of the last block to arrive: one SM draws
+ * about 37–53 GB/s of L2 on the built-in targets, so 128 KiB take one block
+ * 2.5–3.5 µs, more than the second launch's gap. */
+#define PRISM_COMBINE_MIN_BYTES   (128 * 1024)
 
 /**
  * PrismKernelPlanOptions:
@@ -59,9 +64,23 @@ PrismKernelPlan *prism_kernel_plan_new      (const PrismGraph              *body
 void             prism_kernel_plan_free     (PrismKernelPlan               *plan);
 
 /* The launch's static account (prism-launch.h): grid, shared memory, ring,
- * occupancy, paths and work. */
+ * occupancy, paths and work — of the kernel proper (launch 0). */
 void             prism_kernel_plan_describe (const PrismKernelPlan         *plan,
                                              PrismLaunch                   *out);
+
+/* Launches the kernel op takes: 1, or 2 when outputs summed over many
+ * blocks are added up by a combine kernel launched right after it. */
+guint            prism_kernel_plan_n_launches (const PrismKernelPlan      *plan);
+
+/**
+ * prism_kernel_plan_describe_launch:
+ * @index: 0 (the kernel) … prism_kernel_plan_n_launches() − 1 (its combine
+ *   kernel)
+ * @out: (out): the launch's static account
+ */
+void             prism_kernel_plan_describe_launch (const PrismKernelPlan *plan,
+                                                    guint                  index,
+                                                    PrismLaunch           *out);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PrismKernelPlan, prism_kernel_plan_free)
 

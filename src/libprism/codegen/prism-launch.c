@@ -89,6 +89,22 @@ prism_launch_add_report (const PrismLaunch *l, JsonBuilder *b)
     json_builder_add_int_value (b, l->spill_bytes);
   else
     json_builder_add_null_value (b);
+  /* What the templates do; unknown for a vendor GEMM. */
+  json_builder_set_member_name (b, "longest_thread_chain");
+  if (l->role == PRISM_LAUNCH_BLOCK_GRAPH)
+    json_builder_add_int_value (b, l->longest_thread_chain);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "global_sector_efficiency");
+  if (l->role == PRISM_LAUNCH_BLOCK_GRAPH)
+    json_builder_add_double_value (b, l->global_sector_efficiency);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "fewest_active_blocks");
+  if (l->role == PRISM_LAUNCH_BLOCK_GRAPH)
+    json_builder_add_int_value (b, l->fewest_active_blocks);
+  else
+    json_builder_add_null_value (b);
   json_builder_set_member_name (b, "dram_bytes");
   json_builder_add_double_value (b, l->dram_bytes);
   json_builder_set_member_name (b, "l2_bytes");

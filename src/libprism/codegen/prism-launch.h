@@ -64,6 +64,12 @@ typedef struct
   gint64 spill_bytes;            /* -1 when not known (no ptxas run) */
   guint split_outputs;           /* outputs summed over blocks by the last block to arrive */
   gboolean smem_limited;         /* fewer stages than the goal because of shared memory */
+  /* What the templates do (docs/codegen.md, "The static report"); 0 when
+   * not known (a vendor GEMM). */
+  gint64 longest_thread_chain;   /* dependent steps of the busiest thread in one primitive */
+  double global_sector_efficiency; /* useful bytes / bytes of the 32-byte sectors fetched, 0–1 */
+  gint64 fewest_active_blocks;   /* blocks at work in the launch's narrowest phase */
+  double narrow_phase_bytes;     /* bytes one block of that phase reads alone (last-block sums) */
   /* Work of the whole launch. */
   double dram_bytes;
   double l2_bytes;

@@ -18,7 +18,12 @@
  *   latency — per wave of resident blocks, one DRAM latency for the first
  *             loads, then per loop iteration one latency over the ring's
  *             depth (S − 1 stages in flight) or a whole one for synchronous
- *             loads, plus the iteration's barriers.
+ *             loads, plus the iteration's barriers and the busiest thread's
+ *             longest dependent chain; and a phase on fewer blocks than
+ *             SMs (the last block's sum of partials) at one SM's L2 share.
+ *
+ * DRAM and L2 bytes are divided by the launch's global sector efficiency:
+ * what crosses is the sectors fetched, not the bytes used.
  *
  * The constants come from the target's "prism-gpu" file (datasheet and
  * calibration), never from this file.  No prediction beats physics: the
@@ -39,6 +44,13 @@
 /* Tensor-core units per SM: a warp issues to one, so an SM needs four
  * working warps to keep them all busy. */
 #define MMA_UNITS_PER_SM 4
+/* Cycles one step of a thread's dependent chain takes at least: the FP32
+ * pipeline's dependent-issue latency (an add, a max, an FMA waiting for
+ * the previous one). */
+#define DEPENDENT_STEP_CYCLES 4
+/* Sector efficiency below which a launch is not priced further (a guard
+ * against a degenerate account). */
+#define MIN_SECTOR_EFFICIENCY 0.01
 
 const char *
 prism_baseline_kind_to_string (PrismBaselineKind kind)
@@ -83,9 +95,39 @@ vendor_gemm_cost (const PrismGpuTarget *t, const PrismLaunch *l, PrismOpCost *ou
   out->us = MAX (t->vendor_gemm_min_us, out->launch_us + MAX (out->memory_us, out->compute_us));
 }
 
+/* The SM clock in GHz, from the FP32 peak: FP32 lanes per SM (64 on sm_80,
+ * 128 on sm_86 and newer) × 2 FLOPs an FMA × SMs × clock. */
+static double
+clock_ghz (const PrismGpuTarget *t)
+{
+  double lanes = t->compute_capability == 80 ? 64 : 128;
+
+  return t->fp32_tflops * 1e3 / (lanes * 2.0 * MAX (t->sm_count, 1));
+}
+
+/* µs of the busiest thread's longest dependent chain. */
+static double
+chain_us (const PrismGpuTarget *t, const PrismLaunch *l)
+{
+  return (double) l->longest_thread_chain * DEPENDENT_STEP_CYCLES / (clock_ghz (t) * 1e3);
+}
+
+/* µs of a phase that runs on fewer blocks than the GPU has SMs (the last
+ * block of each tile adding its partials): what one block reads at its
+ * SM's share of the L2 bandwidth.  A phase as wide as the GPU is the L2
+ * term's. */
+static double
+narrow_phase_us (const PrismGpuTarget *t, const PrismLaunch *l)
+{
+  if (l->narrow_phase_bytes <= 0 || l->fewest_active_blocks >= t->sm_count)
+    return 0;
+  return bytes_us (l->narrow_phase_bytes, t->l2_gbs / MAX (t->sm_count, 1));
+}
+
 void
 prism_cost_model_launch (const PrismGpuTarget *t, const PrismLaunch *l, PrismOpCost *out)
 {
+  double sectors, inflight;
   double blocks, active, sm_share, bw, per_sm_warps, iter_wait, waves, util;
   double resident_capacity;
 
@@ -103,9 +145,15 @@ prism_cost_model_launch (const PrismGpuTarget *t, const PrismLaunch *l, PrismOpC
 
   /* DRAM: the curve is for every SM drawing; a grid on fewer SMs draws
    * their share. */
-  bw = prism_gpu_target_dram_gbs (t, (double) l->bytes_in_flight_per_sm / 1024.0) * sm_share;
-  out->memory_us = bytes_us (l->dram_bytes, MAX (bw, 1e-3));
-  out->l2_us = bytes_us (l->l2_bytes, t->l2_gbs * sm_share);
+  /* Wasted sectors cost bandwidth: the bytes fetched cross, not the bytes
+   * used — and what is in flight is sectors too, so the curve is read at
+   * the sectors in flight. */
+  sectors = l->global_sector_efficiency > 0 ? MAX (l->global_sector_efficiency, MIN_SECTOR_EFFICIENCY) : 1.0;
+  /* A launch that loads nothing still has its own stores in flight. */
+  inflight = MAX ((double) l->bytes_in_flight_per_sm, l->dram_bytes / blocks * MAX (l->blocks_per_sm, 1));
+  bw = prism_gpu_target_dram_gbs (t, inflight / sectors / 1024.0) * sm_share;
+  out->memory_us = bytes_us (l->dram_bytes / sectors, MAX (bw, 1e-3));
+  out->l2_us = bytes_us (l->l2_bytes / sectors, t->l2_gbs * sm_share);
 
   /* Compute: tensor cores need MMA_UNITS_PER_SM working warps per SM. */
   per_sm_warps = (double) MAX (l->blocks_per_sm, 1) * MAX (l->work_warps, 1);
@@ -123,24 +171,48 @@ prism_cost_model_launch (const PrismGpuTarget *t, const PrismLaunch *l, PrismOpC
   else
     iter_wait = 0;
   out->latency_us = waves * (t->dram_latency_us * (l->split_outputs > 0 ? 2 : 1) +
-                             (double) l->loop_iterations * (iter_wait + t->iteration_us));
+                             (double) l->loop_iterations * (iter_wait + t->iteration_us) +
+                             chain_us (t, l)) +
+                    narrow_phase_us (t, l);
 
   out->launch_us = t->launch_us;
   out->us = out->launch_us + MAX (MAX (out->memory_us, out->l2_us), MAX (out->compute_us, out->latency_us));
 }
 
+double
+prism_cost_model_plan_us (const PrismGpuTarget *target, const PrismKernelPlan *plan)
+{
+  double us = 0;
+
+  for (guint i = 0; i < prism_kernel_plan_n_launches (plan); i++)
+    {
+      PrismLaunch l;
+      PrismOpCost c;
+      prism_kernel_plan_describe_launch (plan, i, &l);
+      prism_cost_model_launch (target, &l, &c);
+      us += c.us;
+    }
+  return us;
+}
+
+/* Prices every launch of a planned body into @out (1 or 2: the kernel and
+ * its combine kernel); their number in @n. */
 static gboolean
 price_body (const PrismGpuTarget *target, const PrismGraph *body, const gint64 *values,
-            guint n_values, PrismOpCost *out)
+            guint n_values, PrismOpCost *out, guint *n)
 {
   PrismKernelPlanOptions po = { target, target->compute_capability, 0, FALSE, 0 };
   g_autoptr(PrismKernelPlan) plan = prism_kernel_plan_new (body, values, n_values, &po, NULL);
-  PrismLaunch l;
 
   if (plan == NULL)
     return FALSE;
-  prism_kernel_plan_describe (plan, &l);
-  prism_cost_model_launch (target, &l, out);
+  *n = prism_kernel_plan_n_launches (plan);
+  for (guint i = 0; i < *n; i++)
+    {
+      PrismLaunch l;
+      prism_kernel_plan_describe_launch (plan, i, &l);
+      prism_cost_model_launch (target, &l, &out[i]);
+    }
   return TRUE;
 }
 
@@ -240,28 +312,55 @@ prism_cost_model_floor_at_vendor (const PrismGpuTarget *target, const PrismGraph
   out->us = v.us;
 }
 
-gboolean
-prism_cost_model_op_full (const PrismGpuTarget *target, const PrismGraph *graph, guint op_index,
-                          const gint64 *values, guint n_values, PrismBaselineKind kind, PrismOpCost *out)
+/* The launches of op @op_index, priced: @out[0 … *n − 1]. */
+static gboolean
+price_op_launches (const PrismGpuTarget *target, const PrismGraph *graph, guint op_index,
+                   const gint64 *values, guint n_values, PrismBaselineKind kind, PrismOpCost *out, guint *n)
 {
   const PrismOp *op = prism_graph_op (graph, op_index);
   PrismLowerOptions lo = { target->sm_count, FALSE };
   g_autoptr(PrismGraph) body = NULL;
 
-  memset (out, 0, sizeof *out);
+  memset (out, 0, 2 * sizeof *out);
+  *n = 0;
   if (op->kind == PRISM_OP_INPUT || op->kind == PRISM_OP_OUTPUT)
     return TRUE;
   if (op->kind == PRISM_OP_KERNEL)
-    {
-      if (!price_body (target, op->body, values, n_values, out))
-        return FALSE;
-      prism_cost_model_floor_at_vendor (target, graph, op_index, out);
-      return TRUE;
-    }
+    return price_body (target, op->body, values, n_values, out, n);
   if (op->kind == PRISM_OP_MATMUL && kind == PRISM_BASELINE_VENDOR)
-    return price_vendor_matmul (target, graph, op, out);
+    {
+      *n = 1;
+      return price_vendor_matmul (target, graph, op, out);
+    }
   body = prism_lower_op (graph, op_index, &lo, NULL);
-  return body != NULL && price_body (target, body, NULL, 0, out);
+  return body != NULL && price_body (target, body, NULL, 0, out, n);
+}
+
+gboolean
+prism_cost_model_op_full (const PrismGpuTarget *target, const PrismGraph *graph, guint op_index,
+                          const gint64 *values, guint n_values, PrismBaselineKind kind, PrismOpCost *out)
+{
+  PrismOpCost c[2];
+  guint n = 0;
+
+  if (!price_op_launches (target, graph, op_index, values, n_values, kind, c, &n))
+    return FALSE;
+  *out = c[0];
+  out->n_launches = n;
+  if (n > 1)
+    {
+      /* The combine kernel runs after the kernel: its time adds. */
+      out->us += c[1].us;
+      out->launch_us += c[1].launch_us;
+      out->memory_us += c[1].memory_us;
+      out->l2_us += c[1].l2_us;
+      out->compute_us += c[1].compute_us;
+      out->latency_us += c[1].latency_us;
+    }
+  /* Its combine kernel included: the whole of our kernel is what cuBLASLt
+   * would be compared with. */
+  prism_cost_model_floor_at_vendor (target, graph, op_index, out);
+  return TRUE;
 }
 
 gboolean
@@ -290,6 +389,34 @@ output_needs_copy (const PrismGraph *graph, guint op_index)
   return FALSE;
 }
 
+/* Launches of the body of op @i as planned for the default target: 2 when
+ * a combine kernel adds up its partials; 1 when its sizes are symbolic. */
+static guint
+op_launches (const PrismGraph *graph, guint i)
+{
+  const PrismOp *op = prism_graph_op (graph, i);
+  const PrismGpuTarget *target = prism_gpu_target_default ();
+  PrismLowerOptions lo = { target->sm_count, FALSE };
+  PrismKernelPlanOptions po = { target, target->compute_capability, 0, FALSE, 0 };
+  g_autoptr(PrismGraph) lowered = NULL;
+  g_autoptr(PrismKernelPlan) plan = NULL;
+  const PrismGraph *body = op->body;
+
+  if (op->kind != PRISM_OP_KERNEL)
+    {
+      gint64 shape[PRISM_MAX_DIMS];
+      for (guint k = 0; k < op->n_outputs; k++)
+        if (!prism_tensor_get_shape (prism_graph_tensor (graph, op->outputs[k]), shape))
+          return 1;
+      lowered = prism_lower_op (graph, i, &lo, NULL);
+      body = lowered;
+    }
+  if (body == NULL)
+    return 1;
+  plan = prism_kernel_plan_new (body, NULL, 0, &po, NULL);
+  return plan != NULL ? prism_kernel_plan_n_launches (plan) : 1;
+}
+
 guint
 prism_cost_model_count_launches (const PrismGraph *graph)
 {
@@ -300,15 +427,17 @@ prism_cost_model_count_launches (const PrismGraph *graph)
       const PrismOp *op = prism_graph_op (graph, i);
       if (op->kind == PRISM_OP_INPUT)
         continue;
-      if (op->kind != PRISM_OP_OUTPUT || output_needs_copy (graph, i))
-        n++;
+      if (op->kind == PRISM_OP_OUTPUT)
+        n += output_needs_copy (graph, i) ? 1 : 0;
+      else
+        n += op_launches (graph, i);
     }
   return n;
 }
 
 /* A copy kernel of @tensor, as the lowering makes it. */
 static gboolean
-price_copy (const PrismGpuTarget *target, const PrismGraph *graph, guint tensor, PrismOpCost *out)
+price_copy (const PrismGpuTarget *target, const PrismGraph *graph, guint tensor, PrismOpCost *out, guint *n)
 {
   const PrismTensor *t = prism_graph_tensor (graph, tensor);
   g_autoptr(PrismGraph) g = prism_graph_new ();
@@ -323,7 +452,7 @@ price_copy (const PrismGpuTarget *target, const PrismGraph *graph, guint tensor,
   lowered = prism_lower_predefined_ops (g, NULL);
   for (guint i = 0; lowered != NULL && i < lowered->ops->len; i++)
     if (prism_graph_op (lowered, i)->kind == PRISM_OP_KERNEL)
-      return price_body (target, prism_graph_op (lowered, i)->body, NULL, 0, out);
+      return price_body (target, prism_graph_op (lowered, i)->body, NULL, 0, out, n);
   return FALSE;
 }
 
@@ -337,7 +466,8 @@ predict (const PrismGpuTarget *target, const PrismGraph *graph, const gint64 *va
   for (guint i = 0; i < graph->ops->len; i++)
     {
       const PrismOp *op = prism_graph_op (graph, i);
-      PrismOpCost c;
+      PrismOpCost c[2];
+      guint n = 0;
       gboolean ok;
 
       if (op->kind == PRISM_OP_INPUT)
@@ -346,10 +476,10 @@ predict (const PrismGpuTarget *target, const PrismGraph *graph, const gint64 *va
         {
           if (!output_needs_copy (graph, i))
             continue;
-          ok = price_copy (target, graph, op->inputs[0], &c);
+          ok = price_copy (target, graph, op->inputs[0], c, &n);
         }
       else
-        ok = prism_cost_model_op_full (target, graph, i, values, n_values, kind, &c);
+        ok = price_op_launches (target, graph, i, values, n_values, kind, c, &n);
       if (!ok)
         {
           g_set_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED,
@@ -357,14 +487,18 @@ predict (const PrismGpuTarget *target, const PrismGraph *graph, const gint64 *va
                        "does not fit %s", i, prism_op_kind_to_string (op->kind), target->display_name);
           return FALSE;
         }
-      if (costs != NULL)
-        g_array_append_val (costs, c);
-      out->total_us += c.us;
-      out->n_launches++;
-      out->memory_us += MAX (c.memory_us, c.l2_us);
-      out->compute_us += c.compute_us;
-      out->latency_us += c.latency_us;
-      out->launch_us += c.launch_us;
+      for (guint j = 0; j < n; j++)
+        {
+          c[j].n_launches = 1;
+          if (costs != NULL)
+            g_array_append_val (costs, c[j]);
+          out->total_us += c[j].us;
+          out->n_launches++;
+          out->memory_us += MAX (c[j].memory_us, c[j].l2_us);
+          out->compute_us += c[j].compute_us;
+          out->latency_us += c[j].latency_us;
+          out->launch_us += c[j].launch_us;
+        }
     }
   out->physics_us = prism_cost_model_physics_us (target, graph);
   return TRUE;

@@ -8,6 +8,7 @@
 
 #include "prism-gpu-target.h"
 #include "prism-graph.h"
+#include "prism-kernel-plan.h"
 #include "prism-launch.h"
 
 G_BEGIN_DECLS
@@ -51,7 +52,8 @@ typedef struct
   double l2_us;
   double compute_us;
   double latency_us;
-  PrismLaunch launch;
+  guint n_launches;     /* prism_cost_model_op(): launches the op takes, their times summed */
+  PrismLaunch launch;   /* the (first) launch */
 } PrismOpCost;
 
 /**
@@ -100,6 +102,17 @@ void     prism_cost_model_floor_at_vendor (const PrismGpuTarget *target,
                                            const PrismGraph     *graph,
                                            guint                 op_index,
                                            PrismOpCost          *cost);
+
+/**
+ * prism_cost_model_plan_us:
+ * @target: the GPU
+ * @plan: a planned kernel (prism_kernel_plan_new())
+ *
+ * Returns: the predicted µs of every launch the kernel takes (itself and,
+ *   when it has one, its combine kernel), summed
+ */
+double   prism_cost_model_plan_us  (const PrismGpuTarget  *target,
+                                    const PrismKernelPlan *plan);
 
 /**
  * prism_cost_model_op:
@@ -179,7 +192,9 @@ gboolean prism_cost_model_predict_launches (const PrismGpuTarget *target,
                                             GError              **error);
 
 /* Launches the generated program of @graph makes (kernels, predefined ops,
- * output copies); independent of the sizes. */
+ * output copies, and a combine kernel after a kernel whose partials are
+ * many: prism_kernel_plan_n_launches()), planned for the default target;
+ * a kernel whose sizes are symbolic counts once. */
 guint    prism_cost_model_count_launches (const PrismGraph *graph);
 
 /* The physics bound of @graph on @target in µs (see PrismCostEstimate);

@@ -177,8 +177,6 @@ try_assignment (KernelEnum *e)
   PrismKernelPlanOptions po = { 0, };
   g_autoptr(PrismKernelPlan) plan = NULL;
   g_autoptr(GError) error = NULL;
-  PrismLaunch launch;
-  PrismOpCost cost;
   PrismParamAssignment *a;
 
   e->stats->assignments++;
@@ -222,14 +220,19 @@ try_assignment (KernelEnum *e)
         e->stats->indivisible++;
       return;
     }
-  prism_kernel_plan_describe (plan, &launch);
-  prism_cost_model_launch (e->target, &launch, &cost);
-  prism_cost_model_floor_at_vendor (e->target, e->graph, e->op_index, &cost);
   e->stats->valid++;
   a = g_new0 (PrismParamAssignment, 1);
   a->n_values = e->n_values;
   a->values = g_memdup2 (e->values, MAX (e->n_values, 1) * sizeof (gint64));
-  a->predicted_us = cost.us;
+  /* Its combine kernel, when it has one, included; never below cuBLASLt's
+   * GEMM for a kernel of one matmul (prism_cost_model_floor_at_vendor()). */
+  {
+    PrismOpCost cost = { 0, };
+
+    cost.us = prism_cost_model_plan_us (e->target, plan);
+    prism_cost_model_floor_at_vendor (e->target, e->graph, e->op_index, &cost);
+    a->predicted_us = cost.us;
+  }
   g_ptr_array_add (e->best, a);
   g_ptr_array_sort (e->best, compare_assignments);
   if (e->best->len > e->keep)
