@@ -10,6 +10,30 @@
 
 #include "prism-platform.cuh"
 
+#include <atomic>
+#include <cstdint>
+
+namespace prism {
+
+/* The epoch of the next launch: one counter for every program of the
+ * process, so that consecutive launches on one workspace differ in the
+ * epoch tag their arrival counters test (prism-split.cuh). */
+inline unsigned int
+next_launch_epoch ()
+{
+  static std::atomic<unsigned int> epoch (0);
+  return ++epoch;
+}
+
+/* A pointer argument the generated code may read 16 bytes at a time from. */
+inline bool
+aligned16 (const void *p)
+{
+  return p != nullptr && ((uintptr_t) p & 15) == 0;
+}
+
+}
+
 #if PRISM_CUDA
 
 #include <cuda_runtime.h>
@@ -29,6 +53,10 @@ struct CUstream_st;
 typedef struct CUstream_st *cudaStream_t;
 
 namespace prism { namespace cpu {
+
+/* When ≥ 0, the blocks that launches may still run; the launch that runs
+ * out stops there, as a launch that died half-way (tests set it). */
+inline long long blocks_left = -1;
 
 /* Runs every block of @grid in order (x fastest) with @smem_bytes of shared
  * memory.  Shared memory starts as all-ones bytes (NaN as f32) in every block,
@@ -54,10 +82,15 @@ launch (Kernel kernel, dim3 grid, dim3 block, size_t smem_bytes, Args... args)
     for (unsigned int y = 0; y < grid.y; y++)
       for (unsigned int x = 0; x < grid.x; x++)
         {
+          if (blocks_left == 0)
+            goto done;
+          if (blocks_left > 0)
+            blocks_left--;
           memset (mem, 0xff, bytes);
           blockIdx = dim3 (x, y, z);
           kernel (args...);
         }
+done:
   smem = nullptr;
   free (mem);
 }

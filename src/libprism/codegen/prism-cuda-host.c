@@ -15,10 +15,22 @@
 
 #define SMEM_NO_OPT_IN 49152
 
-void
-prism_cuda_emitter_emit_launcher (PrismCudaEmitter *self, GString *s)
+/* The name of the program's input or output @index ("" when it has none). */
+static const char *
+tensor_name (const PrismCudaEmitter *self, PrismOpKind kind, guint index)
 {
-  g_string_append (s, "#if !defined(__CUDACC_RTC__)\n\n");
+  for (guint j = 0, n = 0; j < self->lowered->ops->len; j++)
+    {
+      const PrismOp *op = prism_graph_op (self->lowered, j);
+      if (op->kind == kind && n++ == index)
+        return op->name != NULL ? op->name : "";
+    }
+  return "";
+}
+
+static void
+emit_workspace_functions (PrismCudaEmitter *self, GString *s)
+{
   g_string_append_printf (s,
                           "/* Bytes of workspace %s_launch() needs (GPU layout; the CPU build stores\n"
                           " * every dtype as f32 and needs the second figure). */\n"
@@ -27,20 +39,90 @@ prism_cuda_emitter_emit_launcher (PrismCudaEmitter *self, GString *s)
                           self->prefix, self->prefix, self->ws_size[PRISM_LAYOUT_GPU], self->ws_size[PRISM_LAYOUT_CPU]);
   g_string_append_printf (s,
                           "/* The leading bytes of the workspace that must be zero before the first\n"
-                          " * launch (the arrival counters of outputs summed over blocks); every\n"
-                          " * launch leaves them zero again. */\n"
+                          " * launch (the arrival counters of outputs summed over blocks, which every\n"
+                          " * launch then tags with its own epoch). */\n"
                           "extern \"C\" size_t\n%s_workspace_zeroed_bytes (void)\n{\n"
                           "  return %" G_GSIZE_FORMAT "u;\n}\n\n",
                           self->prefix, self->ws_zeroed);
+}
+
+/* PREFIX_check_arguments() and PREFIX_error_string(): the codes are those
+ * the header defines (PREFIX_ERROR_*). */
+static void
+emit_argument_check (PrismCudaEmitter *self, GString *s)
+{
+  const char *p = self->prefix;
+
   g_string_append_printf (s,
-                          "/* Runs the program on @stream.  Returns 0, -1 when the workspace is missing,\n"
-                          " * or the first CUDA error. */\n"
-                          "extern \"C\" int\n%s_launch (const void *const *inputs, void *const *outputs,\n"
-                          "%*s void *workspace, cudaStream_t stream)\n{\n"
-                          "  unsigned char *const ws = (unsigned char *) workspace;\n\n"
-                          "  (void) ws;\n  (void) stream;\n  (void) inputs;\n"
-                          "  if (%s_workspace_size () > 0 && ws == nullptr)\n    return -1;\n",
-                          self->prefix, (int) strlen (self->prefix) + 8, "", self->prefix);
+                          "/* 0, or the code of the first pointer argument that is NULL or not 16-byte\n"
+                          " * aligned (the kernels move 16-byte vectors). */\n"
+                          "extern \"C\" int\n%s_check_arguments (const void *const *inputs, void *const *outputs,\n"
+                          "%*s void *workspace)\n{\n", p, (int) strlen (p) + 16, "");
+  for (guint i = 0; i < self->inputs->len; i++)
+    g_string_append_printf (s, "  if (inputs == nullptr || !prism::aligned16 (inputs[%u]))\n    return %d;\n",
+                            i, -100 - (int) i);
+  for (guint i = 0; i < self->outputs->len; i++)
+    g_string_append_printf (s, "  if (outputs == nullptr || !prism::aligned16 (outputs[%u]))\n    return %d;\n",
+                            i, -200 - (int) i);
+  g_string_append_printf (s,
+                          "  if (workspace == nullptr)\n    return %s_workspace_size () > 0 ? -1 : 0;\n"
+                          "  return prism::aligned16 (workspace) ? 0 : -2;\n}\n\n", p);
+
+  g_string_append_printf (s,
+                          "/* What the code @code of %s_launch() means (a static string). */\n"
+                          "extern \"C\" const char *\n%s_error_string (int code)\n{\n  switch (code)\n    {\n"
+                          "    case 0:\n      return \"no error\";\n"
+                          "    case -1:\n      return \"the workspace is missing\";\n"
+                          "    case -2:\n      return \"the workspace is not 16-byte aligned\";\n", p, p);
+  for (guint i = 0; i < self->inputs->len; i++)
+    g_string_append_printf (s, "    case %d:\n      return \"inputs[%u] (%s) is NULL or not 16-byte aligned\";\n",
+                            -100 - (int) i, i, tensor_name (self, PRISM_OP_INPUT, i));
+  for (guint i = 0; i < self->outputs->len; i++)
+    g_string_append_printf (s, "    case %d:\n      return \"outputs[%u] (%s) is NULL or not 16-byte aligned\";\n",
+                            -200 - (int) i, i, tensor_name (self, PRISM_OP_OUTPUT, i));
+  g_string_append (s, "    default:\n      return code > 0 ? \"a CUDA error (see cudaGetErrorString)\" : \"unknown code\";\n"
+                   "    }\n}\n\n");
+}
+
+/* One launch of kernel @k in the enqueue function. */
+static void
+emit_one_launch (PrismCudaEmitter *self, GString *s, guint i)
+{
+  const PrismCudaKernel *k = g_ptr_array_index (self->kernels, i);
+  gsize cpu_smem = g_array_index (self->cpu_smem, gsize, i);
+
+  if (k->role == PRISM_LAUNCH_VENDOR_GEMM)
+    {
+      const PrismLaunch *l = &k->launch;
+      /* A, B, C: batched row-major, strides in elements (0: broadcast). */
+      g_string_append_printf (s, "  if (int err = PRISM_VENDOR_GEMM (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                              ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %s, stream",
+                              l->gemm_batch, l->gemm_m, l->gemm_n, l->gemm_k, prism_cuda_ctype (l->gemm_dtype));
+    }
+  else
+    g_string_append_printf (s, "  PRISM_LAUNCH (%s, dim3 (%u, %u, %u), dim3 (%u, %u, %u),\n"
+                            "                PRISM_PICK (%" G_GSIZE_FORMAT "u, %" G_GSIZE_FORMAT "u), stream",
+                            k->name, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
+                            k->block[2], k->smem_bytes, cpu_smem);
+  for (guint j = 0; j < k->n_args; j++)
+    {
+      g_autofree char *full = prism_cuda_emitter_arg_type (&k->args[j]);
+      g_autofree char *e = prism_cuda_emitter_arg_expr (self, &k->args[j], full);
+      g_string_append_printf (s, ",\n                %s", e);
+    }
+  g_string_append (s, k->role == PRISM_LAUNCH_VENDOR_GEMM ? "))\n    return err;\n" : ");\n");
+}
+
+/* PREFIX_enqueue(): every launch, with the given epoch. */
+static void
+emit_enqueue (PrismCudaEmitter *self, GString *s)
+{
+  g_string_append_printf (s,
+                          "/* Enqueues every launch on @stream for the launch of epoch @epoch. */\n"
+                          "static int\n%s_enqueue (const void *const *inputs, void *const *outputs,\n"
+                          "%*s unsigned char *ws, cudaStream_t stream, unsigned int epoch)\n{\n"
+                          "  (void) ws;\n  (void) stream;\n  (void) inputs;\n  (void) epoch;\n",
+                          self->prefix, (int) strlen (self->prefix) + 8, "");
   for (guint i = 0; i < self->kernels->len; i++)
     {
       const PrismCudaKernel *k = g_ptr_array_index (self->kernels, i);
@@ -49,32 +131,29 @@ prism_cuda_emitter_emit_launcher (PrismCudaEmitter *self, GString *s)
                                 "    return err;\n", k->name, k->smem_bytes);
     }
   for (guint i = 0; i < self->kernels->len; i++)
-    {
-      const PrismCudaKernel *k = g_ptr_array_index (self->kernels, i);
-      gsize cpu_smem = g_array_index (self->cpu_smem, gsize, i);
+    emit_one_launch (self, s, i);
+  g_string_append (s, "  return PRISM_LAST_ERROR ();\n}\n\n");
+}
 
-      if (k->role == PRISM_LAUNCH_VENDOR_GEMM)
-        {
-          const PrismLaunch *l = &k->launch;
-          /* A, B, C: batched row-major, strides in elements (0: broadcast). */
-          g_string_append_printf (s, "  if (int err = PRISM_VENDOR_GEMM (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
-                                  ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %s, stream",
-                                  l->gemm_batch, l->gemm_m, l->gemm_n, l->gemm_k, prism_cuda_ctype (l->gemm_dtype));
-        }
-      else
-        g_string_append_printf (s, "  PRISM_LAUNCH (%s, dim3 (%u, %u, %u), dim3 (%u, %u, %u),\n"
-                                "                PRISM_PICK (%" G_GSIZE_FORMAT "u, %" G_GSIZE_FORMAT "u), stream",
-                                k->name, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
-                                k->block[2], k->smem_bytes, cpu_smem);
-      for (guint j = 0; j < k->n_args; j++)
-        {
-          g_autofree char *full = prism_cuda_emitter_arg_type (&k->args[j]);
-          g_autofree char *e = prism_cuda_emitter_arg_expr (self, &k->args[j], full);
-          g_string_append_printf (s, ",\n                %s", e);
-        }
-      g_string_append (s, k->role == PRISM_LAUNCH_VENDOR_GEMM ? "))\n    return err;\n" : ");\n");
-    }
-  g_string_append (s, "  return PRISM_LAST_ERROR ();\n}\n\n#endif /* !__CUDACC_RTC__ */\n");
+void
+prism_cuda_emitter_emit_launcher (PrismCudaEmitter *self, GString *s)
+{
+  const char *p = self->prefix;
+
+  g_string_append (s, "#if !defined(__CUDACC_RTC__)\n\n");
+  emit_workspace_functions (self, s);
+  emit_argument_check (self, s);
+  emit_enqueue (self, s);
+  g_string_append_printf (s,
+                          "/* Runs the program on @stream.  Returns 0, the %s_check_arguments() code of\n"
+                          " * a missing or misaligned pointer, or the first CUDA error. */\n"
+                          "extern \"C\" int\n%s_launch (const void *const *inputs, void *const *outputs,\n"
+                          "%*s void *workspace, cudaStream_t stream)\n{\n"
+                          "  if (int err = %s_check_arguments (inputs, outputs, workspace))\n    return err;\n"
+                          "  return %s_enqueue (inputs, outputs, (unsigned char *) workspace, stream,\n"
+                          "%*s prism::next_launch_epoch ());\n}\n\n",
+                          p, p, (int) strlen (p) + 8, "", p, p, (int) strlen (p) + 9, "");
+  g_string_append (s, "#endif /* !__CUDACC_RTC__ */\n");
 }
 
 static void
@@ -121,19 +200,35 @@ prism_cuda_emitter_emit_header (PrismCudaEmitter *self)
                           "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
                           "struct CUstream_st; /* cudaStream_t */\n\n"
                           "#define %s_NUM_INPUTS %u\n#define %s_NUM_OUTPUTS %u\n\n"
-                          "/* Bytes of device memory to pass as @workspace (may be 0).  Zero its first\n"
-                          " * %s_workspace_zeroed_bytes () bytes once after allocating it (e.g.\n"
-                          " * cudaMemset); launches leave them zero. */\n"
+                          "/* Bytes of device memory to pass as @workspace (may be 0), 16-byte aligned.\n"
+                          " * Zero its first %s_workspace_zeroed_bytes () bytes once after allocating\n"
+                          " * it (e.g. cudaMemset).  Each launch tags the arrival counters there with its\n"
+                          " * own epoch, so a launch that died half-way does not upset the next one.\n"
+                          " * One workspace per concurrent stream: two launches in flight at once on\n"
+                          " * one workspace race on its counters and partial sums. */\n"
                           "size_t %s_workspace_size (void);\n"
                           "size_t %s_workspace_zeroed_bytes (void);\n\n"
-                          "/* Enqueues the program on @stream; returns 0 or a cudaError_t value (-1:\n"
-                          " * the workspace is missing). */\n"
+                          "/* What %s_launch() returns besides 0 and a cudaError_t value (> 0). */\n"
+                          "#define %s_ERROR_NO_WORKSPACE (-1)        /* workspace NULL, size > 0 */\n"
+                          "#define %s_ERROR_WORKSPACE_ALIGNMENT (-2) /* not 16-byte aligned */\n"
+                          "#define %s_ERROR_INPUT(i) (-100 - (i))    /* inputs[i] NULL or misaligned */\n"
+                          "#define %s_ERROR_OUTPUT(i) (-200 - (i))   /* outputs[i] NULL or misaligned */\n\n"
+                          "/* 0, or the code of the first pointer that is NULL or not 16-byte aligned. */\n"
+                          "int %s_check_arguments (const void *const *inputs, void *const *outputs,\n"
+                          "%*s void *workspace);\n\n"
+                          "/* A static string naming what @code (a return value) means: the argument. */\n"
+                          "const char *%s_error_string (int code);\n\n"
+                          "/* Enqueues the program on @stream; returns 0, a %s_ERROR_* code or a\n"
+                          " * cudaError_t value. */\n"
                           "int %s_launch (const void *const *inputs, void *const *outputs,\n"
                           "%*s void *workspace, struct CUstream_st *stream);\n\n"
                           "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s_H */\n",
                           guard, guard, guard, self->inputs->len, guard, self->outputs->len,
                           self->prefix, self->prefix, self->prefix, self->prefix,
-                          (int) strlen (self->prefix) + 12, "", guard);
+                          guard, guard, guard, guard,
+                          self->prefix, (int) strlen (self->prefix) + 22, "",
+                          self->prefix, guard,
+                          self->prefix, (int) strlen (self->prefix) + 12, "", guard);
   self->header = g_string_free (s, FALSE);
 }
 

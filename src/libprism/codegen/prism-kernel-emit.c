@@ -369,6 +369,7 @@ append_axes_index (GString *s, const PrismKernelPlan *kp, const PrismOp *op, gbo
 static void
 emit_signature (GString *s, const PrismKernelPlan *kp, const PrismKernelEmitInfo *info)
 {
+  gboolean summed = FALSE;
   guint m = 0;
 
   g_string_append_printf (s, "/* Op %u: grid (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
@@ -391,8 +392,13 @@ emit_signature (GString *s, const PrismKernelPlan *kp, const PrismKernelEmitInfo
                               prism_cuda_ctype (info->out_dtypes[m]), m);
       if (kp->ops[i].summed)
         g_string_append_printf (s, ", float *__restrict__ part%u, unsigned int *__restrict__ cnt%u", m, m);
+      summed = summed || kp->ops[i].summed;
       m++;
     }
+  /* The launch's epoch, which the arrival counters of summed outputs test
+   * (prism-split.cuh). */
+  if (summed)
+    g_string_append (s, ", unsigned int epoch");
   g_string_append (s, ")\n{\n");
 }
 
@@ -632,7 +638,7 @@ emit_stores (GString *s, const PrismKernelPlan *kp)
       g_string_append_printf (s, ";\n    prism::store_partial<NT, S%u> (part%u + (tile * %" G_GINT64_FORMAT
                               "LL + split) * S%u::size, t%u);\n",
                               t, m, p->splits, t, t);
-      g_string_append_printf (s, "    if (prism::arrive_last<NT> (cnt%u + tile, %" G_GINT64_FORMAT "u))\n", m, p->splits);
+      g_string_append_printf (s, "    if (prism::arrive_last<NT> (cnt%u + tile, %" G_GINT64_FORMAT "u, epoch))\n", m, p->splits);
       g_string_append_printf (s, "      prism::reduce_partials<NT, %u, S%u, ", p->vec, t);
       append_strides (s, p->data);
       g_string_append_printf (s, ", %" G_GINT64_FORMAT "> (out%u + ", p->splits, m);

@@ -1063,6 +1063,7 @@ typedef struct
   guint grid[3], block[3];
   guint smem;
   guint n_args;
+  int epoch_arg;                /* the argument that takes the run's epoch; -1: none */
   PrismCUdeviceptr values[PRISM_CUDA_MAX_ARGS];
 } Launch;
 
@@ -1075,11 +1076,15 @@ typedef struct
   guint n_in, n_out;
   PrismCUdeviceptr ws, flush, lt_ws;
   gsize ws_bytes, flush_bytes;
+  guint epoch;                  /* of the last run; every run takes the next */
 } Worker;
 
 static gboolean
 launch_all (Worker *w, GError **error)
 {
+  /* A new epoch for the arrival counters (prism-split.cuh); the argument is
+   * an unsigned int, the low bytes of its slot on this little-endian ABI. */
+  w->epoch++;
   for (guint k = 0; k < w->launches->len; k++)
     {
       Launch *l = &g_array_index (w->launches, Launch, k);
@@ -1102,6 +1107,8 @@ launch_all (Worker *w, GError **error)
             }
           continue;
         }
+      if (l->epoch_arg >= 0)
+        l->values[l->epoch_arg] = w->epoch;
       for (guint a = 0; a < l->n_args; a++)
         params[a] = &l->values[a];
       r = w->g.cu->LaunchKernel (l->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
@@ -1168,6 +1175,8 @@ arg_pointer (Worker *w, const char *name, guint a, JsonObject *ao, PrismCUdevice
     *value = w->out[index];
   else if (g_str_equal (kind, "workspace") && offset >= 0 && (gsize) offset < MAX (w->ws_bytes, 1))
     *value = w->ws + (PrismCUdeviceptr) offset;
+  else if (g_str_equal (kind, "epoch"))
+    *value = 0;   /* launch_all() sets it */
   else
     {
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED,
@@ -1226,14 +1235,20 @@ resolve_launches (Worker *w, JsonArray *kernels, GError **error)
       l.vendor = g_strcmp0 (json_object_get_string_member_with_default (ko, "role", ""), "vendor_gemm") == 0;
       l.smem = (guint) member_int (ko, "shared_memory_bytes", 0);
       l.n_args = args != NULL ? MIN (json_array_get_length (args), PRISM_CUDA_MAX_ARGS) : 0;
+      l.epoch_arg = -1;
       for (guint d = 0; d < 3; d++)
         {
           l.grid[d] = grid != NULL && d < json_array_get_length (grid) ? (guint) json_array_get_int_element (grid, d) : 1;
           l.block[d] = block != NULL && d < json_array_get_length (block) ? (guint) json_array_get_int_element (block, d) : 1;
         }
       for (guint a = 0; a < l.n_args; a++)
-        if (!arg_pointer (w, l.name, a, json_array_get_object_element (args, a), &l.values[a], error))
-          return FALSE;
+        {
+          JsonObject *ao = json_array_get_object_element (args, a);
+          if (!arg_pointer (w, l.name, a, ao, &l.values[a], error))
+            return FALSE;
+          if (g_strcmp0 (json_object_get_string_member_with_default (ao, "kind", ""), "epoch") == 0)
+            l.epoch_arg = (int) a;
+        }
       if (l.vendor)
         {
           PrismGpuBenchKernel stat = { g_strdup (l.name), -1, -1 };
@@ -1345,8 +1360,8 @@ bench_job (const char *dir, JsonObject *job, JsonBuilder *res)
         goto out;
     }
   /* The workspace is zeroed once, here, not before every sample: generated
-   * code keeps self-resetting counters in it, which must start at zero and
-   * are left at zero by every run. */
+   * code keeps arrival counters in it, which must start at zero and which
+   * every run tags with its own epoch. */
   w.ws_bytes = MAX ((gsize) member_int (man, "workspace_bytes", 0), 256);
   if (!alloc (&w, &w.ws, w.ws_bytes, "the workspace", &error) ||
       !_prism_gpu_worker_check (&w.g, w.g.cu->MemsetD8Async (w.ws, 0, w.ws_bytes, w.g.stream),
