@@ -12,6 +12,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 
 namespace prism {
 
@@ -40,6 +42,48 @@ aligned16 (const void *p)
 
 #define PRISM_LAUNCH(kernel, grid, block, smem, stream, ...) \
   kernel<<<(grid), (block), (smem), (stream)>>> (__VA_ARGS__)
+/* A launch that may overlap the one before it on @stream (programmatic
+ * dependent launch, sm_90): the kernel waits for that grid itself
+ * (prism::wait_prior_grids()).  @pdl caches, per kernel, whether its code as
+ * loaded does (-1: not asked yet). */
+#define PRISM_LAUNCH_AFTER(pdl, kernel, grid, block, smem, stream, ...) \
+  prism::launch_after ((pdl), (kernel), (grid), (block), (smem), (stream), __VA_ARGS__)
+
+namespace prism {
+
+/* Whether the code of @kernel loaded for the current device waits for the
+ * grids it depends on: compiled from PTX and SASS for sm_90 or newer (code
+ * for sm_80 JIT-compiled on an H100 has no griddepcontrol.wait). */
+inline bool
+waits_for_prior_grids (const void *kernel)
+{
+  cudaFuncAttributes a;
+
+  return cudaFuncGetAttributes (&a, kernel) == cudaSuccess && a.ptxVersion >= 90 && a.binaryVersion >= 90;
+}
+
+template <typename... P, typename... A>
+inline int
+launch_after (std::atomic<int> &pdl, void (*kernel) (P...), dim3 grid, dim3 block, size_t smem,
+              cudaStream_t stream, A... args)
+{
+  cudaLaunchConfig_t config = {};
+  cudaLaunchAttribute attr[1];
+
+  if (pdl.load (std::memory_order_relaxed) < 0)
+    pdl.store (waits_for_prior_grids ((const void *) kernel) ? 1 : 0, std::memory_order_relaxed);
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attr;
+  config.numAttrs = pdl.load (std::memory_order_relaxed) > 0 ? 1 : 0;
+  return (int) cudaLaunchKernelEx (&config, kernel, args...);
+}
+
+}
 #define PRISM_SET_MAX_SMEM(kernel, bytes) \
   cudaFuncSetAttribute ((kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, (int) (bytes))
 #define PRISM_LAST_ERROR() ((int) cudaGetLastError ())
@@ -117,6 +161,8 @@ gemm (long long batch, long long m, long long n, long long k, const T *a, const 
 
 #define PRISM_LAUNCH(kernel, grid, block, smem, stream, ...) \
   prism::cpu::launch ((kernel), (grid), (block), (smem), __VA_ARGS__)
+#define PRISM_LAUNCH_AFTER(pdl, kernel, grid, block, smem, stream, ...) \
+  ((void) (pdl), prism::cpu::launch ((kernel), (grid), (block), (smem), __VA_ARGS__), 0)
 #define PRISM_SET_MAX_SMEM(kernel, bytes) 0
 #define PRISM_LAST_ERROR() 0
 #define PRISM_VENDOR_GEMM(batch, m, n, k, T, stream, a, b, c) \

@@ -474,11 +474,25 @@ aborted_launch_driver (PrismCudaEmitter *e, guint abort_at)
                           abort_at);
   for (guint i = 0; i < outs->len; i++)
     {
+      gint64 n = prism_tensor_numel (prism_graph_tensor (low, g_array_index (outs, guint, i)));
       g_string_append_printf (s, "  char out%u_name[] = \"out%u.f32\";\n"
                               "  if (!prism_harness_save (dir, out%u_name, (float *) out[%u], %" G_GINT64_FORMAT "))\n"
-                              "    return 1;\n", i, i, i, i,
-                              prism_tensor_numel (prism_graph_tensor (low, g_array_index (outs, guint, i))));
+                              "    return 1;\n  memset (out[%u], 0xff, %" G_GINT64_FORMAT " * sizeof (float));\n",
+                              i, i, i, i, n, i, n);
     }
+  /* The same through the graph: one graph launch dies, the next is whole. */
+  g_string_append_printf (s, "  prism_abort_graph *graph = NULL;\n"
+                          "  bad += expect (prism_abort_graph_create (in, out, ws, &graph), 0, \"graph_create\");\n"
+                          "  prism::cpu::blocks_left = %u;\n"
+                          "  bad += expect (prism_abort_graph_launch (graph, NULL), 0, \"the graph launch that dies\");\n"
+                          "  prism::cpu::blocks_left = -1;\n"
+                          "  bad += expect (prism_abort_graph_launch (graph, NULL), 0, \"the next graph launch\");\n"
+                          "  prism_abort_graph_destroy (graph);\n", abort_at);
+  for (guint i = 0; i < outs->len; i++)
+    g_string_append_printf (s, "  char gout%u_name[] = \"gout%u.f32\";\n"
+                            "  if (!prism_harness_save (dir, gout%u_name, (float *) out[%u], %" G_GINT64_FORMAT "))\n"
+                            "    return 1;\n", i, i, i, i,
+                            prism_tensor_numel (prism_graph_tensor (low, g_array_index (outs, guint, i))));
   g_string_append (s, "  return bad;\n}\n");
   return g_string_free (s, FALSE);
 }
@@ -486,7 +500,8 @@ aborted_launch_driver (PrismCudaEmitter *e, guint abort_at)
 /* A launch that died half-way (its first blocks of a kernel with summed
  * outputs counted, the rest never ran) leaves arrival counters part-way:
  * the next launch on the same workspace must still add every partial
- * (epochs, prism-split.cuh), and misaligned pointers are refused by name. */
+ * (epochs, prism-split.cuh) — through PREFIX_launch() and through
+ * PREFIX_graph_launch() —, and misaligned pointers are refused by name. */
 static void
 test_aborted_launch (void)
 {
@@ -542,12 +557,14 @@ test_aborted_launch (void)
       g_error ("%s: the aborted-launch driver failed:\n%s", c->label, log);
   }
   for (guint k = 0; k < want->len; k++)
-    {
-      g_autofree char *path = g_strdup_printf ("%s/out%u.f32", dir, k);
-      double err = codegen_compare_f32_file (path, g_ptr_array_index (want, k));
-      if (!(err <= CPU_TOLERANCE))
-        g_error ("%s: after a launch that died, output %u differs from the interpreter by %g", c->label, k, err);
-    }
+    for (guint graph = 0; graph < 2; graph++)
+      {
+        g_autofree char *path = g_strdup_printf ("%s/%sout%u.f32", dir, graph ? "g" : "", k);
+        double err = codegen_compare_f32_file (path, g_ptr_array_index (want, k));
+        if (!(err <= CPU_TOLERANCE))
+          g_error ("%s: after a %s that died, output %u differs from the interpreter by %g", c->label,
+                   graph ? "graph launch" : "launch", k, err);
+      }
   prism_cuda_emitter_free (e);
 }
 

@@ -99,10 +99,17 @@ emit_one_launch (PrismCudaEmitter *self, GString *s, guint i)
                               ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %s, stream",
                               l->gemm_batch, l->gemm_m, l->gemm_n, l->gemm_k, prism_cuda_ctype (l->gemm_dtype));
     }
-  else
+  else if (i == 0)
     g_string_append_printf (s, "  PRISM_LAUNCH (%s, dim3 (%u, %u, %u), dim3 (%u, %u, %u),\n"
                             "                PRISM_PICK (%" G_GSIZE_FORMAT "u, %" G_GSIZE_FORMAT "u), stream",
                             k->name, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
+                            k->block[2], k->smem_bytes, cpu_smem);
+  else
+    /* Every later launch may overlap the one before it (sm_90). */
+    g_string_append_printf (s, "  static std::atomic<int> pdl%u (-1);\n"
+                            "  if (int err = PRISM_LAUNCH_AFTER (pdl%u, %s, dim3 (%u, %u, %u), dim3 (%u, %u, %u),\n"
+                            "                PRISM_PICK (%" G_GSIZE_FORMAT "u, %" G_GSIZE_FORMAT "u), stream",
+                            i, i, k->name, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
                             k->block[2], k->smem_bytes, cpu_smem);
   for (guint j = 0; j < k->n_args; j++)
     {
@@ -110,19 +117,16 @@ emit_one_launch (PrismCudaEmitter *self, GString *s, guint i)
       g_autofree char *e = prism_cuda_emitter_arg_expr (self, &k->args[j], full);
       g_string_append_printf (s, ",\n                %s", e);
     }
-  g_string_append (s, k->role == PRISM_LAUNCH_VENDOR_GEMM ? "))\n    return err;\n" : ");\n");
+  g_string_append (s, k->role == PRISM_LAUNCH_VENDOR_GEMM || i > 0 ? "))\n    return err;\n" : ");\n");
 }
 
-/* PREFIX_enqueue(): every launch, with the given epoch. */
+/* PREFIX_prepare() (the kernels' shared-memory attributes, set outside any
+ * stream capture) and PREFIX_enqueue(): every launch, with the given epoch. */
 static void
 emit_enqueue (PrismCudaEmitter *self, GString *s)
 {
-  g_string_append_printf (s,
-                          "/* Enqueues every launch on @stream for the launch of epoch @epoch. */\n"
-                          "static int\n%s_enqueue (const void *const *inputs, void *const *outputs,\n"
-                          "%*s unsigned char *ws, cudaStream_t stream, unsigned int epoch)\n{\n"
-                          "  (void) ws;\n  (void) stream;\n  (void) inputs;\n  (void) epoch;\n",
-                          self->prefix, (int) strlen (self->prefix) + 8, "");
+  g_string_append_printf (s, "/* What must be set before the kernels are launched or captured. */\n"
+                          "static int\n%s_prepare (void)\n{\n", self->prefix);
   for (guint i = 0; i < self->kernels->len; i++)
     {
       const PrismCudaKernel *k = g_ptr_array_index (self->kernels, i);
@@ -130,9 +134,141 @@ emit_enqueue (PrismCudaEmitter *self, GString *s)
         g_string_append_printf (s, "  if (int err = PRISM_SET_MAX_SMEM (%s, %" G_GSIZE_FORMAT "u))\n"
                                 "    return err;\n", k->name, k->smem_bytes);
     }
+  g_string_append (s, "  return 0;\n}\n\n");
+  g_string_append_printf (s,
+                          "/* Enqueues every launch on @stream for the launch of epoch @epoch. */\n"
+                          "static int\n%s_enqueue (const void *const *inputs, void *const *outputs,\n"
+                          "%*s unsigned char *ws, cudaStream_t stream, unsigned int epoch)\n{\n"
+                          "  (void) ws;\n  (void) stream;\n  (void) inputs;\n  (void) epoch;\n",
+                          self->prefix, (int) strlen (self->prefix) + 8, "");
   for (guint i = 0; i < self->kernels->len; i++)
     emit_one_launch (self, s, i);
   g_string_append (s, "  return PRISM_LAST_ERROR ();\n}\n\n");
+}
+
+/* Whether launch @k takes the epoch (its last argument). */
+static gboolean
+takes_epoch (const PrismCudaKernel *k)
+{
+  return k->n_args > 0 && k->args[k->n_args - 1].kind == PRISM_CUDA_ARG_EPOCH;
+}
+
+/* The graph's record of its kernel nodes that take the epoch, found by
+ * their function after the capture. */
+static void
+emit_graph_nodes (PrismCudaEmitter *self, GString *s)
+{
+  const char *p = self->prefix;
+
+  g_string_append_printf (s,
+                          "#if PRISM_CUDA\n"
+                          "/* The captured kernel nodes that take the epoch, and the index of its argument. */\n"
+                          "static int\n%s_graph_find_epoch_nodes (%s_graph *g)\n{\n"
+                          "  size_t n = 0;\n"
+                          "  if (cudaError_t err = cudaGraphGetNodes (g->graph, nullptr, &n))\n    return (int) err;\n"
+                          "  cudaGraphNode_t *nodes = (cudaGraphNode_t *) calloc (n + 1, sizeof *nodes);\n"
+                          "  if (nodes == nullptr)\n    return (int) cudaErrorMemoryAllocation;\n"
+                          "  cudaError_t err = cudaGraphGetNodes (g->graph, nodes, &n);\n"
+                          "  for (size_t i = 0; i < n && err == cudaSuccess; i++)\n    {\n"
+                          "      cudaGraphNodeType type;\n      cudaKernelNodeParams kp;\n"
+                          "      if ((err = cudaGraphNodeGetType (nodes[i], &type)) != cudaSuccess || type != cudaGraphNodeTypeKernel)\n"
+                          "        continue;\n"
+                          "      if ((err = cudaGraphKernelNodeGetParams (nodes[i], &kp)) != cudaSuccess)\n        break;\n",
+                          p, p);
+  for (guint i = 0; i < self->kernels->len; i++)
+    {
+      const PrismCudaKernel *k = g_ptr_array_index (self->kernels, i);
+      if (!takes_epoch (k))
+        continue;
+      g_string_append_printf (s,
+                              "      if (kp.func == (void *) %s && g->n_epoch_nodes < %s_GRAPH_EPOCH_NODES)\n"
+                              "        {\n          g->epoch_nodes[g->n_epoch_nodes] = nodes[i];\n"
+                              "          g->epoch_arg[g->n_epoch_nodes++] = %u;\n        }\n",
+                              k->name, p, k->n_args - 1);
+    }
+  g_string_append (s, "    }\n  free (nodes);\n  return (int) err;\n}\n\n"
+                   "/* Gives every kernel node that takes one the epoch @epoch. */\n");
+  g_string_append_printf (s,
+                          "static int\n%s_graph_set_epoch (%s_graph *g, unsigned int epoch)\n{\n"
+                          "  for (unsigned int i = 0; i < g->n_epoch_nodes; i++)\n    {\n"
+                          "      cudaKernelNodeParams kp;\n      void *args[%u];\n"
+                          "      if (cudaError_t err = cudaGraphKernelNodeGetParams (g->epoch_nodes[i], &kp))\n"
+                          "        return (int) err;\n"
+                          "      for (unsigned int a = 0; a < g->epoch_arg[i]; a++)\n"
+                          "        args[a] = kp.kernelParams[a];\n"
+                          "      args[g->epoch_arg[i]] = &epoch;\n"
+                          "      kp.kernelParams = args;\n      kp.extra = nullptr;\n"
+                          "      if (cudaError_t err = cudaGraphExecKernelNodeSetParams (g->exec, g->epoch_nodes[i], &kp))\n"
+                          "        return (int) err;\n    }\n  return 0;\n}\n#endif\n\n",
+                          p, p, PRISM_CUDA_MAX_ARGS);
+}
+
+/* PREFIX_graph_create/launch/destroy: the whole program as one CUDA graph
+ * (one launch's CPU cost, launch gaps the driver can close), its pointers
+ * fixed at creation; every graph launch gives the kernels a new epoch. */
+static void
+emit_graph (PrismCudaEmitter *self, GString *s)
+{
+  const char *p = self->prefix;
+  guint n_epoch = 0;
+
+  for (guint i = 0; i < self->kernels->len; i++)
+    n_epoch += takes_epoch (g_ptr_array_index (self->kernels, i));
+  g_string_append_printf (s,
+                          "#define %s_GRAPH_EPOCH_NODES %u\n\n"
+                          "struct %s_graph\n{\n"
+                          "  const void *inputs[%u + 1];\n  void *outputs[%u + 1];\n  unsigned char *ws;\n"
+                          "#if PRISM_CUDA\n  cudaGraph_t graph;\n  cudaGraphExec_t exec;\n"
+                          "  unsigned int n_epoch_nodes;\n"
+                          "  cudaGraphNode_t epoch_nodes[%s_GRAPH_EPOCH_NODES + 1];\n"
+                          "  unsigned int epoch_arg[%s_GRAPH_EPOCH_NODES + 1];\n#endif\n};\n\n",
+                          p, n_epoch, p, self->inputs->len, self->outputs->len, p, p);
+  emit_graph_nodes (self, s);
+  g_string_append_printf (s,
+                          "/* Frees @graph (NULL: nothing). */\n"
+                          "extern \"C\" void\n%s_graph_destroy (%s_graph *graph)\n{\n"
+                          "  if (graph == nullptr)\n    return;\n"
+                          "#if PRISM_CUDA\n  if (graph->exec != nullptr)\n    cudaGraphExecDestroy (graph->exec);\n"
+                          "  if (graph->graph != nullptr)\n    cudaGraphDestroy (graph->graph);\n#endif\n"
+                          "  free (graph);\n}\n\n", p, p);
+  g_string_append_printf (s,
+                          "/* Captures the program's launches on @inputs, @outputs and @workspace into a\n"
+                          " * CUDA graph: 0 and *@graph, or the code %s_launch() would return. */\n"
+                          "extern \"C\" int\n%s_graph_create (const void *const *inputs, void *const *outputs,\n"
+                          "%*s void *workspace, %s_graph **graph)\n{\n"
+                          "  if (int err = %s_check_arguments (inputs, outputs, workspace))\n    return err;\n"
+                          "  if (int err = %s_prepare ())\n    return err;\n"
+                          "  %s_graph *g = (%s_graph *) calloc (1, sizeof *g);\n"
+                          "  if (g == nullptr)\n    return 2; /* cudaErrorMemoryAllocation */\n"
+                          "  memcpy (g->inputs, inputs, %u * sizeof *inputs);\n"
+                          "  memcpy (g->outputs, outputs, %u * sizeof *outputs);\n"
+                          "  g->ws = (unsigned char *) workspace;\n"
+                          "#if PRISM_CUDA\n"
+                          "  cudaStream_t capture = nullptr;\n"
+                          "  int err = (int) cudaStreamCreateWithFlags (&capture, cudaStreamNonBlocking);\n"
+                          "  if (err == 0)\n    {\n"
+                          "      err = (int) cudaStreamBeginCapture (capture, cudaStreamCaptureModeThreadLocal);\n"
+                          "      if (err == 0)\n        {\n"
+                          "          int launch_err = %s_enqueue (g->inputs, g->outputs, g->ws, capture, 0);\n"
+                          "          err = (int) cudaStreamEndCapture (capture, &g->graph);\n"
+                          "          if (launch_err != 0)\n            err = launch_err;\n        }\n"
+                          "      cudaStreamDestroy (capture);\n    }\n"
+                          "  if (err == 0)\n    err = (int) cudaGraphInstantiate (&g->exec, g->graph, 0);\n"
+                          "  if (err == 0)\n    err = %s_graph_find_epoch_nodes (g);\n"
+                          "  if (err != 0)\n    {\n      %s_graph_destroy (g);\n      return err;\n    }\n"
+                          "#endif\n  *graph = g;\n  return 0;\n}\n\n",
+                          p, p, (int) strlen (p) + 14, "", p, p, p, p, p,
+                          self->inputs->len, self->outputs->len, p, p, p);
+  g_string_append_printf (s,
+                          "/* Launches @graph on @stream with a new epoch; 0 or a CUDA error. */\n"
+                          "extern \"C\" int\n%s_graph_launch (%s_graph *graph, cudaStream_t stream)\n{\n"
+                          "  unsigned int epoch = prism::next_launch_epoch ();\n"
+                          "#if PRISM_CUDA\n"
+                          "  if (int err = %s_graph_set_epoch (graph, epoch))\n    return err;\n"
+                          "  return (int) cudaGraphLaunch (graph->exec, stream);\n"
+                          "#else\n"
+                          "  return %s_enqueue (graph->inputs, graph->outputs, graph->ws, stream, epoch);\n"
+                          "#endif\n}\n\n", p, p, p, p);
 }
 
 void
@@ -150,9 +286,11 @@ prism_cuda_emitter_emit_launcher (PrismCudaEmitter *self, GString *s)
                           "extern \"C\" int\n%s_launch (const void *const *inputs, void *const *outputs,\n"
                           "%*s void *workspace, cudaStream_t stream)\n{\n"
                           "  if (int err = %s_check_arguments (inputs, outputs, workspace))\n    return err;\n"
+                          "  if (int err = %s_prepare ())\n    return err;\n"
                           "  return %s_enqueue (inputs, outputs, (unsigned char *) workspace, stream,\n"
                           "%*s prism::next_launch_epoch ());\n}\n\n",
-                          p, p, (int) strlen (p) + 8, "", p, p, (int) strlen (p) + 9, "");
+                          p, p, (int) strlen (p) + 8, "", p, p, p, (int) strlen (p) + 9, "");
+  emit_graph (self, s);
   g_string_append (s, "#endif /* !__CUDACC_RTC__ */\n");
 }
 
@@ -222,13 +360,24 @@ prism_cuda_emitter_emit_header (PrismCudaEmitter *self)
                           " * cudaError_t value. */\n"
                           "int %s_launch (const void *const *inputs, void *const *outputs,\n"
                           "%*s void *workspace, struct CUstream_st *stream);\n\n"
+                          "/* The program as one CUDA graph, its pointers fixed at creation (checked as\n"
+                          " * by %s_launch()): create once, launch many times (each launch with a new\n"
+                          " * epoch), destroy.  Returns 0, a %s_ERROR_* code or a cudaError_t value. */\n"
+                          "typedef struct %s_graph %s_graph;\n"
+                          "int %s_graph_create (const void *const *inputs, void *const *outputs,\n"
+                          "%*s void *workspace, %s_graph **graph);\n"
+                          "int %s_graph_launch (%s_graph *graph, struct CUstream_st *stream);\n"
+                          "void %s_graph_destroy (%s_graph *graph);\n\n"
                           "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s_H */\n",
                           guard, guard, guard, self->inputs->len, guard, self->outputs->len,
                           self->prefix, self->prefix, self->prefix, self->prefix,
                           guard, guard, guard, guard,
                           self->prefix, (int) strlen (self->prefix) + 22, "",
                           self->prefix, guard,
-                          self->prefix, (int) strlen (self->prefix) + 12, "", guard);
+                          self->prefix, (int) strlen (self->prefix) + 12, "",
+                          self->prefix, guard, self->prefix, self->prefix,
+                          self->prefix, (int) strlen (self->prefix) + 18, "", self->prefix,
+                          self->prefix, self->prefix, self->prefix, self->prefix, guard);
   self->header = g_string_free (s, FALSE);
 }
 

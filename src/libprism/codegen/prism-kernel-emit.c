@@ -400,6 +400,9 @@ emit_signature (GString *s, const PrismKernelPlan *kp, const PrismKernelEmitInfo
   if (summed)
     g_string_append (s, ", unsigned int epoch");
   g_string_append (s, ")\n{\n");
+  /* Launched to overlap the kernel before it (sm_90): nothing global is
+   * read before that one has finished. */
+  g_string_append (s, "  prism::allow_dependent_grids ();\n  prism::wait_prior_grids ();\n");
 }
 
 static void
