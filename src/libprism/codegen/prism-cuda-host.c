@@ -156,7 +156,7 @@ takes_epoch (const PrismCudaKernel *k)
 /* The graph's record of its kernel nodes that take the epoch, found by
  * their function after the capture. */
 static void
-emit_graph_nodes (PrismCudaEmitter *self, GString *s)
+emit_graph_nodes (PrismCudaEmitter *self, GString *s, guint n_epoch)
 {
   const char *p = self->prefix;
 
@@ -181,10 +181,10 @@ emit_graph_nodes (PrismCudaEmitter *self, GString *s)
       if (!takes_epoch (k))
         continue;
       g_string_append_printf (s,
-                              "      if (kp.func == (void *) %s && g->n_epoch_nodes < %s_GRAPH_EPOCH_NODES)\n"
+                              "      if (kp.func == (void *) %s && g->n_epoch_nodes < %u)\n"
                               "        {\n          g->epoch_nodes[g->n_epoch_nodes] = nodes[i];\n"
                               "          g->epoch_arg[g->n_epoch_nodes++] = %u;\n        }\n",
-                              k->name, p, k->n_args - 1);
+                              k->name, n_epoch, k->n_args - 1);
     }
   g_string_append (s, "    }\n  free (nodes);\n  return (int) err;\n}\n\n"
                    "/* Gives every kernel node that takes one the epoch @epoch. */\n");
@@ -211,19 +211,24 @@ emit_graph (PrismCudaEmitter *self, GString *s)
 {
   const char *p = self->prefix;
   guint n_epoch = 0;
+  /* No copy of a pointer array that may be NULL (no inputs). */
+  g_autofree char *copy_in = self->inputs->len == 0 ? g_strdup ("")
+    : g_strdup_printf ("  memcpy (g->inputs, inputs, %u * sizeof *inputs);\n", self->inputs->len);
+  g_autofree char *copy_out = self->outputs->len == 0 ? g_strdup ("")
+    : g_strdup_printf ("  memcpy (g->outputs, outputs, %u * sizeof *outputs);\n", self->outputs->len);
 
   for (guint i = 0; i < self->kernels->len; i++)
     n_epoch += takes_epoch (g_ptr_array_index (self->kernels, i));
   g_string_append_printf (s,
-                          "#define %s_GRAPH_EPOCH_NODES %u\n\n"
                           "struct %s_graph\n{\n"
                           "  const void *inputs[%u + 1];\n  void *outputs[%u + 1];\n  unsigned char *ws;\n"
                           "#if PRISM_CUDA\n  cudaGraph_t graph;\n  cudaGraphExec_t exec;\n"
+                          "  /* The kernel nodes that take the epoch (%u), and its argument's index. */\n"
                           "  unsigned int n_epoch_nodes;\n"
-                          "  cudaGraphNode_t epoch_nodes[%s_GRAPH_EPOCH_NODES + 1];\n"
-                          "  unsigned int epoch_arg[%s_GRAPH_EPOCH_NODES + 1];\n#endif\n};\n\n",
-                          p, n_epoch, p, self->inputs->len, self->outputs->len, p, p);
-  emit_graph_nodes (self, s);
+                          "  cudaGraphNode_t epoch_nodes[%u + 1];\n"
+                          "  unsigned int epoch_arg[%u + 1];\n#endif\n};\n\n",
+                          p, self->inputs->len, self->outputs->len, n_epoch, n_epoch, n_epoch);
+  emit_graph_nodes (self, s, n_epoch);
   g_string_append_printf (s,
                           "/* Frees @graph (NULL: nothing). */\n"
                           "extern \"C\" void\n%s_graph_destroy (%s_graph *graph)\n{\n"
@@ -240,8 +245,7 @@ emit_graph (PrismCudaEmitter *self, GString *s)
                           "  if (int err = %s_prepare ())\n    return err;\n"
                           "  %s_graph *g = (%s_graph *) calloc (1, sizeof *g);\n"
                           "  if (g == nullptr)\n    return 2; /* cudaErrorMemoryAllocation */\n"
-                          "  memcpy (g->inputs, inputs, %u * sizeof *inputs);\n"
-                          "  memcpy (g->outputs, outputs, %u * sizeof *outputs);\n"
+                          "%s%s"
                           "  g->ws = (unsigned char *) workspace;\n"
                           "#if PRISM_CUDA\n"
                           "  cudaStream_t capture = nullptr;\n"
@@ -258,7 +262,7 @@ emit_graph (PrismCudaEmitter *self, GString *s)
                           "  if (err != 0)\n    {\n      %s_graph_destroy (g);\n      return err;\n    }\n"
                           "#endif\n  *graph = g;\n  return 0;\n}\n\n",
                           p, p, (int) strlen (p) + 14, "", p, p, p, p, p,
-                          self->inputs->len, self->outputs->len, p, p, p);
+                          copy_in, copy_out, p, p, p);
   g_string_append_printf (s,
                           "/* Launches @graph on @stream with a new epoch; 0 or a CUDA error. */\n"
                           "extern \"C\" int\n%s_graph_launch (%s_graph *graph, cudaStream_t stream)\n{\n"
@@ -289,7 +293,7 @@ prism_cuda_emitter_emit_launcher (PrismCudaEmitter *self, GString *s)
                           "  if (int err = %s_prepare ())\n    return err;\n"
                           "  return %s_enqueue (inputs, outputs, (unsigned char *) workspace, stream,\n"
                           "%*s prism::next_launch_epoch ());\n}\n\n",
-                          p, p, (int) strlen (p) + 8, "", p, p, p, (int) strlen (p) + 9, "");
+                          p, p, (int) strlen (p) + 8, "", p, p, p, (int) strlen (p) + 19, "");
   emit_graph (self, s);
   g_string_append (s, "#endif /* !__CUDACC_RTC__ */\n");
 }
@@ -366,13 +370,14 @@ prism_cuda_emitter_emit_header (PrismCudaEmitter *self)
                           "typedef struct %s_graph %s_graph;\n"
                           "int %s_graph_create (const void *const *inputs, void *const *outputs,\n"
                           "%*s void *workspace, %s_graph **graph);\n"
+                          "/* Not from two threads at once on one graph (it sets the epoch in place). */\n"
                           "int %s_graph_launch (%s_graph *graph, struct CUstream_st *stream);\n"
                           "void %s_graph_destroy (%s_graph *graph);\n\n"
                           "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s_H */\n",
                           guard, guard, guard, self->inputs->len, guard, self->outputs->len,
                           self->prefix, self->prefix, self->prefix, self->prefix,
                           guard, guard, guard, guard,
-                          self->prefix, (int) strlen (self->prefix) + 22, "",
+                          self->prefix, (int) strlen (self->prefix) + 21, "",
                           self->prefix, guard,
                           self->prefix, (int) strlen (self->prefix) + 12, "",
                           self->prefix, guard, self->prefix, self->prefix,
