@@ -160,6 +160,29 @@ thread_id ()
 PRISM_DEVICE int warp_id () { return thread_id () / kWarp; }
 PRISM_DEVICE int lane_id () { return thread_id () % kWarp; }
 
+/* Programmatic dependent launch (sm_90 and newer).  A kernel launched to
+ * overlap the one before it (PRISM_LAUNCH_AFTER) may start while that one
+ * still runs: wait_prior_grids() blocks until it has finished and its
+ * writes are visible, and returns at once after an ordinary launch.
+ * allow_dependent_grids() lets the next kernel's blocks be scheduled once
+ * every block of this one has started (they then wait in their own
+ * wait_prior_grids()).  Nothing on sm_80 and on the CPU. */
+PRISM_DEVICE void
+wait_prior_grids ()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile ("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
+PRISM_DEVICE void
+allow_dependent_grids ()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile ("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
 /* Every primitive ends with sync(): the next op may read what it wrote. */
 PRISM_DEVICE void
 sync ()

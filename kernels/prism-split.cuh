@@ -4,14 +4,20 @@
  * axis) each write their f32 partial to the workspace.  A per-tile counter in
  * the workspace, incremented after a memory fence, tells the last block to
  * arrive; that block adds the partials in a fixed order — so the result does
- * not depend on the arrival order —, converts and stores the tile, and
- * resets the counter, so the next launch finds it at zero again.  When the
- * partials are too many for one block to add quickly, the plan leaves them to
- * a combine kernel launched next (combine_partials(), many blocks, each a
- * slice of the tile over every split) and the producing blocks only store.  The
- * workspace's counters must be zero before the first launch (the launcher's
- * caller zero-fills the workspace once); no zero-fill or convert kernel and
- * no floating-point atomics are needed.
+ * not depend on the arrival order —, converts and stores the tile.  Each
+ * counter word carries the epoch of the launch that last counted in it (its
+ * upper 16 bits) beside the count: the first block of a launch with another
+ * epoch starts the count afresh, so a launch that died half-way (some
+ * blocks counted, the last never came) does not make the next launch reduce
+ * early; the last block also sets the count back to zero, so that launches
+ * repeating one epoch (a CUDA graph replayed as captured) count right too.
+ * When the partials are too many for one block to add quickly, the plan
+ * leaves them to a combine kernel launched next (combine_partials(), many
+ * blocks, each a slice of the tile over every split) and the producing
+ * blocks only store: those outputs have no counter.  The workspace's
+ * counters must be zero (or hold another epoch) before the first launch —
+ * the launcher's caller zero-fills them once; no zero-fill or convert
+ * kernel and no floating-point atomics are needed.
  *
  * On the CPU the blocks run one after the other: the last block of a tile is
  * simply its last, and the very same counters and sums are exercised.
@@ -55,16 +61,33 @@ store_partial (float *__restrict__ dst, const TS *__restrict__ src)
     }
 }
 
+/* The counter word: the launch's epoch tag above, the count below. */
+constexpr unsigned int kCountBits = 16;
+constexpr unsigned int kCountMask = (1u << kCountBits) - 1;
+
+/* The word after one more arrival at @old of a launch with epoch @tag: a
+ * word of another epoch counts as zero; the @n-th arrival leaves the count
+ * at zero again.  *@last tells whether this arrival was the @n-th. */
+PRISM_DEVICE unsigned int
+count_arrival (unsigned int old, unsigned int tag, unsigned int n, bool *last)
+{
+  unsigned int count = (old >> kCountBits) == tag ? (old & kCountMask) + 1 : 1;
+
+  *last = count == n;
+  return (tag << kCountBits) | (*last ? 0u : count);
+}
+
 /**
- * arrive_last: counts this block's arrival at @counter; TRUE (in every
- * thread of the block) for the last of @n blocks, which also resets the
- * counter to zero.  Call it after the block's partial is stored; it fences
- * so that the last block sees every partial.
+ * arrive_last: counts this block's arrival at @counter for the launch of
+ * epoch @epoch (only its low 16 bits are kept; @n < 65536); TRUE (in every
+ * thread of the block) for the last of @n blocks.  Call it after the block's
+ * partial is stored; it fences so that the last block sees every partial.
  */
 template <int NT>
 PRISM_DEVICE bool
-arrive_last (unsigned int *counter, unsigned int n)
+arrive_last (unsigned int *counter, unsigned int n, unsigned int epoch)
 {
+  const unsigned int tag = epoch & kCountMask;
 #if PRISM_CUDA
   __shared__ unsigned int prism_last_block;
 
@@ -72,10 +95,19 @@ arrive_last (unsigned int *counter, unsigned int n)
   __syncthreads ();
   if (threadIdx.x == 0)
     {
-      unsigned int old = atomicAdd (counter, 1u);
-      prism_last_block = old == n - 1;
-      if (prism_last_block)
-        atomicExch (counter, 0u);
+      unsigned int old = *(volatile unsigned int *) counter, seen;
+      bool last = false;
+
+      /* A compare-and-swap loop: the epoch test and the increment are one
+       * atomic step (at most @n blocks of a tile contend, once each). */
+      for (;;)
+        {
+          seen = atomicCAS (counter, old, count_arrival (old, tag, n, &last));
+          if (seen == old)
+            break;
+          old = seen;
+        }
+      prism_last_block = last;
     }
   __syncthreads ();
   bool last = prism_last_block != 0;
@@ -83,13 +115,10 @@ arrive_last (unsigned int *counter, unsigned int n)
     __threadfence ();
   return last;
 #else
-  unsigned int old = (*counter)++;
-  if (old + 1 == n)
-    {
-      *counter = 0;
-      return true;
-    }
-  return false;
+  bool last = false;
+
+  *counter = count_arrival (*counter, tag, n, &last);
+  return last;
 #endif
 }
 

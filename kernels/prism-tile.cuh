@@ -93,9 +93,54 @@ tile_global_offset (int v, int &smem_index)
   return (long long) i0 * G0 + (long long) i1 * G1 + (long long) i2 * G2 + (long long) i3 * VEC;
 }
 
+/* VEC elements held in registers between their load and their store: one
+ * 4-, 8- or 16-byte word when the size allows it. */
+template <int BYTES, typename T, int VEC>
+struct Chunk
+{
+  T e[VEC];
+  PRISM_DEVICE void load (const T *p) { for (int i = 0; i < VEC; i++) e[i] = p[i]; }
+  PRISM_DEVICE void store (T *p) const { for (int i = 0; i < VEC; i++) p[i] = e[i]; }
+};
+
+#if PRISM_CUDA
+template <typename T, int VEC>
+struct Chunk<16, T, VEC>
+{
+  uint4 w;
+  PRISM_DEVICE void load (const T *p) { w = *reinterpret_cast<const uint4 *> (p); }
+  PRISM_DEVICE void store (T *p) const { *reinterpret_cast<uint4 *> (p) = w; }
+};
+
+template <typename T, int VEC>
+struct Chunk<8, T, VEC>
+{
+  uint2 w;
+  PRISM_DEVICE void load (const T *p) { w = *reinterpret_cast<const uint2 *> (p); }
+  PRISM_DEVICE void store (T *p) const { *reinterpret_cast<uint2 *> (p) = w; }
+};
+
+template <typename T, int VEC>
+struct Chunk<4, T, VEC>
+{
+  unsigned int w;
+  PRISM_DEVICE void load (const T *p) { w = *reinterpret_cast<const unsigned int *> (p); }
+  PRISM_DEVICE void store (T *p) const { *reinterpret_cast<unsigned int *> (p) = w; }
+};
+#endif
+
+/* Vectors a thread of load_tile() loads before it stores the first: a plain
+ * copy loop lets each store wait for its load, so that only the few loads
+ * its unrolling hoists (about 4 × 16 bytes per thread) are in flight.  8 ×
+ * 16 bytes cost 32 registers; the launch plan counts this many
+ * (SYNC_LOAD_BATCH in prism-kernel-plan.c). */
+constexpr int kLoadBatch = 8;
+
 /**
  * load_tile: dst[S] (shared, dense) = src[box] (global, strides G0..G2, 1).
- * Block-collective; the caller syncs before reading dst.
+ * Each thread issues the loads of up to kLoadBatch vectors (all of its
+ * share of a small tile) before it stores any.  Block-collective; the
+ * caller syncs before reading dst.
  */
 template <int NT, int VEC, typename S, long long G0, long long G1, long long G2, typename T>
 PRISM_DEVICE void
@@ -103,12 +148,26 @@ load_tile (T *__restrict__ dst, const T *__restrict__ src)
 {
   static_assert (S::d3 % VEC == 0, "VEC divides the tile's last dim");
   constexpr int nvec = S::size / VEC;
+  constexpr int per_thread = (nvec + Team<NT>::size - 1) / Team<NT>::size;
+  constexpr int batch = per_thread < kLoadBatch ? per_thread : kLoadBatch;
+  using C = Chunk<VEC * (int) sizeof (T), T, VEC>;
 
-  for (int v = thread_id (); v < nvec; v += Team<NT>::size)
+  for (int b0 = 0; b0 < per_thread; b0 += batch)
     {
-      int si;
-      long long gi = tile_global_offset<S, VEC, G0, G1, G2> (v, si);
-      copy_vec<T, VEC> (dst + si, src + gi);
+      C r[batch];
+      int si[batch];
+
+PRISM_UNROLL
+      for (int j = 0; j < batch; j++)
+        {
+          int v = thread_id () + (b0 + j) * Team<NT>::size;
+          if (v < nvec)
+            r[j].load (src + tile_global_offset<S, VEC, G0, G1, G2> (v, si[j]));
+        }
+PRISM_UNROLL
+      for (int j = 0; j < batch; j++)
+        if (thread_id () + (b0 + j) * Team<NT>::size < nvec)
+          r[j].store (dst + si[j]);
     }
 }
 

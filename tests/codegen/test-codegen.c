@@ -239,6 +239,13 @@ test_manifest (void)
                 g_assert_cmpint (json_object_get_int_member (arg, "index"), <, n_in);
               else if (g_str_equal (kind, "output"))
                 g_assert_cmpint (json_object_get_int_member (arg, "index"), <, n_out);
+              else if (g_str_equal (kind, "epoch"))
+                {
+                  /* The last argument, of kernels with summed outputs only. */
+                  g_assert_cmpuint (a, ==, json_array_get_length (args) - 1);
+                  g_assert_cmpuint (pk->launch.split_outputs, >, 0);
+                  g_assert_cmpstr (json_object_get_string_member (arg, "dtype"), ==, "u32");
+                }
               else
                 {
                   g_assert_cmpstr (kind, ==, "workspace");
@@ -300,8 +307,10 @@ test_export_bundle (void)
       "  size_t ws = %s_workspace_size ();\n"
       "  int (*launch) (const void *const *, void *const *, void *, struct CUstream_st *) = %s_launch;\n"
       "  printf (\"inputs %%d outputs %%d workspace %%zu\\n\", %s_NUM_INPUTS, %s_NUM_OUTPUTS, ws);\n"
-      "  return launch != NULL && %s_launch (NULL, NULL, NULL, NULL) == -1 ? 0 : 1;\n}\n",
-      prefix, prefix, prefix, "PRISM_ATTENTION", "PRISM_ATTENTION", prefix);
+      "  int err = %s_launch (NULL, NULL, NULL, NULL);\n"
+      "  printf (\"%%s\\n\", %s_error_string (err));\n"
+      "  return launch != NULL && err == %s_ERROR_INPUT (0) ? 0 : 1;\n}\n",
+      prefix, prefix, prefix, "PRISM_ATTENTION", "PRISM_ATTENTION", prefix, prefix, "PRISM_ATTENTION");
     g_autofree char *obj = g_build_filename (dir, "kernels.o", NULL);
     g_autofree char *cu = g_strdup_printf ("%s/%s.cu", dir, prefix);
     g_autofree char *inc = g_strdup_printf ("-I%s/%s", dir, PRISM_EXPORT_KERNELS_DIR);
@@ -317,8 +326,7 @@ test_export_bundle (void)
     if (!codegen_run (cc_argv, dir, &log) || !codegen_run (cxx_argv, dir, &log) ||
         !codegen_run (ld_argv, dir, &log))
       g_error ("building the C program against the bundle failed: %s", log);
-    /* The launcher refuses a missing workspace only when it needs one;
-     * attention's reference graph has an intermediate, so it does. */
+    /* The launcher refuses missing pointers, naming the first. */
     g_assert_true (codegen_run (run_argv, dir, &log));
   }
 }
@@ -391,6 +399,175 @@ test_errors (void)
   g_assert_error (error, PRISM_ERROR, PRISM_ERROR_UNSUPPORTED);
 }
 
+
+/* The first case with an output summed over blocks, its emitter in @e, and
+ * the blocks of the launches before that kernel in @before. */
+static const CodegenCase *
+find_summed_case (PrismCudaEmitter **e, guint *before)
+{
+  for (guint i = 0; i < cases->len; i++)
+    {
+      const CodegenCase *c = g_ptr_array_index (cases, i);
+      PrismCudaOptions options = { .sm = 80, .prefix = "prism_abort" };
+      PrismCudaEmitter *em = prism_cuda_emitter_new (c->graph, &options, NULL);
+      guint blocks = 0;
+
+      for (guint k = 0; em != NULL && k < prism_cuda_emitter_get_n_kernels (em); k++)
+        {
+          const PrismCudaKernel *kk = prism_cuda_emitter_get_kernel (em, k);
+          if (kk->launch.split_outputs > 0)
+            {
+              *e = em;
+              *before = blocks;
+              return c;
+            }
+          blocks += kk->grid[0] * kk->grid[1] * kk->grid[2];
+        }
+      if (em != NULL)
+        prism_cuda_emitter_free (em);
+    }
+  return NULL;
+}
+
+/* A driver for the CPU build that runs a launch which dies after @abort_at
+ * blocks, then a whole launch on the same workspace, and checks that every
+ * misaligned pointer is refused with a code that names it. */
+static char *
+aborted_launch_driver (PrismCudaEmitter *e, guint abort_at)
+{
+  const PrismGraph *low = prism_cuda_emitter_get_lowered_graph (e);
+  g_autoptr(GArray) ins = prism_graph_get_inputs (low);
+  g_autoptr(GArray) outs = prism_graph_get_outputs (low);
+  GString *s = g_string_new (prism_cuda_cpu_harness_helpers ());
+
+  g_string_append (s, "#include \"prism-runtime.cuh\"\n#include \"prism_abort.h\"\n\n"
+                   "static int\nexpect (int got, int want, const char *what)\n{\n"
+                   "  printf (\"%s: %d: %s\\n\", what, got, prism_abort_error_string (got));\n"
+                   "  return got == want ? 0 : 1;\n}\n\n"
+                   "int\nmain (int argc, char **argv)\n{\n  const char *dir = argv[argc - 1];\n  int bad = 0;\n");
+  g_string_append_printf (s, "  const void *in[%u + 1];\n  void *out[%u + 1];\n", ins->len, outs->len);
+  for (guint i = 0; i < ins->len; i++)
+    g_string_append_printf (s, "  char in%u_name[] = \"in%u.f32\";\n"
+                            "  if ((in[%u] = prism_harness_load (dir, in%u_name, %" G_GINT64_FORMAT ")) == NULL)\n"
+                            "    return 1;\n", i, i, i, i,
+                            prism_tensor_numel (prism_graph_tensor (low, g_array_index (ins, guint, i))));
+  for (guint i = 0; i < outs->len; i++)
+    g_string_append_printf (s, "  out[%u] = malloc (%" G_GINT64_FORMAT " * sizeof (float));\n", i,
+                            prism_tensor_numel (prism_graph_tensor (low, g_array_index (outs, guint, i))));
+  g_string_append (s, "  size_t ws_size = prism_abort_workspace_size ();\n"
+                   "  unsigned char *ws = (unsigned char *) aligned_alloc (16, ws_size + 16);\n"
+                   "  memset (ws, 0xff, ws_size + 16);\n"
+                   "  memset (ws, 0, prism_abort_workspace_zeroed_bytes ());\n"
+                   "  {\n    const void *in1[sizeof in / sizeof in[0]];\n    void *out1[sizeof out / sizeof out[0]];\n"
+                   "    memcpy (in1, in, sizeof in);\n    memcpy (out1, out, sizeof out);\n"
+                   "    in1[0] = (const char *) in[0] + 4;\n"
+                   "    bad += expect (prism_abort_launch (in1, out, ws, NULL), PRISM_ABORT_ERROR_INPUT (0), \"input 0 + 4\");\n"
+                   "    out1[0] = (char *) out[0] + 8;\n"
+                   "    bad += expect (prism_abort_launch (in, out1, ws, NULL), PRISM_ABORT_ERROR_OUTPUT (0), \"output 0 + 8\");\n"
+                   "    bad += expect (prism_abort_launch (in, out, ws + 4, NULL), PRISM_ABORT_ERROR_WORKSPACE_ALIGNMENT, \"workspace + 4\");\n"
+                   "    bad += expect (prism_abort_launch (in, out, NULL, NULL), PRISM_ABORT_ERROR_NO_WORKSPACE, \"no workspace\");\n"
+                   "  }\n");
+  g_string_append_printf (s, "  prism::cpu::blocks_left = %u;\n"
+                          "  bad += expect (prism_abort_launch (in, out, ws, NULL), 0, \"the launch that dies\");\n"
+                          "  prism::cpu::blocks_left = -1;\n"
+                          "  bad += expect (prism_abort_launch (in, out, ws, NULL), 0, \"the next launch\");\n",
+                          abort_at);
+  for (guint i = 0; i < outs->len; i++)
+    {
+      gint64 n = prism_tensor_numel (prism_graph_tensor (low, g_array_index (outs, guint, i)));
+      g_string_append_printf (s, "  char out%u_name[] = \"out%u.f32\";\n"
+                              "  if (!prism_harness_save (dir, out%u_name, (float *) out[%u], %" G_GINT64_FORMAT "))\n"
+                              "    return 1;\n  memset (out[%u], 0xff, %" G_GINT64_FORMAT " * sizeof (float));\n",
+                              i, i, i, i, n, i, n);
+    }
+  /* The same through the graph: one graph launch dies, the next is whole. */
+  g_string_append_printf (s, "  prism_abort_graph *graph = NULL;\n"
+                          "  bad += expect (prism_abort_graph_create (in, out, ws, &graph), 0, \"graph_create\");\n"
+                          "  prism::cpu::blocks_left = %u;\n"
+                          "  bad += expect (prism_abort_graph_launch (graph, NULL), 0, \"the graph launch that dies\");\n"
+                          "  prism::cpu::blocks_left = -1;\n"
+                          "  bad += expect (prism_abort_graph_launch (graph, NULL), 0, \"the next graph launch\");\n"
+                          "  prism_abort_graph_destroy (graph);\n", abort_at);
+  for (guint i = 0; i < outs->len; i++)
+    g_string_append_printf (s, "  char gout%u_name[] = \"gout%u.f32\";\n"
+                            "  if (!prism_harness_save (dir, gout%u_name, (float *) out[%u], %" G_GINT64_FORMAT "))\n"
+                            "    return 1;\n", i, i, i, i,
+                            prism_tensor_numel (prism_graph_tensor (low, g_array_index (outs, guint, i))));
+  g_string_append (s, "  return bad;\n}\n");
+  return g_string_free (s, FALSE);
+}
+
+/* A launch that died half-way (its first blocks of a kernel with summed
+ * outputs counted, the rest never ran) leaves arrival counters part-way:
+ * the next launch on the same workspace must still add every partial
+ * (epochs, prism-split.cuh) — through PREFIX_launch() and through
+ * PREFIX_graph_launch() —, and misaligned pointers are refused by name. */
+static void
+test_aborted_launch (void)
+{
+  g_autofree char *gxx = g_find_program_in_path ("g++");
+  g_autofree char *kernels = g_build_filename (tmpdir, "kernels-abort", NULL);
+  g_autofree char *dir = g_build_filename (tmpdir, "abort", NULL);
+  g_autofree char *cu = g_build_filename (dir, "prism_abort.cu", NULL);
+  g_autofree char *h = g_build_filename (dir, "prism_abort.h", NULL);
+  g_autofree char *drv = g_build_filename (dir, "driver.cpp", NULL);
+  g_autofree char *exe = g_build_filename (dir, "run", NULL);
+  g_autofree char *inc = g_strdup_printf ("-I%s", kernels);
+  g_autofree char *driver = NULL;
+  g_autofree char *log = NULL;
+  g_autofree char *out = NULL;
+  g_autoptr(GPtrArray) inputs = NULL;
+  g_autoptr(GPtrArray) want = NULL;
+  g_autoptr(GError) error = NULL;
+  PrismCudaEmitter *e = NULL;
+  const CodegenCase *c;
+  guint before = 0;
+
+  if (gxx == NULL)
+    {
+      g_test_skip ("g++ is not installed");
+      return;
+    }
+  c = find_summed_case (&e, &before);
+  g_assert_nonnull (c);
+  g_test_message ("%s: the launch dies after block %u", c->label, before + 1);
+  prism_kernel_headers_write (kernels, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_file_set_contents (cu, prism_cuda_emitter_get_source (e), -1, &error);
+  g_assert_no_error (error);
+  g_file_set_contents (h, prism_cuda_emitter_get_header (e), -1, &error);
+  g_assert_no_error (error);
+  driver = aborted_launch_driver (e, before + 1);
+  g_file_set_contents (drv, driver, -1, &error);
+  g_assert_no_error (error);
+  inputs = prism_interp_make_inputs (c->graph, 5);
+  for (guint k = 0; k < inputs->len; k++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/in%u.f32", dir, k);
+      codegen_write_f32_file (path, g_ptr_array_index (inputs, k));
+    }
+  want = reference_outputs (c->graph, inputs);
+  {
+    g_autofree char *script = g_strdup_printf ("%s -std=c++17 -O1 -Wall -Werror -Wno-unused-function %s -I%s "
+                                               "-x c++ %s -x c++ %s -o %s && %s %s",
+                                               gxx, inc, dir, cu, drv, exe, exe, dir);
+    const char *argv[] = { "/bin/sh", "-c", script, NULL };
+    if (!codegen_run (argv, dir, &log))
+      g_error ("%s: the aborted-launch driver failed:\n%s", c->label, log);
+  }
+  for (guint k = 0; k < want->len; k++)
+    for (guint graph = 0; graph < 2; graph++)
+      {
+        g_autofree char *path = g_strdup_printf ("%s/%sout%u.f32", dir, graph ? "g" : "", k);
+        double err = codegen_compare_f32_file (path, g_ptr_array_index (want, k));
+        if (!(err <= CPU_TOLERANCE))
+          g_error ("%s: after a %s that died, output %u differs from the interpreter by %g", c->label,
+                   graph ? "graph launch" : "launch", k, err);
+      }
+  prism_cuda_emitter_free (e);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -407,6 +584,7 @@ main (int argc, char **argv)
   g_test_add_func ("/codegen/manifest", test_manifest);
   g_test_add_func ("/codegen/export-bundle", test_export_bundle);
   g_test_add_func ("/codegen/errors", test_errors);
+  g_test_add_func ("/codegen/aborted-launch", test_aborted_launch);
   rc = g_test_run ();
 
   if (g_getenv ("PRISM_KEEP_TMP") == NULL)

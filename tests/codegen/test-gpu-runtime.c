@@ -297,10 +297,14 @@ test_cli_export (void)
     report = json_object_get_object_member (k, "report");
     g_assert_cmpint (json_object_get_int_member (report, "split_outputs"), ==, 2);
     args = json_object_get_array_member (k, "args");
+    /* Two counters, then the launch's epoch. */
     for (guint i = 0; i < json_array_get_length (args); i++)
-      if (g_str_equal (json_object_get_string_member (json_array_get_object_element (args, i), "dtype"), "u32"))
+      if (g_str_equal (json_object_get_string_member (json_array_get_object_element (args, i), "kind"), "workspace") &&
+          g_str_equal (json_object_get_string_member (json_array_get_object_element (args, i), "dtype"), "u32"))
         n_counters++;
     g_assert_cmpuint (n_counters, ==, 2);
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (args, json_array_get_length (args) - 1),
+                                                    "kind"), ==, "epoch");
     g_assert_cmpint (json_object_get_int_member (root, "workspace_zeroed_bytes"), >, 0);
   }
 

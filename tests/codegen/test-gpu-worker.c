@@ -349,6 +349,76 @@ test_workspace_zero (void)
   assert_clean_log (dir);
 }
 
+/* The workspace job with its kernel launched twice per run: the second
+ * launch may overlap the first (programmatic dependent launch). */
+static const char ws_twice_manifest[] =
+  "{\"inputs\": [], \"outputs\": [{\"index\": 0, \"dtype\": \"f32\", \"bytes\": 256}], \"workspace_bytes\": 256,"
+  " \"kernels\": [{\"name\": \"prism_bench_copy_ws\", \"role\": \"block_graph\", \"op\": 1, \"grid\": [1, 1, 1],"
+  "   \"block\": [64, 1, 1], \"shared_memory_bytes\": 0,"
+  "   \"args\": [{\"kind\": \"workspace\", \"offset\": 0, \"dtype\": \"f32\", \"const\": true},"
+  "            {\"kind\": \"output\", \"index\": 0, \"dtype\": \"f32\", \"const\": false}]},"
+  "  {\"name\": \"prism_bench_copy_ws\", \"role\": \"block_graph\", \"op\": 2, \"grid\": [1, 1, 1],"
+  "   \"block\": [64, 1, 1], \"shared_memory_bytes\": 0,"
+  "   \"args\": [{\"kind\": \"workspace\", \"offset\": 0, \"dtype\": \"f32\", \"const\": true},"
+  "            {\"kind\": \"output\", \"index\": 0, \"dtype\": \"f32\", \"const\": false}]}]}";
+
+/* What the fake driver counted: flushes, graph launches, cuLaunchKernelEx. */
+static void
+read_fake_stats (const char *path, guint *flushes, guint *graphs, guint *ex)
+{
+  g_autofree char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_cmpint (sscanf (text, "flushes %u graph_launches %u launches_ex %u", flushes, graphs, ex), ==, 3);
+}
+
+/* The timed runs are one CUDA graph each, their second launch overlapping
+ * the first (the fake device is sm_90), and each sample is preceded by the
+ * read-only flush kernel — or, where the driver cannot capture, the
+ * launches go one by one. */
+static void
+test_graph (void)
+{
+  g_autofree char *stats = g_build_filename (tmpdir, "fake-stats", NULL);
+  PrismGpuBenchOptions o;
+
+  if (!in_child () || skip_unusable ())
+    return;
+  use_fakes ();
+  g_setenv ("PRISM_FAKE_CUDA_STATS", stats, TRUE);
+  quick_options (&o);
+  for (guint no_graph = 0; no_graph < 2; no_graph++)
+    {
+      g_autofree char *name = g_strdup_printf ("graph%u", no_graph);
+      g_autofree char *dir = make_job (name, ws_source, ws_twice_manifest, FALSE);
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(GError) error = NULL;
+      PrismGpuBenchResult r;
+      JsonObject *res;
+      guint flushes = 0, graphs = 0, ex = 0;
+
+      if (no_graph)
+        g_setenv ("PRISM_FAKE_CUDA_NO_GRAPH", "1", TRUE);
+      if (!prism_gpu_bench_run_job (dir, &o, &r, &error))
+        g_error ("the graph job failed: %s", error->message);
+      g_assert_cmpfloat (r.max_rel_error, ==, 0);
+      res = load_json (dir, "result.json", parser);
+      g_assert_cmpstr (json_object_get_string_member (res, "launch_mode"), ==, no_graph ? "stream" : "graph");
+      g_assert_true (json_object_get_boolean_member (res, "programmatic_dependent_launch"));
+      read_fake_stats (stats, &flushes, &graphs, &ex);
+      g_assert_cmpuint (flushes, ==, r.n_samples);
+      if (no_graph)
+        g_assert_cmpuint (graphs, ==, 0);
+      else
+        g_assert_cmpuint (graphs, >=, r.n_samples);
+      /* The second launch of the first run, of the capture or of every run. */
+      g_assert_cmpuint (ex, >=, no_graph ? r.n_samples + 1 : 2);
+      prism_gpu_bench_result_clear (&r);
+      assert_clean_log (dir);
+    }
+  g_unsetenv ("PRISM_FAKE_CUDA_NO_GRAPH");
+}
+
 /* Runs the workspace job once more: a failure before leaves nothing behind. */
 static void
 assert_next_job_runs (const char *name)
@@ -912,6 +982,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu-worker/no-vendor", test_no_vendor);
   g_test_add_func ("/gpu-worker/vendor-corrupt", test_vendor_corrupt);
   g_test_add_func ("/gpu-worker/workspace-zero", test_workspace_zero);
+  g_test_add_func ("/gpu-worker/graph", test_graph);
   g_test_add_func ("/gpu-worker/cuda-error", test_cuda_error);
   g_test_add_func ("/gpu-worker/crash", test_crash);
   g_test_add_func ("/gpu-worker/hang", test_hang);

@@ -428,6 +428,59 @@ test_ring_depth (void)
   }
 }
 
+
+/* A kernel that keeps one block per SM anyway deepens its ring into the
+ * SM's shared memory (227 KiB on the H100) instead of stopping at 96 KiB:
+ * 64 × 4096 · 4096 × 4096 on 16 blocks, 16-deep K tiles of 10 KiB a stage,
+ * was held at 2 stages (10 KiB in flight, flagged) by the 96 KiB budget. */
+static void
+test_ring_one_block_per_sm (void)
+{
+  g_autoptr(PrismGraph) body = matmul_body (64, 4096, 4096, 16, 256);
+  PrismKernelPlanOptions o = { .target = prism_gpu_target_lookup ("h100") };
+  g_autoptr(PrismKernelPlan) plan = prism_kernel_plan_new (body, NULL, 0, &o, NULL);
+  g_autoptr(PrismKernelPlan) many = NULL;
+  PrismLaunch l;
+
+  g_assert_nonnull (plan);
+  prism_kernel_plan_describe (plan, &l);
+  g_assert_cmpuint (l.blocks_per_sm, ==, 1);
+  g_assert_cmpuint (l.stage_bytes, ==, (64 * 16 + 16 * 256) * 2);
+  g_assert_cmpuint (l.stages, >, 2);
+  g_assert_cmpuint (l.smem_bytes, >, 96 * 1024);
+  g_assert_cmpuint (l.smem_bytes + 1024, <=, 227 * 1024);
+  g_assert_cmpuint (l.bytes_in_flight_per_sm, >=, PRISM_PIPELINE_GOAL_BYTES);
+  g_assert_false (l.smem_limited);
+
+  /* A caller's lower limit (the size tuner's 96 KiB) still bounds the ring. */
+  o.smem_limit = 96 * 1024;
+  many = prism_kernel_plan_new (body, NULL, 0, &o, NULL);
+  g_assert_nonnull (many);
+  prism_kernel_plan_describe (many, &l);
+  g_assert_cmpuint (l.smem_bytes + 1024, <=, 96 * 1024);
+}
+
+/* Synchronous tile loads keep a batch of 8 vectors of 16 bytes per thread
+ * in flight (load_tile() issues them before storing), not the whole tile:
+ * 128 × 4096 · 4096 × 4096 on 16 blocks, 64-deep K tiles, too large for a
+ * ring, loads 48 KiB per iteration synchronously; the report used to claim
+ * all 48 KiB in flight. */
+static void
+test_sync_inflight (void)
+{
+  g_autoptr(PrismGraph) body = matmul_body (128, 4096, 4096, 16, 64);
+  PrismKernelPlanOptions o = { .target = prism_gpu_target_lookup ("h100") };
+  g_autoptr(PrismKernelPlan) plan = prism_kernel_plan_new (body, NULL, 0, &o, NULL);
+  PrismLaunch l;
+
+  g_assert_nonnull (plan);
+  prism_kernel_plan_describe (plan, &l);
+  g_assert_cmpuint (l.stages, ==, 1);
+  g_assert_cmpuint (l.sync_bytes, ==, (128 * 64 + 64 * 256) * 2);
+  g_assert_cmpuint (l.bytes_in_flight_per_block, ==, l.block_threads * 8 * 16);
+  g_assert_cmpuint (l.bytes_in_flight_per_sm, ==, l.blocks_per_sm * l.block_threads * 8 * 16);
+}
+
 /* Tiles only tensor-core matmuls read get rows padded by 16 bytes (rows of
  * 128 bytes would put ldmatrix's eight rows in one bank group); the CPU
  * build of the padded layout still computes the right product. */
@@ -579,6 +632,8 @@ main (int argc, char **argv)
   g_test_add_func ("/launch-plan/physics-candidates", test_physics_candidates);
   g_test_add_func ("/launch-plan/lowered-matmul-blocks", test_lowered_matmul_blocks);
   g_test_add_func ("/launch-plan/ring-depth", test_ring_depth);
+  g_test_add_func ("/launch-plan/ring-one-block-per-sm", test_ring_one_block_per_sm);
+  g_test_add_func ("/launch-plan/sync-inflight", test_sync_inflight);
   g_test_add_func ("/launch-plan/symbolic", test_symbolic);
   g_test_add_func ("/launch-plan/padded-operands", test_padded_operands);
   g_test_add_func ("/launch-plan/manifest-report", test_manifest_report);

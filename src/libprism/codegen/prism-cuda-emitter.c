@@ -140,6 +140,8 @@ loc_arg (const PrismCudaEmitter *self, guint t, gboolean writable)
 char *
 prism_cuda_emitter_arg_type (const PrismCudaArg *a)
 {
+  if (a->kind == PRISM_CUDA_ARG_EPOCH)
+    return g_strdup ("unsigned int");
   if (a->counters)
     return g_strdup ("unsigned int *");
   return g_strdup_printf ("%s%s *", a->writable ? "" : "const ", prism_cuda_ctype (a->dtype));
@@ -154,6 +156,8 @@ prism_cuda_emitter_arg_expr (const PrismCudaEmitter *self, const PrismCudaArg *a
       return g_strdup_printf ("(%s) inputs[%u]", type, a->index);
     case PRISM_CUDA_ARG_OUTPUT:
       return g_strdup_printf ("(%s) outputs[%u]", type, a->index);
+    case PRISM_CUDA_ARG_EPOCH:
+      return g_strdup ("epoch");
     case PRISM_CUDA_ARG_WORKSPACE:
     default:
       {
@@ -202,6 +206,16 @@ plan_kernels (PrismCudaEmitter *self, OpEntry *entries, GError **error)
           g_prefix_error (error, "op %u (kernel): ", i);
           return FALSE;
         }
+      /* An arrival counter keeps its count in 16 bits beside the epoch's
+       * tag (prism-split.cuh). */
+      for (guint j = 0; j < entries[i].plan->n_ops; j++)
+        if (entries[i].plan->ops[j].summed && entries[i].plan->ops[j].splits > 0xffff)
+          {
+            g_set_error (error, PRISM_ERROR, PRISM_ERROR_LIMIT,
+                         "op %u (kernel): %" G_GINT64_FORMAT " blocks add into one output tile; the arrival "
+                         "counters count at most 65535", i, entries[i].plan->ops[j].splits);
+            return FALSE;
+          }
     }
   return TRUE;
 }
@@ -330,6 +344,7 @@ emit_block_kernel (PrismCudaEmitter *self, GString *s, guint kop_index, const Op
   PrismKernelEmitInfo info = { name, kop_index, { 0, }, kop->n_inputs, { 0, }, kop->n_outputs };
   PrismCudaKernel *k = kernel_new (name, PRISM_LAUNCH_BLOCK_GRAPH, (int) kop_index);
   gsize cpu_smem = kp->smem[PRISM_LAYOUT_CPU], start = s->len;
+  gboolean summed = FALSE;
   guint m = 0;
 
   for (guint i = 0; i < kop->n_inputs; i++)
@@ -353,9 +368,19 @@ emit_block_kernel (PrismCudaEmitter *self, GString *s, guint kop_index, const Op
         {
           k->args[k->n_args++] = region_arg (self, entry->partials[m], PRISM_DTYPE_F32, TRUE, FALSE);
           if (!kp->ops[j].combined)
-            k->args[k->n_args++] = region_arg (self, entry->counters[m], PRISM_DTYPE_F32, TRUE, TRUE);
+            {
+              /* Counted by the epoch the launch passes (prism-split.cuh);
+               * a combined output has no counter and needs none. */
+              k->args[k->n_args++] = region_arg (self, entry->counters[m], PRISM_DTYPE_F32, TRUE, TRUE);
+              summed = TRUE;
+            }
         }
       m++;
+    }
+  if (summed)
+    {
+      PrismCudaArg epoch = { PRISM_CUDA_ARG_EPOCH, 0, 0, PRISM_DTYPE_F32, FALSE, FALSE };
+      k->args[k->n_args++] = epoch;
     }
 
   prism_kernel_plan_emit (kp, &info, s);
@@ -732,6 +757,8 @@ arg_kind_name (PrismCudaArgKind kind)
       return "input";
     case PRISM_CUDA_ARG_OUTPUT:
       return "output";
+    case PRISM_CUDA_ARG_EPOCH:
+      return "epoch";
     case PRISM_CUDA_ARG_WORKSPACE:
     default:
       return "workspace";
@@ -813,13 +840,14 @@ prism_cuda_emitter_build_manifest (const PrismCudaEmitter *self, const char *sou
               json_builder_set_member_name (b, "offset");
               json_builder_add_int_value (b, (gint64) a->offset);
             }
-          else
+          else if (a->kind != PRISM_CUDA_ARG_EPOCH)
             {
               json_builder_set_member_name (b, "index");
               json_builder_add_int_value (b, a->index);
             }
           json_builder_set_member_name (b, "dtype");
-          json_builder_add_string_value (b, a->counters ? "u32" : prism_dtype_to_string (a->dtype));
+          json_builder_add_string_value (b, a->counters || a->kind == PRISM_CUDA_ARG_EPOCH
+                                                ? "u32" : prism_dtype_to_string (a->dtype));
           json_builder_set_member_name (b, "const");
           json_builder_add_boolean_value (b, !a->writable);
           json_builder_end_object (b);

@@ -41,9 +41,11 @@ typedef enum
   PRISM_CUDA_ARG_INPUT,      /* inputs[index] of the launcher */
   PRISM_CUDA_ARG_OUTPUT,     /* outputs[index] of the launcher */
   PRISM_CUDA_ARG_WORKSPACE,  /* workspace + offset */
+  PRISM_CUDA_ARG_EPOCH,      /* the launch's epoch (unsigned int, by value) */
 } PrismCudaArgKind;
 
-/* One pointer argument of a generated kernel. */
+/* One argument of a generated kernel: a pointer, or the epoch that the
+ * arrival counters of outputs summed over blocks test. */
 typedef struct
 {
   PrismCudaArgKind kind;
@@ -55,8 +57,9 @@ typedef struct
 } PrismCudaArg;
 
 /* An output summed over blocks takes three arguments: the output, its f32
- * partials and its counters. */
-#define PRISM_CUDA_MAX_ARGS (PRISM_MAX_OP_INPUTS + 3 * PRISM_MAX_OP_OUTPUTS)
+ * partials and its counters; a kernel with such outputs also takes the
+ * launch's epoch. */
+#define PRISM_CUDA_MAX_ARGS (PRISM_MAX_OP_INPUTS + 3 * PRISM_MAX_OP_OUTPUTS + 1)
 
 /**
  * PrismCudaKernel:
@@ -67,7 +70,7 @@ typedef struct
  *   paths, work — what the manifest reports and the cost model prices
  *
  * One launch of the generated program, in launch order.  Every argument is a
- * device pointer.  A %PRISM_LAUNCH_VENDOR_GEMM launch has no source: its
+ * device pointer but the epoch (%PRISM_CUDA_ARG_EPOCH).  A %PRISM_LAUNCH_VENDOR_GEMM launch has no source: its
  * arguments are A, B and C of the matmul in @launch.
  */
 typedef struct
@@ -139,7 +142,8 @@ const char       *prism_cuda_cpu_harness_helpers (void);
 gsize             prism_cuda_emitter_get_workspace_size (const PrismCudaEmitter *self);
 /* The leading bytes of the workspace (the arrival counters of outputs summed
  * over blocks) that must be zero before the first launch; every launch
- * leaves them zero again, so one cudaMemset after allocating is enough. */
+ * tags them with its own epoch, so one cudaMemset after allocating is
+ * enough, even when a launch died half-way. */
 gsize             prism_cuda_emitter_get_workspace_zeroed_bytes (const PrismCudaEmitter *self);
 guint             prism_cuda_emitter_get_n_kernels (const PrismCudaEmitter *self);
 const PrismCudaKernel *prism_cuda_emitter_get_kernel (const PrismCudaEmitter *self,

@@ -372,6 +372,7 @@ append_axes_index (GString *s, const PrismKernelPlan *kp, const PrismOp *op, gbo
 static void
 emit_signature (GString *s, const PrismKernelPlan *kp, const PrismKernelEmitInfo *info)
 {
+  gboolean summed = FALSE;
   guint m = 0;
 
   g_string_append_printf (s, "/* Op %u: grid (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
@@ -396,9 +397,18 @@ emit_signature (GString *s, const PrismKernelPlan *kp, const PrismKernelEmitInfo
         g_string_append_printf (s, ", float *__restrict__ part%u", m);
       if (kp->ops[i].summed && !kp->ops[i].combined)
         g_string_append_printf (s, ", unsigned int *__restrict__ cnt%u", m);
+      /* Only outputs with an arrival counter test the epoch. */
+      summed = summed || (kp->ops[i].summed && !kp->ops[i].combined);
       m++;
     }
+  /* The launch's epoch, which the arrival counters of summed outputs test
+   * (prism-split.cuh). */
+  if (summed)
+    g_string_append (s, ", unsigned int epoch");
   g_string_append (s, ")\n{\n");
+  /* Launched to overlap the kernel before it (sm_90): nothing global is
+   * read before that one has finished. */
+  g_string_append (s, "  prism::allow_dependent_grids ();\n  prism::wait_prior_grids ();\n");
 }
 
 static void
@@ -644,7 +654,7 @@ emit_stores (GString *s, const PrismKernelPlan *kp)
           m++;
           continue;
         }
-      g_string_append_printf (s, "    if (prism::arrive_last<NT> (cnt%u + tile, %" G_GINT64_FORMAT "u))\n", m, p->splits);
+      g_string_append_printf (s, "    if (prism::arrive_last<NT> (cnt%u + tile, %" G_GINT64_FORMAT "u, epoch))\n", m, p->splits);
       g_string_append_printf (s, "      prism::reduce_partials<NT, %u, S%u, ", p->vec, t);
       append_strides (s, p->data);
       g_string_append_printf (s, ", %" G_GINT64_FORMAT "> (out%u + ", p->splits, m);

@@ -53,8 +53,15 @@
 #define L2_RESIDENT_SHARE 0.5
 /* A ring deeper than two stages stays within this much shared memory, so
  * that every caller's limit above it (the search's 96 KiB, a GPU's opt-in
- * maximum) gets the same plan: what is ranked is what is generated. */
+ * maximum) gets the same plan for kernels of several blocks per SM.  A
+ * kernel that keeps one block per SM anyway may use the SM's shared memory
+ * (the target's per-block maximum, 227 KiB on sm_90) instead: deeper rings
+ * then cost no residency (ring_smem_budget()). */
 #define RING_SMEM_BUDGET (96 * 1024)
+/* Vectors of a synchronous tile load (load_tile() in prism-tile.cuh, its
+ * kLoadBatch) one thread issues before it stores the first: what such
+ * loads keep in flight is at most threads × this × 16 bytes. */
+#define SYNC_LOAD_BATCH 8
 
 /* ------------------------------------------------------------------------ */
 /* Small helpers */
@@ -658,12 +665,17 @@ occupancy (const PrismKernelPlan *kp, gsize smem)
   return MAX (1, MIN (occupancy_without_registers (kp, smem), by_regs));
 }
 
+/* Bytes one block keeps in flight: the ring's stages ahead, and what the
+ * synchronous loads of one tile issue before their first store (a batch
+ * per thread, not the whole tile). */
 static gsize
 inflight_per_block (const PrismKernelPlan *kp)
 {
-  gsize loop = (kp->pipelined ? (kp->stages - 1) * kp->stage_bytes : kp->stage_bytes) + kp->sync_bytes;
+  gsize batch = (gsize) kp->threads * SYNC_LOAD_BATCH * 16;
+  gsize sync = MIN (kp->sync_bytes + (kp->pipelined ? 0 : kp->stage_bytes), batch);
+  gsize ring = kp->pipelined ? (kp->stages - 1) * kp->stage_bytes : 0;
 
-  return MAX (loop, kp->invariant_bytes);
+  return MAX (ring + sync, MIN (kp->invariant_bytes, batch));
 }
 
 static void
@@ -675,13 +687,27 @@ update_residency (PrismKernelPlan *kp)
   kp->resident = (guint) MAX (1, MIN ((gint64) kp->occupancy, per_sm));
 }
 
+/* Shared memory a ring deeper than two stages may fill, given the plan at
+ * two stages: the SM's (the target's per-block maximum) when one block is
+ * resident per SM anyway — a deeper ring then costs no residency —, else
+ * RING_SMEM_BUDGET; never more than the caller's limit.  The cost model and
+ * the emitter both plan at the target's maximum, so what is ranked is what
+ * is generated; the size tuner's 96 KiB sees at most that much. */
+static gsize
+ring_smem_budget (const PrismKernelPlan *kp)
+{
+  gsize sm = (gsize) kp->target->smem_per_block_kb * 1024;
+
+  return MIN (kp->smem_limit, kp->resident == 1 ? MAX (sm, (gsize) RING_SMEM_BUDGET) : RING_SMEM_BUDGET);
+}
+
 /* Picks the ring depth: the shallowest that keeps the goal in flight per
  * SM, else the one with the most in flight that fits shared memory. */
 static gboolean
 choose_stages (PrismKernelPlan *kp, guint max_stages)
 {
   guint best = 0, smax = (guint) MIN ((gint64) max_stages, kp->forloop + 1);
-  gsize best_inflight = 0;
+  gsize best_inflight = 0, budget = RING_SMEM_BUDGET;
   gboolean hit_limit = FALSE;
 
   for (guint s = 2; s <= MAX (smax, 2); s++)
@@ -690,13 +716,14 @@ choose_stages (PrismKernelPlan *kp, guint max_stages)
 
       kp->stages = s;
       pack (kp);
-      if (kp->smem[PRISM_LAYOUT_GPU] + STATIC_SMEM_RESERVE >
-          (s == 2 ? kp->smem_limit : MIN (kp->smem_limit, RING_SMEM_BUDGET)))
+      if (kp->smem[PRISM_LAYOUT_GPU] + STATIC_SMEM_RESERVE > (s == 2 ? kp->smem_limit : budget))
         {
           hit_limit = TRUE;
           break;
         }
       update_residency (kp);
+      if (s == 2)
+        budget = ring_smem_budget (kp);
       inflight = kp->resident * inflight_per_block (kp);
       if (inflight > best_inflight)
         {

@@ -80,6 +80,17 @@ static const Symbol driver_symbols[] = {
   DRV (EventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime"),
 };
 
+/* Resolved when present; the bench does without them. */
+static const Symbol optional_driver_symbols[] = {
+  DRV (LaunchKernelEx, "cuLaunchKernelEx"),
+  DRV (StreamBeginCapture, "cuStreamBeginCapture_v2", "cuStreamBeginCapture"),
+  DRV (StreamEndCapture, "cuStreamEndCapture"),
+  DRV (GraphInstantiate, "cuGraphInstantiateWithFlags"),
+  DRV (GraphLaunch, "cuGraphLaunch"),
+  DRV (GraphExecDestroy, "cuGraphExecDestroy"),
+  DRV (GraphDestroy, "cuGraphDestroy"),
+};
+
 static const Symbol nvrtc_symbols[] = {
   RTC (Version, "nvrtcVersion"),
   RTC (GetErrorString, "nvrtcGetErrorString"),
@@ -132,6 +143,20 @@ resolve (void *handle, const Symbol *symbols, guint n, gpointer table, const cha
   return TRUE;
 }
 
+/* Fills what @handle has of @symbols into @table; the rest stay NULL. */
+static void
+resolve_optional (void *handle, const Symbol *symbols, guint n, gpointer table)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      void *p = NULL;
+
+      for (guint k = 0; k < G_N_ELEMENTS (symbols[i].names) && symbols[i].names[k] && !p; k++)
+        p = dlsym (handle, symbols[i].names[k]);
+      memcpy ((char *) table + symbols[i].offset, &p, sizeof p);
+    }
+}
+
 gboolean
 prism_cuda_runtime_check (const PrismCudaRuntime *self, PrismCUresult result, const char *what,
                           GError **error)
@@ -179,6 +204,8 @@ open_driver (PrismCudaRuntime *self, GError **error)
           memset (&self->cu, 0, sizeof self->cu);
           return FALSE;
         }
+      resolve_optional (self->driver_handle, optional_driver_symbols, G_N_ELEMENTS (optional_driver_symbols),
+                        &self->cu);
     }
 
   r = self->cu.Init (0);

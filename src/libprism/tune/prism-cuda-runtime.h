@@ -19,6 +19,33 @@ typedef struct CUstream_st *PrismCUstream;
 typedef struct CUevent_st *PrismCUevent;
 typedef unsigned long long PrismCUdeviceptr;
 typedef struct _nvrtcProgram *PrismNvrtcProgram;
+typedef struct CUgraph_st *PrismCUgraph;
+typedef struct CUgraphExec_st *PrismCUgraphExec;
+
+/* CUlaunchAttribute and CUlaunchConfig of <cuda.h> (cuLaunchKernelEx). */
+typedef struct
+{
+  int id;
+  char pad[4];
+  union
+  {
+    char pad[64];
+    int programmatic_stream_serialization_allowed;
+  } value;
+} PrismCUlaunchAttribute;
+
+typedef struct
+{
+  unsigned int grid_x, grid_y, grid_z;
+  unsigned int block_x, block_y, block_z;
+  unsigned int smem_bytes;
+  PrismCUstream stream;
+  PrismCUlaunchAttribute *attrs;
+  unsigned int n_attrs;
+} PrismCUlaunchConfig;
+
+#define PRISM_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION 6
+#define PRISM_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL 1
 
 /* Attribute numbers of <cuda.h>. */
 enum
@@ -84,6 +111,16 @@ typedef struct
   PrismCUresult (*EventRecord) (PrismCUevent event, PrismCUstream stream);
   PrismCUresult (*EventSynchronize) (PrismCUevent event);
   PrismCUresult (*EventElapsedTime) (float *ms, PrismCUevent start, PrismCUevent end);
+  /* Optional (NULL when the driver lacks them): launches that overlap the
+   * one before (sm_90) and CUDA graphs, which the bench uses when present. */
+  PrismCUresult (*LaunchKernelEx) (const PrismCUlaunchConfig *config, PrismCUfunction fn, void **params,
+                                   void **extra);
+  PrismCUresult (*StreamBeginCapture) (PrismCUstream stream, int mode);
+  PrismCUresult (*StreamEndCapture) (PrismCUstream stream, PrismCUgraph *graph);
+  PrismCUresult (*GraphInstantiate) (PrismCUgraphExec *exec, PrismCUgraph graph, unsigned long long flags);
+  PrismCUresult (*GraphLaunch) (PrismCUgraphExec exec, PrismCUstream stream);
+  PrismCUresult (*GraphExecDestroy) (PrismCUgraphExec exec);
+  PrismCUresult (*GraphDestroy) (PrismCUgraph graph);
 } PrismCudaDriver;
 
 /* The NVRTC functions used to compile generated kernels to a CUBIN. */

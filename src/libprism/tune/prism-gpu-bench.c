@@ -8,8 +8,10 @@
  *     device, loads it with the driver API, runs it once and compares every
  *     output with the interpreter's, and only then times it: warm-up by
  *     time, then samples with one event pair each and the L2 cache flushed
- *     (a memset of twice its size) before each, until both a minimum time
- *     and a minimum number of samples are reached;
+ *     (a kernel that reads twice its size) before each, until both a
+ *     minimum time and a minimum number of samples are reached; a run is
+ *     one CUDA graph (no vendor GEMM) whose launches overlap the one before
+ *     on sm_90 (programmatic dependent launch);
  *  3. the parent kills the child after the timeout, reads its result, and
  *     reports the median with p20/p80, TFLOP/s, GB/s and the share of the
  *     roofline of the device.
@@ -1085,8 +1087,25 @@ typedef struct
   guint grid[3], block[3];
   guint smem;
   guint n_args;
+  int epoch_arg;                /* the argument that takes the run's epoch; -1: none */
   PrismCUdeviceptr values[PRISM_CUDA_MAX_ARGS];
 } Launch;
+
+/* The L2 flush between samples: a kernel that only reads a buffer of twice
+ * the L2 size (a memset would leave up to the whole L2 dirty, and the
+ * sample's first kernel would pay for writing it back).  Appended to the
+ * program's source; the XOR of everything read is stored only when it
+ * equals a value no buffer of ours holds, so the loads are not dropped. */
+static const char l2_flush_source[] =
+  "\n/* Appended by prism-gpu-worker: the read-only L2 flush between samples. */\n"
+  "extern \"C\" __global__ void\nprism_l2_flush (const uint4 *buf, unsigned long long n, unsigned int *sink)\n{\n"
+  "  unsigned int x = 0;\n"
+  "  for (unsigned long long i = blockIdx.x * (unsigned long long) blockDim.x + threadIdx.x; i < n;\n"
+  "       i += (unsigned long long) gridDim.x * blockDim.x)\n"
+  "    {\n      uint4 v = __ldcg (buf + i);\n      x ^= v.x ^ v.y ^ v.z ^ v.w;\n    }\n"
+  "  if (x == 0x9e3779b9u)\n    *sink = x;\n}\n";
+
+#define L2_FLUSH_THREADS 256
 
 typedef struct
 {
@@ -1097,11 +1116,19 @@ typedef struct
   guint n_in, n_out;
   PrismCUdeviceptr ws, flush, lt_ws;
   gsize ws_bytes, flush_bytes;
+  guint epoch;                  /* of the last run; every run takes the next */
+  PrismCUfunction flush_fn;     /* prism_l2_flush */
+  gboolean pdl;                 /* launches after the first overlap the one before (sm_90) */
+  PrismCUgraph graph;           /* every launch of a run, captured once; NULL: launched one by one */
+  PrismCUgraphExec graph_exec;
 } Worker;
 
 static gboolean
 launch_all (Worker *w, GError **error)
 {
+  /* A new epoch for the arrival counters (prism-split.cuh); the argument is
+   * an unsigned int, the low bytes of its slot on this little-endian ABI. */
+  w->epoch++;
   for (guint k = 0; k < w->launches->len; k++)
     {
       Launch *l = &g_array_index (w->launches, Launch, k);
@@ -1124,10 +1151,24 @@ launch_all (Worker *w, GError **error)
             }
           continue;
         }
+      if (l->epoch_arg >= 0)
+        l->values[l->epoch_arg] = w->epoch;
       for (guint a = 0; a < l->n_args; a++)
         params[a] = &l->values[a];
-      r = w->g.cu->LaunchKernel (l->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
-                                 l->smem, w->g.stream, params, NULL);
+      if (w->pdl && k > 0)
+        {
+          /* The generated kernels wait for the grid before them
+           * (griddepcontrol.wait), so the launch may overlap its tail. */
+          PrismCUlaunchAttribute attr = { PRISM_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, { 0 }, { { 0 } } };
+          PrismCUlaunchConfig config = { l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+                                         l->smem, w->g.stream, &attr, 1 };
+
+          attr.value.programmatic_stream_serialization_allowed = 1;
+          r = w->g.cu->LaunchKernelEx (&config, l->fn, params, NULL);
+        }
+      else
+        r = w->g.cu->LaunchKernel (l->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+                                   l->smem, w->g.stream, params, NULL);
       if (r != 0)
         {
           g_autofree char *what = g_strdup_printf ("cuLaunchKernel (%s)", l->name);
@@ -1141,6 +1182,65 @@ static gboolean
 sync_stream (Worker *w, const char *what, GError **error)
 {
   return _prism_gpu_worker_check (&w->g, w->g.cu->StreamSynchronize (w->g.stream), what, error);
+}
+
+/* One run of the program: the captured graph when there is one. */
+static gboolean
+run_once (Worker *w, GError **error)
+{
+  if (w->graph_exec != NULL)
+    return _prism_gpu_worker_check (&w->g, w->g.cu->GraphLaunch (w->graph_exec, w->g.stream), "cuGraphLaunch",
+                                    error);
+  return launch_all (w, error);
+}
+
+/* Captures one run into a CUDA graph when the driver can and the program
+ * has no vendor GEMM (cuBLASLt stays outside the graph).  A capture that
+ * fails leaves the launches one by one; only a failing instantiation of a
+ * graph that was captured is an error.  The graph replays the epoch it
+ * was captured with, which the counters allow (prism-split.cuh). */
+static gboolean
+capture_graph (Worker *w, guint n_vendor, GError **error)
+{
+  const PrismCudaDriver *cu = w->g.cu;
+  g_autoptr(GError) local = NULL;
+  PrismCUresult r;
+
+  if (n_vendor > 0 || cu->StreamBeginCapture == NULL || cu->StreamEndCapture == NULL ||
+      cu->GraphInstantiate == NULL || cu->GraphLaunch == NULL || cu->GraphExecDestroy == NULL ||
+      cu->GraphDestroy == NULL)
+    return TRUE;
+  if (cu->StreamBeginCapture (w->g.stream, PRISM_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) != 0)
+    return TRUE;
+  if (!launch_all (w, &local))
+    {
+      PrismCUgraph broken = NULL;
+      if (cu->StreamEndCapture (w->g.stream, &broken) == 0 && broken != NULL)
+        cu->GraphDestroy (broken);
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  r = cu->StreamEndCapture (w->g.stream, &w->graph);
+  if (r != 0 || w->graph == NULL)
+    {
+      w->graph = NULL;
+      return TRUE;
+    }
+  return _prism_gpu_worker_check (&w->g, cu->GraphInstantiate (&w->graph_exec, w->graph, 0),
+                                  "cuGraphInstantiateWithFlags", error);
+}
+
+/* Evicts the L2 by reading the flush buffer (l2_flush_source). */
+static gboolean
+flush_l2 (Worker *w, GError **error)
+{
+  PrismCUdeviceptr n = w->flush_bytes / 16, sink = w->flush;
+  void *params[] = { &w->flush, &n, &sink, NULL };
+  guint blocks = (guint) MAX (w->g.info->sm_count, 1) * 4;
+
+  return _prism_gpu_worker_check (&w->g, w->g.cu->LaunchKernel (w->flush_fn, blocks, 1, 1, L2_FLUSH_THREADS, 1, 1, 0,
+                                                                w->g.stream, params, NULL),
+                                  "cuLaunchKernel (prism_l2_flush)", error);
 }
 
 static int
@@ -1190,6 +1290,8 @@ arg_pointer (Worker *w, const char *name, guint a, JsonObject *ao, PrismCUdevice
     *value = w->out[index];
   else if (g_str_equal (kind, "workspace") && offset >= 0 && (gsize) offset < MAX (w->ws_bytes, 1))
     *value = w->ws + (PrismCUdeviceptr) offset;
+  else if (g_str_equal (kind, "epoch"))
+    *value = 0;   /* launch_all() sets it */
   else
     {
       g_set_error (error, PRISM_ERROR, PRISM_ERROR_FAILED,
@@ -1248,14 +1350,20 @@ resolve_launches (Worker *w, JsonArray *kernels, GError **error)
       l.vendor = g_strcmp0 (json_object_get_string_member_with_default (ko, "role", ""), "vendor_gemm") == 0;
       l.smem = (guint) member_int (ko, "shared_memory_bytes", 0);
       l.n_args = args != NULL ? MIN (json_array_get_length (args), PRISM_CUDA_MAX_ARGS) : 0;
+      l.epoch_arg = -1;
       for (guint d = 0; d < 3; d++)
         {
           l.grid[d] = grid != NULL && d < json_array_get_length (grid) ? (guint) json_array_get_int_element (grid, d) : 1;
           l.block[d] = block != NULL && d < json_array_get_length (block) ? (guint) json_array_get_int_element (block, d) : 1;
         }
       for (guint a = 0; a < l.n_args; a++)
-        if (!arg_pointer (w, l.name, a, json_array_get_object_element (args, a), &l.values[a], error))
-          return FALSE;
+        {
+          JsonObject *ao = json_array_get_object_element (args, a);
+          if (!arg_pointer (w, l.name, a, ao, &l.values[a], error))
+            return FALSE;
+          if (g_strcmp0 (json_object_get_string_member_with_default (ao, "kind", ""), "epoch") == 0)
+            l.epoch_arg = (int) a;
+        }
       if (l.vendor)
         {
           PrismGpuBenchKernel stat = { g_strdup (l.name), -1, -1 };
@@ -1322,10 +1430,18 @@ bench_job (const char *dir, JsonObject *job, JsonBuilder *res)
     n_vendor += g_strcmp0 (json_object_get_string_member_with_default (json_array_get_object_element (kernels, k),
                                                                         "role", ""), "vendor_gemm") == 0;
 
-  /* Only vendor GEMMs: there is nothing to compile. */
-  if (!_prism_gpu_worker_open (&w.g, (int) member_int (job, "device", 0),
-                               n_vendor < json_array_get_length (kernels) ? source : NULL, res, &status, &error))
+  /* The program and the L2 flush kernel, compiled together (a program of
+   * vendor GEMMs only compiles the flush kernel alone). */
+  {
+    g_autofree char *full = g_strconcat (n_vendor < json_array_get_length (kernels) ? source : "",
+                                         l2_flush_source, NULL);
+    if (!_prism_gpu_worker_open (&w.g, (int) member_int (job, "device", 0), full, res, &status, &error))
+      goto out;
+  }
+  if (!_prism_gpu_worker_check (&w.g, w.g.cu->ModuleGetFunction (&w.flush_fn, w.g.module, "prism_l2_flush"),
+                                "cuModuleGetFunction (prism_l2_flush)", &error))
     goto out;
+  w.pdl = w.g.info->compute_capability >= 90 && w.g.cu->LaunchKernelEx != NULL;
   status = "error";
   if (n_vendor > 0)
     {
@@ -1372,8 +1488,8 @@ bench_job (const char *dir, JsonObject *job, JsonBuilder *res)
         goto out;
     }
   /* The workspace is zeroed once, here, not before every sample: generated
-   * code keeps self-resetting counters in it, which must start at zero and
-   * are left at zero by every run. */
+   * code keeps arrival counters in it, which must start at zero and which
+   * every run tags with its own epoch. */
   w.ws_bytes = MAX ((gsize) member_int (man, "workspace_bytes", 0), 256);
   if (!alloc (&w, &w.ws, w.ws_bytes, "the workspace", &error) ||
       !_prism_gpu_worker_check (&w.g, w.g.cu->MemsetD8Async (w.ws, 0, w.ws_bytes, w.g.stream),
@@ -1386,10 +1502,19 @@ bench_job (const char *dir, JsonObject *job, JsonBuilder *res)
   w.flush_bytes = MAX ((gsize) w.g.info->l2_bytes * 2, (gsize) 64 << 20);
   if (!alloc (&w, &w.flush, w.flush_bytes, "the L2 flush buffer", &error))
     goto out;
+  /* The flush buffer is written once (cuMemAlloc leaves it undefined), so
+   * that every flush afterwards only reads. */
+  if (!_prism_gpu_worker_check (&w.g, w.g.cu->MemsetD8Async (w.flush, 0, w.flush_bytes, w.g.stream),
+                                "cuMemsetD8Async (the L2 flush buffer)", &error))
+    goto out;
   if (!resolve_launches (&w, kernels, &error))
     goto out;
+  json_builder_set_member_name (res, "programmatic_dependent_launch");
+  json_builder_add_boolean_value (res, w.pdl);
 
-  /* One run, checked against the interpreter before anything is timed. */
+  /* One run, checked against the interpreter before anything is timed, with
+   * the launches one by one (a fault names its kernel) but overlapping as
+   * in the graph (the same launch attributes). */
   _prism_gpu_worker_step ("the first run");
   if (!launch_all (&w, &error) || !sync_stream (&w, "cuStreamSynchronize (the first run)", &error))
     goto out;
@@ -1432,11 +1557,18 @@ bench_job (const char *dir, JsonObject *job, JsonBuilder *res)
       goto out;
     }
 
+  /* The timed runs: one CUDA graph each, when the driver can capture. */
+  _prism_gpu_worker_step ("capturing the CUDA graph");
+  if (!capture_graph (&w, n_vendor, &error))
+    goto out;
+  json_builder_set_member_name (res, "launch_mode");
+  json_builder_add_string_value (res, w.graph_exec != NULL ? "graph" : "stream");
+
   /* Warm-up by time. */
   _prism_gpu_worker_step ("warm-up");
   t0 = g_get_monotonic_time ();
   while ((g_get_monotonic_time () - t0) / 1000.0 < json_object_get_double_member_with_default (job, "warmup_ms", 200))
-    if (!launch_all (&w, &error) || !sync_stream (&w, "cuStreamSynchronize (warm-up)", &error))
+    if (!run_once (&w, &error) || !sync_stream (&w, "cuStreamSynchronize (warm-up)", &error))
       goto out;
 
   /* Samples: flush L2, one event pair around one run. */
@@ -1459,11 +1591,9 @@ bench_job (const char *dir, JsonObject *job, JsonBuilder *res)
         float ms = 0;
         double us;
 
-        if (!_prism_gpu_worker_check (&w.g, w.g.cu->MemsetD8Async (w.flush, (unsigned char) samples->len,
-                                                                   w.flush_bytes, w.g.stream),
-                                      "cuMemsetD8Async (L2 flush)", &error) ||
+        if (!flush_l2 (&w, &error) ||
             !_prism_gpu_worker_check (&w.g, w.g.cu->EventRecord (start, w.g.stream), "cuEventRecord", &error) ||
-            !launch_all (&w, &error) ||
+            !run_once (&w, &error) ||
             !_prism_gpu_worker_check (&w.g, w.g.cu->EventRecord (stop, w.g.stream), "cuEventRecord", &error) ||
             !_prism_gpu_worker_check (&w.g, w.g.cu->EventSynchronize (stop), "cuEventSynchronize", &error) ||
             !_prism_gpu_worker_check (&w.g, w.g.cu->EventElapsedTime (&ms, start, stop), "cuEventElapsedTime",
@@ -1535,6 +1665,10 @@ out:
         w.g.cu->MemFree (w.lt_ws);
       if (w.flush)
         w.g.cu->MemFree (w.flush);
+      if (w.graph_exec != NULL)
+        w.g.cu->GraphExecDestroy (w.graph_exec);
+      if (w.graph != NULL)
+        w.g.cu->GraphDestroy (w.graph);
     }
   /* cuBLASLt before the context it lives in. */
   prism_cublaslt_free (w.lt);
