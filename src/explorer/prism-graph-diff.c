@@ -68,6 +68,101 @@ match_ops (const PrismGraph  *a,
   return match_a;
 }
 
+/* What a program input or output is apart from its name: "[8, 128] f16". */
+static char *
+interface_signature (const PrismGraph *graph,
+                     const PrismOp    *op)
+{
+  const PrismTensor *tensor = op->n_outputs > 0 ? prism_graph_tensor (graph, op->outputs[0])
+                            : op->n_inputs > 0 ? prism_graph_tensor (graph, op->inputs[0]) : NULL;
+  const char * const *names = prism_graph_var_names (graph);
+  GString *s = g_string_new (NULL);
+
+  if (tensor == NULL)
+    return g_string_free (s, FALSE);
+  for (guint i = 0; i < tensor->ndims; i++)
+    {
+      g_autofree char *dim = prism_dim_to_string (tensor->dims[i], names);
+
+      g_string_append_printf (s, "%s%s", i ? ", " : "", dim);
+    }
+  g_string_append_printf (s, " %s", prism_dtype_to_string (tensor->dtype));
+  return g_string_free (s, FALSE);
+}
+
+typedef enum
+{
+  PAIR_BY_NAME,        /* same name and same shape and dtype */
+  PAIR_BY_SIGNATURE,   /* same shape and dtype, in order */
+  PAIR_BY_ORDER,       /* what is left, in order */
+} PairRule;
+
+static void
+pair_interface (const PrismGraph  *a,
+                const PrismGraph  *b,
+                PrismOpKind        kind,
+                PairRule           rule,
+                char             **sig_a,
+                char             **sig_b,
+                int               *match_a,
+                int               *match_b)
+{
+  for (guint i = 0; i < a->ops->len; i++)
+    {
+      const PrismOp *oa = prism_graph_op (a, i);
+
+      if (oa->kind != kind || match_a[i] >= 0)
+        continue;
+      for (guint j = 0; j < b->ops->len; j++)
+        {
+          const PrismOp *ob = prism_graph_op (b, j);
+
+          if (ob->kind != kind || match_b[j] >= 0)
+            continue;
+          if (rule != PAIR_BY_ORDER && !g_str_equal (sig_a[i], sig_b[j]))
+            continue;
+          if (rule == PAIR_BY_NAME && g_strcmp0 (oa->name, ob->name) != 0)
+            continue;
+          match_a[i] = (int) j;
+          match_b[j] = (int) i;
+          break;
+        }
+    }
+}
+
+/* A program's inputs and outputs are its interface: a Mirage graph calls
+ * them in0, in1, out0 where ours say X, W, Y, and may list them in another
+ * order.  They pair by name where shape and dtype agree, then by shape and
+ * dtype in order, then by order, so that a renamed or reordered input is
+ * not a difference, nor is everything that reads it. */
+static void
+match_interface (const PrismGraph *a,
+                 const PrismGraph *b,
+                 int              *match_a,
+                 int              *match_b)
+{
+  g_auto(GStrv) sig_a = g_new0 (char *, a->ops->len + 1);
+  g_auto(GStrv) sig_b = g_new0 (char *, b->ops->len + 1);
+  const PrismOpKind kinds[] = { PRISM_OP_INPUT, PRISM_OP_OUTPUT };
+
+  for (guint i = 0; i < a->ops->len; i++)
+    sig_a[i] = interface_signature (a, prism_graph_op (a, i));
+  for (guint j = 0; j < b->ops->len; j++)
+    sig_b[j] = interface_signature (b, prism_graph_op (b, j));
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      for (guint i = 0; i < a->ops->len; i++)
+        if (prism_graph_op (a, i)->kind == kinds[k] && match_a[i] >= 0)
+          {
+            match_b[match_a[i]] = -1;
+            match_a[i] = -1;
+          }
+      pair_interface (a, b, kinds[k], PAIR_BY_NAME, sig_a, sig_b, match_a, match_b);
+      pair_interface (a, b, kinds[k], PAIR_BY_SIGNATURE, sig_a, sig_b, match_a, match_b);
+      pair_interface (a, b, kinds[k], PAIR_BY_ORDER, sig_a, sig_b, match_a, match_b);
+    }
+}
+
 static guint
 kernel_number (const PrismGraph *top,
                guint             op_index)
@@ -299,7 +394,10 @@ compare_ops (Differ           *d,
   const PrismTensor *ta = op_tensor (ga, oa);
   const PrismTensor *tb = op_tensor (gb, ob);
 
-  if (g_strcmp0 (oa->name, ob->name) != 0)
+  /* A program's inputs and outputs pair by what they are (match_interface()):
+   * their names are labels, not a difference. */
+  if (g_strcmp0 (oa->name, ob->name) != 0 &&
+      !(ga->level == PRISM_LEVEL_KERNEL && (oa->kind == PRISM_OP_INPUT || oa->kind == PRISM_OP_OUTPUT)))
     add_difference (d, PRISM_DIFFERENCE_CHANGED, id_a, id_b, "name",
                     _("name “%s” → “%s”"), oa->name ? oa->name : "", ob->name ? ob->name : "");
 
@@ -440,6 +538,7 @@ prism_graph_diff_new (const PrismGraph *a,
   d.names[1] = prism_graph_var_names (b);
 
   match_a = match_ops (a, b, &match_b);
+  match_interface (a, b, match_a, match_b);
   for (guint i = 0; i < a->ops->len; i++)
     {
       const PrismOp *op = prism_graph_op (a, i);

@@ -12,6 +12,7 @@
 #include "prism-candidate-info.h"
 #include "prism-compare-view.h"
 #include "prism-graph-diff.h"
+#include "prism-mirage-reader.h"
 #include "prism-graph-export.h"
 #include "prism-graph-find.h"
 #include "prism-graph-layout.h"
@@ -1380,7 +1381,121 @@ test_diff_one_map_entry (void)
   g_assert_cmpuint (g_array_index (ops_a, guint, 0), ==, prism_op_id_make (kernel, input));
 }
 
-/* Kernel parameters, a rewired operand and ops on one side only. */
+/* matmul(X [8, 64], W [64, 32]) → Y, its inputs declared in @order
+ * ("XW" or "WX") under @names (the first for X). */
+static PrismGraph *
+matmul_program (const char        *order,
+                const char * const names[2],
+                const char        *output)
+{
+  g_autoptr(GError) error = NULL;
+  PrismGraph *g = prism_graph_new ();
+  const gint64 x_dims[] = { 8, 64 };
+  const gint64 w_dims[] = { 64, 32 };
+  PrismOpAttrs attrs;
+  int x, w, y;
+
+  if (order[0] == 'X')
+    {
+      x = prism_graph_add_input (g, names[0], 2, x_dims, PRISM_DTYPE_F16, &error);
+      w = prism_graph_add_input (g, names[1], 2, w_dims, PRISM_DTYPE_F16, &error);
+    }
+  else
+    {
+      w = prism_graph_add_input (g, names[1], 2, w_dims, PRISM_DTYPE_F16, &error);
+      x = prism_graph_add_input (g, names[0], 2, x_dims, PRISM_DTYPE_F16, &error);
+    }
+  g_assert_no_error (error);
+  prism_op_attrs_init (&attrs);
+  y = prism_graph_add (g, PRISM_OP_MATMUL, (guint[]) { (guint) x, (guint) w }, 2, &attrs, &error);
+  g_assert_no_error (error);
+  prism_graph_add_output (g, (guint) y, output, &error);
+  g_assert_no_error (error);
+  return g;
+}
+
+static char *
+describe_diff (const PrismGraphDiff *diff)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < prism_graph_diff_get_n (diff); i++)
+    g_string_append_printf (s, "\n  %s [%s]", prism_graph_diff_get (diff, i)->description,
+                            prism_graph_diff_get (diff, i)->field);
+  return g_string_free (s, FALSE);
+}
+
+/* A Mirage graph names its inputs in0, in1 and its output out0 where ours
+ * say X, W, Y, and may declare them in another order: the inputs pair by
+ * shape and dtype, so the same program has no difference.  Before, the
+ * inputs paired by order and name: every op was marked (X and in0 have
+ * different shapes, the matmul then read different operands). */
+static void
+test_diff_renamed_inputs (void)
+{
+  g_autoptr(PrismGraph) ours = matmul_program ("XW", (const char *[]) { "X", "W" }, "Y");
+  g_autoptr(PrismGraph) mirage = matmul_program ("WX", (const char *[]) { "in1", "in0" }, "out0");
+  g_autoptr(PrismGraph) renamed = matmul_program ("XW", (const char *[]) { "in0", "in1" }, "out0");
+  g_autoptr(PrismGraphDiff) reordered = prism_graph_diff_new (ours, mirage);
+  g_autoptr(PrismGraphDiff) same_order = prism_graph_diff_new (ours, renamed);
+  g_autoptr(PrismGraphDiff) swapped = NULL;
+  g_autoptr(PrismGraph) other = NULL;
+  g_autofree char *text = describe_diff (reordered);
+  g_autofree char *text2 = describe_diff (same_order);
+
+  g_test_message ("reordered:%s", text);
+  g_test_message ("renamed:%s", text2);
+  g_assert_cmpuint (prism_graph_diff_get_n (reordered), ==, 0);
+  g_assert_cmpuint (prism_graph_diff_get_n (same_order), ==, 0);
+
+  /* A real difference is still one: the weight of another shape. */
+  {
+    g_autoptr(GError) error = NULL;
+    const gint64 x_dims[] = { 8, 64 };
+    const gint64 w_dims[] = { 64, 16 };
+    PrismOpAttrs attrs;
+    int x, w, y;
+
+    other = prism_graph_new ();
+    x = prism_graph_add_input (other, "in0", 2, x_dims, PRISM_DTYPE_F16, &error);
+    w = prism_graph_add_input (other, "in1", 2, w_dims, PRISM_DTYPE_F16, &error);
+    prism_op_attrs_init (&attrs);
+    y = prism_graph_add (other, PRISM_OP_MATMUL, (guint[]) { (guint) x, (guint) w }, 2, &attrs, &error);
+    prism_graph_add_output (other, (guint) y, "out0", &error);
+    g_assert_no_error (error);
+  }
+  swapped = prism_graph_diff_new (ours, other);
+  {
+    g_autoptr(GHashTable) fields = g_hash_table_new (g_str_hash, g_str_equal);
+
+    for (guint i = 0; i < prism_graph_diff_get_n (swapped); i++)
+      g_hash_table_add (fields, (gpointer) prism_graph_diff_get (swapped, i)->field);
+    g_assert_true (g_hash_table_contains (fields, "shape"));
+    g_assert_false (g_hash_table_contains (fields, "name"));
+  }
+
+  /* The Mirage file's graph 2 is the unfused rms_norm at n=8, d=128. */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autofree char *path = g_build_filename (g_getenv ("PRISM_SOURCE_DIR"), "tests", "ir", "mirage",
+                                              "rmsnorm.json", NULL);
+    g_autoptr(GPtrArray) graphs = prism_mirage_load (path, &error);
+    g_autoptr(PrismGraph) program = prism_workload_build ("rms_norm", "n=8,d=128", &error);
+    g_autoptr(PrismGraphDiff) diff = NULL;
+    g_autofree char *mirage_text = NULL;
+    PrismMirageGraph *m;
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (graphs->len, >, 2);
+    m = g_ptr_array_index (graphs, 2);
+    g_assert_no_error (m->error);
+    diff = prism_graph_diff_new (program, m->graph);
+    mirage_text = describe_diff (diff);
+    g_test_message ("Mirage graph 2:%s", mirage_text);
+    g_assert_cmpuint (prism_graph_diff_get_n (diff), ==, 0);
+  }
+}
+
 /* The operators added for real programs say what their attributes are, as
  * sum does ("along dim 1"): a transpose its permutation, a constant its
  * value, max and mean their dim. */
@@ -1876,6 +1991,7 @@ main (int   argc,
   g_test_add_func ("/graph/export", test_export);
   g_test_add_func ("/graph/diff/one-map-entry", test_diff_one_map_entry);
   g_test_add_func ("/graph/diff/kinds", test_diff_kinds);
+  g_test_add_func ("/graph/diff/renamed-inputs", test_diff_renamed_inputs);
 
   if (gtk_init_check ())
     {
