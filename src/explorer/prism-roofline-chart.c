@@ -60,6 +60,7 @@ struct _PrismRooflineChart
 
   double pointer_x, pointer_y;
   guint pointer_inside : 1;
+  int selected;              /* a point, or -1 */
 };
 
 G_DEFINE_FINAL_TYPE (PrismRooflineChart, prism_roofline_chart, GTK_TYPE_WIDGET)
@@ -71,6 +72,13 @@ enum {
 };
 
 static GParamSpec *properties [N_PROPS];
+
+enum {
+  POINT_CLICKED,
+  N_SIGNALS
+};
+
+static guint signals [N_SIGNALS];
 
 /*
  * Auxiliary methods
@@ -557,6 +565,18 @@ prism_roofline_chart_snapshot (GtkWidget   *widget,
         else
           draw_mark (cr, MARK_DOT, color, p->x - DOT_RADIUS, p->y, 2 * DOT_RADIUS);
       }
+  if (self->selected >= 0 && g_array_index (self->points, PrismRooflinePoint, self->selected).x > -G_MAXDOUBLE)
+    {
+      const PrismRooflinePoint *p = &g_array_index (self->points, PrismRooflinePoint, self->selected);
+
+      /* The launch selected in the list (Nsight's linked selection): a
+       * thick ring in the text colour around the point, twice its size. */
+      cairo_new_path (cr);
+      cairo_arc (cr, p->x, p->y, 2 * DOT_RADIUS + 1, 0, 2 * G_PI);
+      gdk_cairo_set_source_rgba (cr, &fg);
+      cairo_set_line_width (cr, 2.5);
+      cairo_stroke (cr);
+    }
   if (hover >= 0)
     {
       const PrismRooflinePoint *p = &g_array_index (self->points, PrismRooflinePoint, hover);
@@ -712,6 +732,8 @@ pressed_cb (PrismRooflineChart *self,
             GtkGestureClick    *gesture)
 {
   gtk_widget_grab_focus (GTK_WIDGET (self));
+  if (n_press == 1)
+    prism_roofline_chart_click_at (self, x, y);
   if (n_press == 2 && self->zoom.zoomed)
     {
       gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
@@ -792,6 +814,17 @@ prism_roofline_chart_class_init (PrismRooflineChartClass *klass)
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  /**
+   * PrismRooflineChart::point-clicked:
+   * @point: the index of the point clicked
+   *
+   * A click on a point: the Kernel page selects its launch, which selects
+   * the point (the chart does not select on its own).
+   */
+  signals [POINT_CLICKED] =
+    g_signal_new ("point-clicked", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_INT);
+
   widget_class->snapshot = prism_roofline_chart_snapshot;
   widget_class->measure = prism_roofline_chart_measure;
   widget_class->query_tooltip = prism_roofline_chart_query_tooltip;
@@ -820,6 +853,7 @@ prism_roofline_chart_init (PrismRooflineChart *self)
   GtkGesture *click = gtk_gesture_click_new ();
 
   self->x_ticks = g_ptr_array_new_with_free_func (g_free);
+  self->selected = -1;
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
   g_signal_connect_object (scroll, "scroll", G_CALLBACK (scroll_cb), self, G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self), scroll);
@@ -880,6 +914,7 @@ prism_roofline_chart_set_reports (PrismRooflineChart *self,
   self->target = candidate ? candidate->target : baseline ? baseline->target : NULL;
 
   g_array_set_size (self->points, 0);
+  self->selected = -1;
   self->n_not_drawn = 0;
   add_launch_points (self, baseline, TRUE);
   add_launch_points (self, candidate, FALSE);
@@ -1053,4 +1088,58 @@ prism_roofline_chart_get_ticks (PrismRooflineChart *self)
 {
   g_return_val_if_fail (PRISM_IS_ROOFLINE_CHART (self), NULL);
   return self->x_ticks;
+}
+
+void
+prism_roofline_chart_set_selected (PrismRooflineChart *self,
+                                   int                 point)
+{
+  g_return_if_fail (PRISM_IS_ROOFLINE_CHART (self));
+  g_return_if_fail (point < (int) self->points->len);
+
+  point = MAX (point, -1);
+  if (self->selected == point)
+    return;
+  self->selected = point;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+int
+prism_roofline_chart_get_selected (PrismRooflineChart *self)
+{
+  g_return_val_if_fail (PRISM_IS_ROOFLINE_CHART (self), -1);
+  return self->selected;
+}
+
+int
+prism_roofline_chart_find_launch (PrismRooflineChart *self,
+                                  guint               launch,
+                                  gboolean            baseline)
+{
+  g_return_val_if_fail (PRISM_IS_ROOFLINE_CHART (self), -1);
+
+  for (guint i = 0; i < self->points->len; i++)
+    {
+      const PrismRooflinePoint *p = &g_array_index (self->points, PrismRooflinePoint, i);
+
+      if (!p->measured && p->index == (int) launch && !p->baseline == !baseline)
+        return (int) i;
+    }
+  return -1;
+}
+
+gboolean
+prism_roofline_chart_click_at (PrismRooflineChart *self,
+                               double              x,
+                               double              y)
+{
+  int point;
+
+  g_return_val_if_fail (PRISM_IS_ROOFLINE_CHART (self), FALSE);
+
+  point = prism_roofline_chart_point_at (self, x, y);
+  if (point < 0)
+    return FALSE;
+  g_signal_emit (self, signals [POINT_CLICKED], 0, point);
+  return TRUE;
 }
