@@ -83,15 +83,16 @@ diff_middle (char  **la, guint a0, guint a1,
           push (edits, PRISM_DIFF_LINE_SAME, a0 + i, b0 + j);
           i++, j++;
         }
-      else if (j < m && (i == n || L (i, j + 1) >= L (i + 1, j)))
-        {
-          push (edits, PRISM_DIFF_LINE_ADDED, a0 + i, b0 + j);
-          j++;
-        }
-      else
+      /* Removed lines before added ones, as diff -u writes them. */
+      else if (i < n && (j == m || L (i + 1, j) >= L (i, j + 1)))
         {
           push (edits, PRISM_DIFF_LINE_REMOVED, a0 + i, b0 + j);
           i++;
+        }
+      else
+        {
+          push (edits, PRISM_DIFF_LINE_ADDED, a0 + i, b0 + j);
+          j++;
         }
     }
 #undef L

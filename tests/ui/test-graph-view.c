@@ -13,6 +13,8 @@
 #include "prism-compare-view.h"
 #include "prism-graph-diff.h"
 #include "prism-mirage-reader.h"
+#include "prism-kernel-report.h"
+#include "prism-line-diff.h"
 #include "prism-graph-export.h"
 #include "prism-graph-find.h"
 #include "prism-graph-layout.h"
@@ -1753,6 +1755,150 @@ test_compare_view (void)
   window_destroy (window);
 }
 
+/* The unified diff keeps every line of both texts, in order: with all the
+ * context, the first text is its same and removed lines, the second its
+ * same and added ones; with 3 lines of context, each hunk's header counts
+ * its lines. */
+static void
+test_diff_lines (void)
+{
+  const char *a = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n";
+  const char *b = "a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\n";
+  g_autoptr(GArray) same = prism_line_diff_new (a, a, 3, NULL, NULL);
+  g_autoptr(GArray) all = NULL;
+  g_autoptr(GArray) hunks = NULL;
+  g_autoptr(GString) first = g_string_new (NULL);
+  g_autoptr(GString) second = g_string_new (NULL);
+  guint removed = 0, added = 0, n_hunks = 0;
+
+  g_assert_cmpuint (same->len, ==, 0);
+
+  all = prism_line_diff_new (a, b, G_MAXUINT, &removed, &added);
+  g_assert_cmpuint (removed, ==, 1);
+  g_assert_cmpuint (added, ==, 2);
+  g_assert_cmpint (g_array_index (all, PrismDiffLine, 0).kind, ==, PRISM_DIFF_LINE_HUNK);
+  g_assert_cmpstr (g_array_index (all, PrismDiffLine, 0).text, ==, "@@ -1,12 +1,13 @@");
+  for (guint i = 1; i < all->len; i++)
+    {
+      const PrismDiffLine *line = &g_array_index (all, PrismDiffLine, i);
+
+      g_assert_cmpint (line->kind, !=, PRISM_DIFF_LINE_HUNK);
+      if (line->kind != PRISM_DIFF_LINE_ADDED)
+        g_string_append_printf (first, "%s\n", line->text);
+      if (line->kind != PRISM_DIFF_LINE_REMOVED)
+        g_string_append_printf (second, "%s\n", line->text);
+    }
+  g_assert_cmpstr (first->str, ==, a);
+  g_assert_cmpstr (second->str, ==, b);
+
+  /* Two changes 10 lines apart: two hunks of 3 lines of context. */
+  hunks = prism_line_diff_new (a, b, 3, &removed, &added);
+  for (guint i = 0; i < hunks->len; i++)
+    if (g_array_index (hunks, PrismDiffLine, i).kind == PRISM_DIFF_LINE_HUNK)
+      {
+        g_test_message ("%s", g_array_index (hunks, PrismDiffLine, i).text);
+        n_hunks++;
+      }
+  g_assert_cmpuint (n_hunks, ==, 2);
+  g_assert_cmpstr (g_array_index (hunks, PrismDiffLine, 0).text, ==, "@@ -1,5 +1,5 @@");
+  g_assert_cmpstr (g_array_index (hunks, PrismDiffLine, 7).text, ==, "@@ -10,3 +10,4 @@");
+  g_assert_cmpuint (removed, ==, 1);
+  g_assert_cmpuint (added, ==, 2);
+}
+
+static char *
+generated_source (PrismGraph *graph)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismKernelReport) report = prism_kernel_report_new (graph, prism_gpu_target_default (), FALSE,
+                                                                 FALSE, NULL, &error);
+
+  g_assert_no_error (error);
+  return g_strdup (report->source);
+}
+
+/* Compare's CUDA Source page (issue 25 item 8a): a unified diff of the code
+ * the Kernel page shows for each candidate, removed lines tagged removed
+ * and in the first's code, added lines tagged added and in the second's;
+ * the same candidate twice has no difference. */
+static void
+test_compare_source (void)
+{
+  g_autoptr(PrismGraph) unfused = build_workload ("rms_norm", FALSE);
+  g_autoptr(PrismGraph) fused = build_workload ("rms_norm", TRUE);
+  g_autoptr(PrismCandidateInfo) a = prism_candidate_info_new ("unfused program", unfused);
+  g_autoptr(PrismCandidateInfo) b = prism_candidate_info_new ("#1 fused", fused);
+  g_autofree char *source_a = generated_source (unfused);
+  g_autofree char *source_b = generated_source (fused);
+  g_autofree char *text = NULL;
+  PrismCompareView *compare = PRISM_COMPARE_VIEW (prism_compare_view_new ());
+  GtkWindow *window = window_with (GTK_WIDGET (compare), 1280, 820);
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (prism_compare_view_get_source_view (compare));
+  GtkTextTagTable *tags = gtk_text_buffer_get_tag_table (buffer);
+  g_auto(GStrv) lines = NULL;
+  guint n_removed = 0, n_added = 0, n_hunks = 0;
+
+  prism_compare_view_set_candidates (compare, a, b);
+  g_assert_cmpstr (prism_compare_view_get_page (compare), ==, "graphs");
+  prism_compare_view_set_page (compare, "source");
+  g_test_message ("%s", prism_compare_view_get_source_summary (compare));
+  g_assert_nonnull (strstr (prism_compare_view_get_source_summary (compare), "lines removed"));
+  {
+    GtkTextIter start, end;
+
+    gtk_text_buffer_get_bounds (buffer, &start, &end);
+    text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  }
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++)
+    {
+      GtkTextIter iter;
+      const char *tag = lines[i][0] == '+' ? "added" : lines[i][0] == '-' ? "removed"
+                      : lines[i][0] == '@' ? "hunk" : NULL;
+      g_autofree char *needle = g_strdup_printf ("%s\n", lines[i] + 1);
+
+      gtk_text_buffer_get_iter_at_line (buffer, &iter, (int) i);
+      if (tag != NULL)
+        g_assert_true (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, tag)));
+      if (lines[i][0] == '+')
+        {
+          g_assert_nonnull (strstr (source_b, needle));
+          n_added++;
+        }
+      else if (lines[i][0] == '-')
+        {
+          g_assert_nonnull (strstr (source_a, needle));
+          n_removed++;
+        }
+      else if (lines[i][0] == '@')
+        n_hunks++;
+      else
+        {
+          g_assert_cmpint (lines[i][0], ==, ' ');
+          g_assert_nonnull (strstr (source_a, needle));
+          g_assert_nonnull (strstr (source_b, needle));
+        }
+    }
+  g_assert_cmpuint (n_hunks, >, 0);
+  g_assert_cmpuint (n_added, >, 0);
+  g_assert_cmpuint (n_removed, >, 0);
+  /* The line above says what the text shows. */
+  {
+    g_autofree char *counts = g_strdup_printf ("%u lines removed, %u lines added", n_removed, n_added);
+
+    g_assert_true (g_str_has_prefix (prism_compare_view_get_source_summary (compare), counts));
+  }
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (compare));
+  save_screenshot (GTK_WIDGET (compare), "compare-source.png");
+
+  /* The same code on both sides. */
+  prism_compare_view_set_candidates (compare, b, b);
+  g_assert_cmpstr (prism_compare_view_get_source_summary (compare), ==,
+                   "The two candidates generate the same CUDA code.");
+  g_assert_cmpint (gtk_text_buffer_get_char_count (buffer), ==, 0);
+  window_destroy (window);
+}
+
 /* The list row of the @index-th difference. */
 static GtkListBoxRow *
 difference_row (PrismCompareView *compare,
@@ -1992,6 +2138,7 @@ main (int   argc,
   g_test_add_func ("/graph/diff/one-map-entry", test_diff_one_map_entry);
   g_test_add_func ("/graph/diff/kinds", test_diff_kinds);
   g_test_add_func ("/graph/diff/renamed-inputs", test_diff_renamed_inputs);
+  g_test_add_func ("/graph/diff/lines", test_diff_lines);
 
   if (gtk_init_check ())
     {
@@ -2008,6 +2155,7 @@ main (int   argc,
       g_test_add_func ("/graph/view/gestures", test_view_gestures);
       g_test_add_func ("/graph/compare", test_compare_view);
       g_test_add_func ("/graph/compare/zoom", test_compare_zoom);
+      g_test_add_func ("/graph/compare/source", test_compare_source);
       g_test_add_func ("/graph/window", test_window_graph_page);
     }
   else
