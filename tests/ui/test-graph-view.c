@@ -1495,6 +1495,27 @@ test_diff_renamed_inputs (void)
     mirage_text = describe_diff (diff);
     g_test_message ("Mirage graph 2:%s", mirage_text);
     g_assert_cmpuint (prism_graph_diff_get_n (diff), ==, 0);
+
+    /* Graph 0 is fused as our reference is, tiled otherwise: what differs
+     * is in its kernel (grid, loop, tile shapes), never a program input
+     * or output (before: each of the three was marked for its name). */
+    {
+      g_autoptr(PrismGraph) reference = prism_workload_build_reference ("rms_norm", "n=8,d=128", &error);
+      g_autoptr(PrismGraphDiff) fused = NULL;
+      guint kernel = 0;
+
+      g_assert_no_error (error);
+      first_body (reference, &kernel);
+      fused = prism_graph_diff_new (reference, ((PrismMirageGraph *) g_ptr_array_index (graphs, 0))->graph);
+      g_assert_cmpuint (prism_graph_diff_get_n (fused), >, 0);
+      for (guint i = 0; i < prism_graph_diff_get_n (fused); i++)
+        {
+          const PrismGraphDifference *difference = prism_graph_diff_get (fused, i);
+
+          g_assert_true (difference->op_a == kernel || prism_op_id_get_kernel (difference->op_a) == (int) kernel);
+          g_assert_cmpstr (difference->field, !=, "name");
+        }
+    }
   }
 }
 
