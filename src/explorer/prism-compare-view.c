@@ -563,7 +563,8 @@ update (PrismCompareView *self)
   update_metrics (self);
   update_differences (self);
   self->source_dirty = TRUE;
-  stack_page_cb (self, NULL, self->stack);
+  if (self->stack != NULL)
+    stack_page_cb (self, NULL, self->stack);
 }
 
 /*
@@ -606,6 +607,10 @@ prism_compare_view_dispose (GObject *object)
 {
   PrismCompareView *self = (PrismCompareView *)object;
 
+  /* Taking the stack apart changes its visible page: no code made then. */
+  if (self->stack != NULL)
+    g_signal_handlers_disconnect_by_data (self->stack, self);
+  self->stack = NULL;
   g_clear_pointer (&self->paned, gtk_widget_unparent);
   g_clear_pointer (&self->candidates[0], prism_candidate_info_unref);
   g_clear_pointer (&self->candidates[1], prism_candidate_info_unref);
