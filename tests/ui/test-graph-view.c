@@ -1628,11 +1628,13 @@ test_diff_kinds (void)
 }
 
 /* rms_norm fused as the reference does it, with other tile sizes: a second
- * candidate of the same structure. */
+ * candidate of the same structure; @swapped, its kernel reads (W, X) and
+ * its block declares W's tiles first, as a Mirage graph may. */
 static PrismGraph *
-build_rms_norm_variant (gint64 grid,
-                        gint64 loop,
-                        guint  threads)
+build_rms_norm_kernel (gint64   grid,
+                       gint64   loop,
+                       guint    threads,
+                       gboolean swapped)
 {
   g_autoptr(PrismGraph) g = prism_graph_new ();
   g_autoptr(PrismGraph) b = prism_block_graph_new_const (1, &grid, threads, loop);
@@ -1652,8 +1654,20 @@ build_rms_norm_variant (gint64 grid,
       xdims[d] = prism_dim_const (xshape[d]);
       wdims[d] = prism_dim_const (wshape[d]);
     }
-  xt = prism_block_graph_add_input (b, 0, 2, xdims, PRISM_DTYPE_F16, no_map, 1, &error);
-  wt = prism_block_graph_add_input (b, 1, 2, wdims, PRISM_DTYPE_F16, split, 0, &error);
+  if (swapped)
+    {
+      guint x = ins[0];
+
+      ins[0] = ins[1];
+      ins[1] = x;
+      wt = prism_block_graph_add_input (b, 0, 2, wdims, PRISM_DTYPE_F16, split, 0, &error);
+      xt = prism_block_graph_add_input (b, 1, 2, xdims, PRISM_DTYPE_F16, no_map, 1, &error);
+    }
+  else
+    {
+      xt = prism_block_graph_add_input (b, 0, 2, xdims, PRISM_DTYPE_F16, no_map, 1, &error);
+      wt = prism_block_graph_add_input (b, 1, 2, wdims, PRISM_DTYPE_F16, split, 0, &error);
+    }
   g_assert_no_error (error);
   in[0] = xt;
   in[1] = wt;
@@ -1679,6 +1693,58 @@ build_rms_norm_variant (gint64 grid,
     }
   g_assert_true (prism_graph_validate (g, &error));
   return g_steal_pointer (&g);
+}
+
+static PrismGraph *
+build_rms_norm_variant (gint64 grid,
+                        gint64 loop,
+                        guint  threads)
+{
+  return build_rms_norm_kernel (grid, loop, threads, FALSE);
+}
+
+/* A kernel that reads the same tensors in another order, its block's
+ * tiles declared in that order, is the same kernel: nothing differs.
+ * Before, the kernel read "different operands" and each tile paired with
+ * the other's (shapes, maps and the input index differed). */
+static void
+test_diff_kernel_operand_order (void)
+{
+  g_autoptr(PrismGraph) ours = build_rms_norm_kernel (64, 64, 128, FALSE);
+  g_autoptr(PrismGraph) swapped = build_rms_norm_kernel (64, 64, 128, TRUE);
+  g_autoptr(PrismGraph) retiled = build_rms_norm_kernel (32, 64, 128, TRUE);
+  g_autoptr(PrismGraphDiff) same = prism_graph_diff_new (ours, swapped);
+  g_autoptr(PrismGraphDiff) grid = prism_graph_diff_new (ours, retiled);
+  g_autofree char *text = describe_diff (same);
+  g_autofree char *grid_text = describe_diff (grid);
+
+  g_test_message ("swapped:%s", text);
+  g_test_message ("swapped and retiled:%s", grid_text);
+  g_assert_cmpuint (prism_graph_diff_get_n (same), ==, 0);
+  /* A real difference is still one: another grid, and the tiles of W it
+   * makes (W's tile, not X's, in both: they paired by what they tile). */
+  {
+    g_autoptr(GHashTable) fields = g_hash_table_new (g_str_hash, g_str_equal);
+    gboolean w_tile = FALSE;
+
+    for (guint i = 0; i < prism_graph_diff_get_n (grid); i++)
+      {
+        const PrismGraphDifference *difference = prism_graph_diff_get (grid, i);
+
+        g_hash_table_add (fields, (gpointer) difference->field);
+        /* W's tiles are op 1 of ours and op 0 of the swapped kernel. */
+        if (prism_op_id_get_op (difference->op_a) == 1 && prism_op_id_get_kernel (difference->op_a) >= 0)
+          {
+            g_assert_cmpuint (prism_op_id_get_op (difference->op_b), ==, 0);
+            w_tile = TRUE;
+          }
+      }
+    g_assert_true (g_hash_table_contains (fields, "grid"));
+    g_assert_true (w_tile);
+    g_assert_false (g_hash_table_contains (fields, "inputs"));
+    g_assert_false (g_hash_table_contains (fields, "input"));
+    g_assert_false (g_hash_table_contains (fields, "imap"));
+  }
 }
 
 /* The comparison shows both graphs with the diff's ops highlighted on each
@@ -2160,6 +2226,7 @@ main (int   argc,
   g_test_add_func ("/graph/diff/kinds", test_diff_kinds);
   g_test_add_func ("/graph/diff/renamed-inputs", test_diff_renamed_inputs);
   g_test_add_func ("/graph/diff/lines", test_diff_lines);
+  g_test_add_func ("/graph/diff/kernel-operand-order", test_diff_kernel_operand_order);
 
   if (gtk_init_check ())
     {
