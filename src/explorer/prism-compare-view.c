@@ -50,6 +50,7 @@ struct _PrismCompareView
   GtkTextView *source_view;     /* the unified diff of the two .cu files */
   GtkLabel *source_summary;
   guint source_dirty : 1;       /* to be made when the source is next shown */
+  char *target;                 /* the GPU the code is planned for, or NULL */
 };
 
 G_DEFINE_FINAL_TYPE (PrismCompareView, prism_compare_view, GTK_TYPE_WIDGET)
@@ -57,6 +58,7 @@ G_DEFINE_FINAL_TYPE (PrismCompareView, prism_compare_view, GTK_TYPE_WIDGET)
 enum {
   PROP_0,
   PROP_DIRECTION,
+  PROP_TARGET,
   N_PROPS
 };
 
@@ -433,8 +435,17 @@ update_differences (PrismCompareView *self)
     gtk_list_box_set_placeholder (self->differences, NULL);
 }
 
+static const PrismGpuTarget *
+lookup_target (PrismCompareView *self)
+{
+  const PrismGpuTarget *target = self->target ? prism_gpu_target_lookup (self->target) : NULL;
+
+  return target ? target : prism_gpu_target_default ();
+}
+
 static char *
-generate_source (const PrismCandidateInfo *info,
+generate_source (PrismCompareView         *self,
+                 const PrismCandidateInfo *info,
                  GError                  **error)
 {
   g_autoptr(PrismKernelReport) report = NULL;
@@ -446,7 +457,7 @@ generate_source (const PrismCandidateInfo *info,
       return NULL;
     }
   /* What the Kernel page shows and `prism export` writes. */
-  report = prism_kernel_report_new (info->graph, prism_gpu_target_default (), FALSE, FALSE, NULL, error);
+  report = prism_kernel_report_new (info->graph, lookup_target (self), FALSE, FALSE, NULL, error);
   return report ? g_strdup (report->source) : NULL;
 }
 
@@ -486,9 +497,9 @@ update_source (PrismCompareView *self)
       gtk_label_set_label (self->source_summary, "");
       return;
     }
-  source_a = generate_source (self->candidates[0], &error);
+  source_a = generate_source (self, self->candidates[0], &error);
   if (source_a != NULL)
-    source_b = generate_source (self->candidates[1], &error);
+    source_b = generate_source (self, self->candidates[1], &error);
   if (source_b == NULL)
     {
       gtk_label_set_label (self->source_summary, error->message);
@@ -526,7 +537,7 @@ update_source (PrismCompareView *self)
                                                          "%u lines added", added), added);
       /* Translators: lines removed, lines added, then the GPU the code is for */
       g_autofree char *summary = g_strdup_printf (_("%s, %s: the code “prism export” writes for each, for %s"),
-                                                  r, a, prism_gpu_target_default ()->display_name);
+                                                  r, a, lookup_target (self)->display_name);
 
       gtk_label_set_label (self->source_summary, summary);
     }
@@ -615,6 +626,7 @@ prism_compare_view_dispose (GObject *object)
   g_clear_pointer (&self->candidates[0], prism_candidate_info_unref);
   g_clear_pointer (&self->candidates[1], prism_candidate_info_unref);
   g_clear_pointer (&self->diff, prism_graph_diff_free);
+  g_clear_pointer (&self->target, g_free);
 
   G_OBJECT_CLASS (prism_compare_view_parent_class)->dispose (object);
 }
@@ -631,6 +643,10 @@ prism_compare_view_get_property (GObject    *object,
     {
     case PROP_DIRECTION:
       g_value_set_enum (value, prism_graph_view_get_direction (self->views[0]));
+      break;
+
+    case PROP_TARGET:
+      g_value_set_string (value, self->target);
       break;
 
     default:
@@ -652,6 +668,10 @@ prism_compare_view_set_property (GObject      *object,
       prism_compare_view_set_direction (self, g_value_get_enum (value));
       break;
 
+    case PROP_TARGET:
+      prism_compare_view_set_target (self, g_value_get_string (value));
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -671,6 +691,12 @@ prism_compare_view_class_init (PrismCompareViewClass *klass)
     g_param_spec_enum ("direction", NULL, NULL,
                        PRISM_TYPE_GRAPH_DIRECTION, PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM,
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The GPU the CUDA Source page's code is planned for: a built-in
+   * target's name, as the Kernel page's (the Preferences' target-gpu);
+   * unknown names and NULL mean the default. */
+  properties [PROP_TARGET] =
+    g_param_spec_string ("target", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
@@ -1025,4 +1051,20 @@ prism_compare_view_get_source_summary (PrismCompareView *self)
 {
   g_return_val_if_fail (PRISM_IS_COMPARE_VIEW (self), NULL);
   return gtk_label_get_label (self->source_summary);
+}
+
+void
+prism_compare_view_set_target (PrismCompareView *self,
+                               const char       *target)
+{
+  g_return_if_fail (PRISM_IS_COMPARE_VIEW (self));
+
+  if (g_strcmp0 (self->target, target) == 0)
+    return;
+  g_free (self->target);
+  self->target = g_strdup (target);
+  self->source_dirty = TRUE;
+  if (self->stack != NULL)
+    stack_page_cb (self, NULL, self->stack);
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_TARGET]);
 }

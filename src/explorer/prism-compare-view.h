@@ -37,5 +37,8 @@ void                  prism_compare_view_set_page       (PrismCompareView    *se
 const char           *prism_compare_view_get_page       (PrismCompareView    *self);
 GtkTextView          *prism_compare_view_get_source_view (PrismCompareView   *self);
 const char           *prism_compare_view_get_source_summary (PrismCompareView *self);
+/* The "target" property: a built-in GPU's name ("a100"), NULL for the default. */
+void                  prism_compare_view_set_target     (PrismCompareView    *self,
+                                                         const char          *target);
 
 G_END_DECLS

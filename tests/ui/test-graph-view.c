@@ -1978,6 +1978,14 @@ test_compare_source (void)
   gtk_test_widget_wait_for_draw (GTK_WIDGET (compare));
   save_screenshot (GTK_WIDGET (compare), "compare-source.png");
 
+  /* Planned for another GPU, as the Kernel page's target makes it. */
+  prism_compare_view_set_target (compare, "a100");
+  g_test_message ("%s", prism_compare_view_get_source_summary (compare));
+  g_assert_nonnull (strstr (prism_compare_view_get_source_summary (compare),
+                            prism_gpu_target_lookup ("a100")->display_name));
+  g_assert_null (strstr (prism_compare_view_get_source_summary (compare),
+                         prism_gpu_target_default ()->display_name));
+
   /* The same code on both sides. */
   prism_compare_view_set_candidates (compare, b, b);
   g_assert_cmpstr (prism_compare_view_get_source_summary (compare), ==,
