@@ -589,6 +589,22 @@ prism_roofline_chart_snapshot (GtkWidget   *widget,
     }
   cairo_destroy (cr);
 
+  /* The selected launch's name beside its ring (left of it near the right
+   * edge), as Nsight labels the kernel it links to. */
+  if (self->selected >= 0 && g_array_index (self->points, PrismRooflinePoint, self->selected).x > -G_MAXDOUBLE)
+    {
+      const PrismRooflinePoint *p = &g_array_index (self->points, PrismRooflinePoint, self->selected);
+      g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, p->label);
+      double tw, th, x;
+
+      prism_chart_text_size (layout, &tw, &th);
+      x = p->x + 2 * DOT_RADIUS + 6;
+      if (x + tw > left + plot_w)
+        x = p->x - 2 * DOT_RADIUS - 6 - tw;
+      prism_chart_append_text (snapshot, layout, &fg, MAX (x, left),
+                               CLAMP (p->y - th / 2, top, top + plot_h - th));
+    }
+
   if (self->points->len == 0)
     {
       g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, _("No launch to draw"));
