@@ -57,6 +57,7 @@ struct _PrismRooflineChart
   gboolean notified_zoomed;
   double vx0, vx1, vy0, vy1;
   GPtrArray *x_ticks;
+  GArray *x_tick_rects;      /* graphene_rect_t of each label drawn */
 
   double pointer_x, pointer_y;
   guint pointer_inside : 1;
@@ -461,6 +462,7 @@ prism_roofline_chart_snapshot (GtkWidget   *widget,
   prism_chart_zoom_set_full (&self->zoom, self->x_lo, self->x_hi, self->y_lo, self->y_hi);
   prism_chart_zoom_get_view (&self->zoom, &self->vx0, &self->vx1, &self->vy0, &self->vy1);
   g_ptr_array_set_size (self->x_ticks, 0);
+  g_array_set_size (self->x_tick_rects, 0);
 
 #define PX(v) (left + (log10 (v) - self->vx0) / (self->vx1 - self->vx0) * plot_w)
 #define PY(v) (bottom - (log10 (v) - self->vy0) / (self->vy1 - self->vy0) * plot_h)
@@ -488,12 +490,26 @@ prism_roofline_chart_snapshot (GtkWidget   *widget,
         double v = g_array_index (ticks, double, i);
         g_autofree char *label = format_decade (v);
         g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, label);
-        double tw, th, x = floor (PX (v));
+        double tw, th, x = floor (PX (v)), lx;
+        graphene_rect_t rect;
 
         gtk_snapshot_append_color (snapshot, &grid, &GRAPHENE_RECT_INIT (x, top, 1, plot_h));
         prism_chart_text_size (layout, &tw, &th);
-        prism_chart_append_text (snapshot, layout, &dim, CLAMP (x - tw / 2, left - tw / 2, width - PAD - tw),
-                                 bottom + 4);
+        lx = CLAMP (x - tw / 2, left - tw / 2, width - PAD - tw);
+        /* A label that would run into the one before it is left out (its
+         * grid line stays): "1 тыс." and "10 тыс." are wider than a decade
+         * of a narrow chart, and the last is pushed left by the edge. */
+        if (self->x_tick_rects->len > 0)
+          {
+            const graphene_rect_t *previous = &g_array_index (self->x_tick_rects, graphene_rect_t,
+                                                              self->x_tick_rects->len - 1);
+
+            if (lx < previous->origin.x + previous->size.width + 6)
+              continue;
+          }
+        prism_chart_append_text (snapshot, layout, &dim, lx, bottom + 4);
+        rect = GRAPHENE_RECT_INIT (lx, bottom + 4, tw, th);
+        g_array_append_val (self->x_tick_rects, rect);
         g_ptr_array_add (self->x_ticks, g_steal_pointer (&label));
       }
   }
@@ -791,6 +807,7 @@ prism_roofline_chart_finalize (GObject *object)
   g_clear_pointer (&self->baseline, prism_kernel_report_unref);
   g_clear_pointer (&self->points, g_array_unref);
   g_clear_pointer (&self->x_ticks, g_ptr_array_unref);
+  g_clear_pointer (&self->x_tick_rects, g_array_unref);
 
   G_OBJECT_CLASS (prism_roofline_chart_parent_class)->finalize (object);
 }
@@ -869,6 +886,7 @@ prism_roofline_chart_init (PrismRooflineChart *self)
   GtkGesture *click = gtk_gesture_click_new ();
 
   self->x_ticks = g_ptr_array_new_with_free_func (g_free);
+  self->x_tick_rects = g_array_new (FALSE, FALSE, sizeof (graphene_rect_t));
   self->selected = -1;
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
   g_signal_connect_object (scroll, "scroll", G_CALLBACK (scroll_cb), self, G_CONNECT_SWAPPED);
@@ -1158,4 +1176,11 @@ prism_roofline_chart_click_at (PrismRooflineChart *self,
     return FALSE;
   g_signal_emit (self, signals [POINT_CLICKED], 0, point);
   return TRUE;
+}
+
+GArray *
+prism_roofline_chart_get_tick_rects (PrismRooflineChart *self)
+{
+  g_return_val_if_fail (PRISM_IS_ROOFLINE_CHART (self), NULL);
+  return self->x_tick_rects;
 }

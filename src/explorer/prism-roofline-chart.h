@@ -85,6 +85,10 @@ void                      prism_roofline_chart_get_view       (PrismRooflineChar
                                                                double             *y0,
                                                                double             *y1);
 GPtrArray                *prism_roofline_chart_get_ticks      (PrismRooflineChart *self);
+/* (element-type graphene_rect_t) (transfer none): where the last drawing
+ * put each x label of prism_roofline_chart_get_ticks(); none overlaps the
+ * next (a label that would is left out). */
+GArray                   *prism_roofline_chart_get_tick_rects (PrismRooflineChart *self);
 /* The point drawn ringed as selected (a launch selected in the Kernel
  * page's list), or -1; new reports select none. */
 void                      prism_roofline_chart_set_selected   (PrismRooflineChart *self,

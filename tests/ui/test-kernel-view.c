@@ -611,6 +611,59 @@ test_kernel_linked (void)
   standalone_clear (&s);
 }
 
+/* On a narrow roofline the x labels do not run into each other (issue 25
+ * item 14: "1 тыс.10 тыс." in Russian): one that would is left out, its
+ * grid line kept; the first decade keeps its label. */
+static void
+test_kernel_roofline_ticks (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) program = prism_workload_build (WORKLOAD, NULL, &error);
+  g_autoptr(PrismKernelReport) report = NULL;
+  GtkWidget *window = gtk_window_new ();
+  PrismRooflineChart *chart = PRISM_ROOFLINE_CHART (prism_roofline_chart_new ());
+
+  g_assert_no_error (error);
+  report = prism_kernel_report_new (program, prism_gpu_target_default (), TRUE, FALSE, NULL, &error);
+  g_assert_no_error (error);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (chart));
+  gtk_window_set_default_size (GTK_WINDOW (window), 240, 260);
+  gtk_window_present (GTK_WINDOW (window));
+  prism_roofline_chart_set_reports (chart, NULL, report, -1, -1);
+  for (guint width = 240; width <= 640; width += 80)
+    {
+      GArray *rects;
+      GPtrArray *ticks;
+
+      int shown = gtk_widget_get_width (GTK_WIDGET (chart));
+
+      gtk_window_set_default_size (GTK_WINDOW (window), width, 260);
+      /* The chart is at least 200 px wide; the window may not shrink to @width. */
+      WAIT_UNTIL (10, gtk_widget_get_width (GTK_WIDGET (chart)) != shown || width == 240);
+      gtk_widget_queue_draw (GTK_WIDGET (chart));
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (chart));
+      shown = gtk_widget_get_width (GTK_WIDGET (chart));
+      rects = prism_roofline_chart_get_tick_rects (chart);
+      ticks = prism_roofline_chart_get_ticks (chart);
+      g_test_message ("%d px: %u x labels", shown, ticks->len);
+      g_assert_cmpuint (rects->len, ==, ticks->len);
+      g_assert_cmpuint (rects->len, >=, 2);
+      for (guint i = 0; i < rects->len; i++)
+        {
+          const graphene_rect_t *r = &g_array_index (rects, graphene_rect_t, i);
+
+          g_assert_cmpfloat (r->origin.x + r->size.width, <=, shown);
+          if (i > 0)
+            {
+              const graphene_rect_t *previous = &g_array_index (rects, graphene_rect_t, i - 1);
+
+              g_assert_cmpfloat (previous->origin.x + previous->size.width, <, r->origin.x);
+            }
+        }
+    }
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* Every launch is listed, helpers included, with its role: a workload
  * whose reference needs helper launches besides its fused kernels. */
 static void
@@ -1081,6 +1134,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/explorer/kernel/reference", test_kernel_reference);
   g_test_add_func ("/explorer/kernel/roles", test_kernel_roles);
   g_test_add_func ("/explorer/kernel/linked", test_kernel_linked);
+  g_test_add_func ("/explorer/kernel/roofline-ticks", test_kernel_roofline_ticks);
   g_test_add_func ("/explorer/kernel/registers", test_kernel_registers);
   g_test_add_func ("/explorer/kernel/search", test_kernel_search);
   g_test_add_func ("/explorer/kernel/stalls", test_kernel_stalls);
