@@ -10,6 +10,8 @@
 #include <glib/gi18n.h>
 
 #include "prism-compare-view.h"
+#include "prism-kernel-report.h"
+#include "prism-line-diff.h"
 
 /* The colour the graph view emphasizes with, for values that differ. */
 #define DIFFERENT_MARKUP "<span foreground=\"#e66100\" weight=\"bold\">%s</span>"
@@ -44,6 +46,11 @@ struct _PrismCompareView
   GtkLabel *metric_deltas[N_METRICS];
   GtkLabel *differences_title;
   GtkListBox *differences;
+  GtkStack *stack;              /* "graphs" or "source" */
+  GtkTextView *source_view;     /* the unified diff of the two .cu files */
+  GtkLabel *source_summary;
+  guint source_dirty : 1;       /* to be made when the source is next shown */
+  char *target;                 /* the GPU the code is planned for, or NULL */
 };
 
 G_DEFINE_FINAL_TYPE (PrismCompareView, prism_compare_view, GTK_TYPE_WIDGET)
@@ -51,6 +58,7 @@ G_DEFINE_FINAL_TYPE (PrismCompareView, prism_compare_view, GTK_TYPE_WIDGET)
 enum {
   PROP_0,
   PROP_DIRECTION,
+  PROP_TARGET,
   N_PROPS
 };
 
@@ -427,6 +435,123 @@ update_differences (PrismCompareView *self)
     gtk_list_box_set_placeholder (self->differences, NULL);
 }
 
+static const PrismGpuTarget *
+lookup_target (PrismCompareView *self)
+{
+  const PrismGpuTarget *target = self->target ? prism_gpu_target_lookup (self->target) : NULL;
+
+  return target ? target : prism_gpu_target_default ();
+}
+
+static char *
+generate_source (PrismCompareView         *self,
+                 const PrismCandidateInfo *info,
+                 GError                  **error)
+{
+  g_autoptr(PrismKernelReport) report = NULL;
+
+  if (info->graph == NULL || !prism_graph_is_concrete (info->graph))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s has no concrete sizes to generate code for."), info->id);
+      return NULL;
+    }
+  /* What the Kernel page shows and `prism export` writes. */
+  report = prism_kernel_report_new (info->graph, lookup_target (self), FALSE, FALSE, NULL, error);
+  return report ? g_strdup (report->source) : NULL;
+}
+
+static void
+append_tagged (GtkTextBuffer *buffer,
+               const char    *prefix,
+               const char    *text,
+               const char    *tag)
+{
+  GtkTextIter end;
+  g_autofree char *line = g_strconcat (prefix, text, "\n", NULL);
+
+  gtk_text_buffer_get_end_iter (buffer, &end);
+  if (tag != NULL)
+    gtk_text_buffer_insert_with_tags_by_name (buffer, &end, line, -1, tag, NULL);
+  else
+    gtk_text_buffer_insert (buffer, &end, line, -1);
+}
+
+/* The two candidates' CUDA as a unified diff: removed lines red, added
+ * green, each hunk under its "@@" line.  Generating takes a few
+ * milliseconds per candidate: only when the page is shown. */
+static void
+update_source (PrismCompareView *self)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->source_view);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *source_a = NULL;
+  g_autofree char *source_b = NULL;
+  g_autoptr(GArray) lines = NULL;
+  guint removed = 0, added = 0;
+
+  self->source_dirty = FALSE;
+  gtk_text_buffer_set_text (buffer, "", -1);
+  if (self->candidates[0] == NULL || self->candidates[1] == NULL)
+    {
+      gtk_label_set_label (self->source_summary, "");
+      return;
+    }
+  source_a = generate_source (self, self->candidates[0], &error);
+  if (source_a != NULL)
+    source_b = generate_source (self, self->candidates[1], &error);
+  if (source_b == NULL)
+    {
+      gtk_label_set_label (self->source_summary, error->message);
+      return;
+    }
+  lines = prism_line_diff_new (source_a, source_b, 3, &removed, &added);
+  for (guint i = 0; i < lines->len; i++)
+    {
+      const PrismDiffLine *line = &g_array_index (lines, PrismDiffLine, i);
+
+      switch (line->kind)
+        {
+        case PRISM_DIFF_LINE_HUNK:
+          append_tagged (buffer, "", line->text, "hunk");
+          break;
+        case PRISM_DIFF_LINE_REMOVED:
+          append_tagged (buffer, "-", line->text, "removed");
+          break;
+        case PRISM_DIFF_LINE_ADDED:
+          append_tagged (buffer, "+", line->text, "added");
+          break;
+        case PRISM_DIFF_LINE_SAME:
+        default:
+          append_tagged (buffer, " ", line->text, NULL);
+          break;
+        }
+    }
+  if (lines->len == 0)
+    gtk_label_set_label (self->source_summary, _("The two candidates generate the same CUDA code."));
+  else
+    {
+      g_autofree char *r = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u line removed",
+                                                         "%u lines removed", removed), removed);
+      g_autofree char *a = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u line added",
+                                                         "%u lines added", added), added);
+      /* Translators: lines removed, lines added, then the GPU the code is for */
+      g_autofree char *summary = g_strdup_printf (_("%s, %s: the code “prism export” writes for each, for %s"),
+                                                  r, a, lookup_target (self)->display_name);
+
+      gtk_label_set_label (self->source_summary, summary);
+    }
+}
+
+static void
+stack_page_cb (PrismCompareView *self,
+               GParamSpec       *pspec,
+               GtkStack         *stack)
+{
+  if (self->source_dirty && g_strcmp0 (gtk_stack_get_visible_child_name (stack), "source") == 0)
+    update_source (self);
+}
+
 static void
 update (PrismCompareView *self)
 {
@@ -448,6 +573,9 @@ update (PrismCompareView *self)
     }
   update_metrics (self);
   update_differences (self);
+  self->source_dirty = TRUE;
+  if (self->stack != NULL)
+    stack_page_cb (self, NULL, self->stack);
 }
 
 /*
@@ -490,10 +618,15 @@ prism_compare_view_dispose (GObject *object)
 {
   PrismCompareView *self = (PrismCompareView *)object;
 
+  /* Taking the stack apart changes its visible page: no code made then. */
+  if (self->stack != NULL)
+    g_signal_handlers_disconnect_by_data (self->stack, self);
+  self->stack = NULL;
   g_clear_pointer (&self->paned, gtk_widget_unparent);
   g_clear_pointer (&self->candidates[0], prism_candidate_info_unref);
   g_clear_pointer (&self->candidates[1], prism_candidate_info_unref);
   g_clear_pointer (&self->diff, prism_graph_diff_free);
+  g_clear_pointer (&self->target, g_free);
 
   G_OBJECT_CLASS (prism_compare_view_parent_class)->dispose (object);
 }
@@ -510,6 +643,10 @@ prism_compare_view_get_property (GObject    *object,
     {
     case PROP_DIRECTION:
       g_value_set_enum (value, prism_graph_view_get_direction (self->views[0]));
+      break;
+
+    case PROP_TARGET:
+      g_value_set_string (value, self->target);
       break;
 
     default:
@@ -531,6 +668,10 @@ prism_compare_view_set_property (GObject      *object,
       prism_compare_view_set_direction (self, g_value_get_enum (value));
       break;
 
+    case PROP_TARGET:
+      prism_compare_view_set_target (self, g_value_get_string (value));
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -550,6 +691,12 @@ prism_compare_view_class_init (PrismCompareViewClass *klass)
     g_param_spec_enum ("direction", NULL, NULL,
                        PRISM_TYPE_GRAPH_DIRECTION, PRISM_GRAPH_DIRECTION_TOP_TO_BOTTOM,
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The GPU the CUDA Source page's code is planned for: a built-in
+   * target's name, as the Kernel page's (the Preferences' target-gpu);
+   * unknown names and NULL mean the default. */
+  properties [PROP_TARGET] =
+    g_param_spec_string ("target", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
@@ -648,6 +795,45 @@ metrics_grid (PrismCompareView *self)
   return grid;
 }
 
+static GtkWidget *
+source_page (PrismCompareView *self)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *summary = gtk_label_new (NULL);
+  GtkWidget *scrolled = gtk_scrolled_window_new ();
+  GtkWidget *view = gtk_text_view_new ();
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+
+  gtk_label_set_xalign (GTK_LABEL (summary), 0);
+  gtk_label_set_wrap (GTK_LABEL (summary), TRUE);
+  gtk_widget_add_css_class (summary, "dim-label");
+  gtk_widget_set_margin_start (summary, 12);
+  gtk_widget_set_margin_end (summary, 12);
+  gtk_widget_set_margin_top (summary, 6);
+  gtk_widget_set_margin_bottom (summary, 6);
+  gtk_box_append (GTK_BOX (box), summary);
+  gtk_box_append (GTK_BOX (box), gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));
+
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
+  gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (view), FALSE);
+  gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
+  gtk_text_view_set_left_margin (GTK_TEXT_VIEW (view), 6);
+  gtk_text_view_set_top_margin (GTK_TEXT_VIEW (view), 6);
+  gtk_widget_add_css_class (view, "source-diff");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Differences of the generated CUDA source"), -1);
+  gtk_text_buffer_create_tag (buffer, "removed", "paragraph-background", "rgba(224,27,36,0.16)", NULL);
+  gtk_text_buffer_create_tag (buffer, "added", "paragraph-background", "rgba(46,194,126,0.20)", NULL);
+  gtk_text_buffer_create_tag (buffer, "hunk", "foreground", "#1c71d8", "weight", PANGO_WEIGHT_BOLD, NULL);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), view);
+  gtk_widget_set_vexpand (scrolled, TRUE);
+  gtk_box_append (GTK_BOX (box), scrolled);
+
+  self->source_view = GTK_TEXT_VIEW (view);
+  self->source_summary = GTK_LABEL (summary);
+  return box;
+}
+
 static void
 prism_compare_view_init (PrismCompareView *self)
 {
@@ -689,6 +875,26 @@ prism_compare_view_init (PrismCompareView *self)
   gtk_widget_set_vexpand (scrolled, TRUE);
   gtk_box_append (GTK_BOX (box), scrolled);
   gtk_box_append (GTK_BOX (bottom), box);
+
+  /* The graphs or their code, above what the metrics and differences say. */
+  {
+    GtkWidget *top = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+    GtkWidget *switcher = gtk_stack_switcher_new ();
+
+    self->stack = GTK_STACK (gtk_stack_new ());
+    gtk_stack_add_titled (self->stack, graphs, "graphs", _("Graphs"));
+    gtk_stack_add_titled (self->stack, source_page (self), "source", _("CUDA Source"));
+    gtk_widget_set_vexpand (GTK_WIDGET (self->stack), TRUE);
+    g_signal_connect_object (self->stack, "notify::visible-child-name", G_CALLBACK (stack_page_cb), self,
+                             G_CONNECT_SWAPPED);
+    gtk_stack_switcher_set_stack (GTK_STACK_SWITCHER (switcher), self->stack);
+    gtk_widget_set_halign (switcher, GTK_ALIGN_CENTER);
+    gtk_widget_set_margin_top (switcher, 4);
+    gtk_widget_set_margin_bottom (switcher, 4);
+    gtk_box_append (GTK_BOX (top), switcher);
+    gtk_box_append (GTK_BOX (top), GTK_WIDGET (self->stack));
+    graphs = top;
+  }
 
   self->paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
   gtk_paned_set_start_child (GTK_PANED (self->paned), graphs);
@@ -813,4 +1019,52 @@ prism_compare_view_set_direction (PrismCompareView    *self,
   prism_graph_view_set_direction (self->views[0], direction);
   prism_graph_view_set_direction (self->views[1], direction);
   g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_DIRECTION]);
+}
+
+/* "graphs" or "source": what the upper part shows. */
+void
+prism_compare_view_set_page (PrismCompareView *self,
+                             const char       *page)
+{
+  g_return_if_fail (PRISM_IS_COMPARE_VIEW (self));
+  gtk_stack_set_visible_child_name (self->stack, page);
+}
+
+const char *
+prism_compare_view_get_page (PrismCompareView *self)
+{
+  g_return_val_if_fail (PRISM_IS_COMPARE_VIEW (self), NULL);
+  return gtk_stack_get_visible_child_name (self->stack);
+}
+
+/* Returns: (transfer none): the source diff's view (tests) */
+GtkTextView *
+prism_compare_view_get_source_view (PrismCompareView *self)
+{
+  g_return_val_if_fail (PRISM_IS_COMPARE_VIEW (self), NULL);
+  return self->source_view;
+}
+
+/* Returns: (transfer none): what the source diff's line above it says */
+const char *
+prism_compare_view_get_source_summary (PrismCompareView *self)
+{
+  g_return_val_if_fail (PRISM_IS_COMPARE_VIEW (self), NULL);
+  return gtk_label_get_label (self->source_summary);
+}
+
+void
+prism_compare_view_set_target (PrismCompareView *self,
+                               const char       *target)
+{
+  g_return_if_fail (PRISM_IS_COMPARE_VIEW (self));
+
+  if (g_strcmp0 (self->target, target) == 0)
+    return;
+  g_free (self->target);
+  self->target = g_strdup (target);
+  self->source_dirty = TRUE;
+  if (self->stack != NULL)
+    stack_page_cb (self, NULL, self->stack);
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_TARGET]);
 }

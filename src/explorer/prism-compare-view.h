@@ -30,5 +30,15 @@ PrismGraphView       *prism_compare_view_get_graph_view (PrismCompareView    *se
 GtkListBox           *prism_compare_view_get_differences_list (PrismCompareView *self);
 void                  prism_compare_view_set_direction  (PrismCompareView    *self,
                                                          PrismGraphDirection  direction);
+/* The upper part: "graphs" (both graphs) or "source" (a unified diff of
+ * the CUDA each generates, made when first shown). */
+void                  prism_compare_view_set_page       (PrismCompareView    *self,
+                                                         const char          *page);
+const char           *prism_compare_view_get_page       (PrismCompareView    *self);
+GtkTextView          *prism_compare_view_get_source_view (PrismCompareView   *self);
+const char           *prism_compare_view_get_source_summary (PrismCompareView *self);
+/* The "target" property: a built-in GPU's name ("a100"), NULL for the default. */
+void                  prism_compare_view_set_target     (PrismCompareView    *self,
+                                                         const char          *target);
 
 G_END_DECLS

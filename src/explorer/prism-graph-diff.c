@@ -21,6 +21,7 @@ typedef struct
   PrismGraphDiff *diff;
   const PrismGraph *top[2];
   const char * const *names[2];
+  const int *top_match;  /* the first program's top-level ops' partners */
 } Differ;
 
 /*
@@ -66,6 +67,101 @@ match_ops (const PrismGraph  *a,
     }
   *match_b = mb;
   return match_a;
+}
+
+/* What a program input or output is apart from its name: "[8, 128] f16". */
+static char *
+interface_signature (const PrismGraph *graph,
+                     const PrismOp    *op)
+{
+  const PrismTensor *tensor = op->n_outputs > 0 ? prism_graph_tensor (graph, op->outputs[0])
+                            : op->n_inputs > 0 ? prism_graph_tensor (graph, op->inputs[0]) : NULL;
+  const char * const *names = prism_graph_var_names (graph);
+  GString *s = g_string_new (NULL);
+
+  if (tensor == NULL)
+    return g_string_free (s, FALSE);
+  for (guint i = 0; i < tensor->ndims; i++)
+    {
+      g_autofree char *dim = prism_dim_to_string (tensor->dims[i], names);
+
+      g_string_append_printf (s, "%s%s", i ? ", " : "", dim);
+    }
+  g_string_append_printf (s, " %s", prism_dtype_to_string (tensor->dtype));
+  return g_string_free (s, FALSE);
+}
+
+typedef enum
+{
+  PAIR_BY_NAME,        /* same name and same shape and dtype */
+  PAIR_BY_SIGNATURE,   /* same shape and dtype, in order */
+  PAIR_BY_ORDER,       /* what is left, in order */
+} PairRule;
+
+static void
+pair_interface (const PrismGraph  *a,
+                const PrismGraph  *b,
+                PrismOpKind        kind,
+                PairRule           rule,
+                char             **sig_a,
+                char             **sig_b,
+                int               *match_a,
+                int               *match_b)
+{
+  for (guint i = 0; i < a->ops->len; i++)
+    {
+      const PrismOp *oa = prism_graph_op (a, i);
+
+      if (oa->kind != kind || match_a[i] >= 0)
+        continue;
+      for (guint j = 0; j < b->ops->len; j++)
+        {
+          const PrismOp *ob = prism_graph_op (b, j);
+
+          if (ob->kind != kind || match_b[j] >= 0)
+            continue;
+          if (rule != PAIR_BY_ORDER && !g_str_equal (sig_a[i], sig_b[j]))
+            continue;
+          if (rule == PAIR_BY_NAME && g_strcmp0 (oa->name, ob->name) != 0)
+            continue;
+          match_a[i] = (int) j;
+          match_b[j] = (int) i;
+          break;
+        }
+    }
+}
+
+/* A program's inputs and outputs are its interface: a Mirage graph calls
+ * them in0, in1, out0 where ours say X, W, Y, and may list them in another
+ * order.  They pair by name where shape and dtype agree, then by shape and
+ * dtype in order, then by order, so that a renamed or reordered input is
+ * not a difference, nor is everything that reads it. */
+static void
+match_interface (const PrismGraph *a,
+                 const PrismGraph *b,
+                 int              *match_a,
+                 int              *match_b)
+{
+  g_auto(GStrv) sig_a = g_new0 (char *, a->ops->len + 1);
+  g_auto(GStrv) sig_b = g_new0 (char *, b->ops->len + 1);
+  const PrismOpKind kinds[] = { PRISM_OP_INPUT, PRISM_OP_OUTPUT };
+
+  for (guint i = 0; i < a->ops->len; i++)
+    sig_a[i] = interface_signature (a, prism_graph_op (a, i));
+  for (guint j = 0; j < b->ops->len; j++)
+    sig_b[j] = interface_signature (b, prism_graph_op (b, j));
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      for (guint i = 0; i < a->ops->len; i++)
+        if (prism_graph_op (a, i)->kind == kinds[k] && match_a[i] >= 0)
+          {
+            match_b[match_a[i]] = -1;
+            match_a[i] = -1;
+          }
+      pair_interface (a, b, kinds[k], PAIR_BY_NAME, sig_a, sig_b, match_a, match_b);
+      pair_interface (a, b, kinds[k], PAIR_BY_SIGNATURE, sig_a, sig_b, match_a, match_b);
+      pair_interface (a, b, kinds[k], PAIR_BY_ORDER, sig_a, sig_b, match_a, match_b);
+    }
 }
 
 static guint
@@ -196,7 +292,21 @@ op_tensor (const PrismGraph *graph,
   return NULL;
 }
 
-/* TRUE if every operand of the two ops comes from partner ops (same slot). */
+static gboolean
+same_tensor (const PrismTensor *ta,
+             const PrismTensor *tb,
+             const int         *match_a)
+{
+  if (ta->producer < 0 || tb->producer < 0)
+    return ta->producer == tb->producer;
+  return match_a[ta->producer] == tb->producer && ta->producer_slot == tb->producer_slot;
+}
+
+/* TRUE if every operand of the two ops comes from partner ops (same slot),
+ * in the same order — or, for custom kernels, in any order: a kernel's
+ * parameters are in the order its author listed them (Mirage lists a
+ * graph's in the order it read them), and its block inputs say which is
+ * which (same_source()). */
 static gboolean
 same_operands (const PrismGraph *ga,
                const PrismOp    *oa,
@@ -204,23 +314,84 @@ same_operands (const PrismGraph *ga,
                const PrismOp    *ob,
                const int        *match_a)
 {
+  gboolean used[PRISM_MAX_OP_INPUTS] = { FALSE, };
+  gboolean any_order = oa->kind == PRISM_OP_KERNEL && oa->n_inputs <= PRISM_MAX_OP_INPUTS;
+
   if (oa->n_inputs != ob->n_inputs)
     return FALSE;
   for (guint s = 0; s < oa->n_inputs; s++)
     {
       const PrismTensor *ta = prism_graph_tensor (ga, oa->inputs[s]);
-      const PrismTensor *tb = prism_graph_tensor (gb, ob->inputs[s]);
+      gboolean found = FALSE;
 
-      if (ta->producer < 0 || tb->producer < 0)
+      if (!any_order)
         {
-          if (ta->producer != tb->producer)
+          if (!same_tensor (ta, prism_graph_tensor (gb, ob->inputs[s]), match_a))
             return FALSE;
           continue;
         }
-      if (match_a[ta->producer] != tb->producer || ta->producer_slot != tb->producer_slot)
+      for (guint t = 0; t < ob->n_inputs && !found; t++)
+        if (!used[t] && same_tensor (ta, prism_graph_tensor (gb, ob->inputs[t]), match_a))
+          found = used[t] = TRUE;
+      if (!found)
         return FALSE;
     }
   return TRUE;
+}
+
+/* TRUE if two block inputs tile partner tensors of the program: the
+ * operands @input_index names of their kernels. */
+static gboolean
+same_source (const Differ  *d,
+             const PrismOp *kernel_a,
+             const PrismOp *input_a,
+             const PrismOp *kernel_b,
+             const PrismOp *input_b)
+{
+  guint ia = input_a->attrs.input_index, ib = input_b->attrs.input_index;
+
+  if (ia >= kernel_a->n_inputs || ib >= kernel_b->n_inputs)
+    return ia == ib;
+  return same_tensor (prism_graph_tensor (d->top[0], kernel_a->inputs[ia]),
+                      prism_graph_tensor (d->top[1], kernel_b->inputs[ib]), d->top_match);
+}
+
+/* Block inputs pair by the program tensor they tile, then by order, so that
+ * a kernel reading (W, X) where the other reads (X, W) differs in neither. */
+static void
+match_block_inputs (const Differ     *d,
+                    const PrismOp    *kernel_a,
+                    const PrismOp    *kernel_b,
+                    int              *match_a,
+                    int              *match_b)
+{
+  const PrismGraph *ba = kernel_a->body, *bb = kernel_b->body;
+
+  for (guint i = 0; i < ba->ops->len; i++)
+    if (prism_graph_op (ba, i)->kind == PRISM_OP_INPUT && match_a[i] >= 0)
+      {
+        match_b[match_a[i]] = -1;
+        match_a[i] = -1;
+      }
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < ba->ops->len; i++)
+      {
+        const PrismOp *oa = prism_graph_op (ba, i);
+
+        if (oa->kind != PRISM_OP_INPUT || match_a[i] >= 0)
+          continue;
+        for (guint j = 0; j < bb->ops->len; j++)
+          {
+            const PrismOp *ob = prism_graph_op (bb, j);
+
+            if (ob->kind != PRISM_OP_INPUT || match_b[j] >= 0 ||
+                (pass == 0 && !same_source (d, kernel_a, oa, kernel_b, ob)))
+              continue;
+            match_a[i] = (int) j;
+            match_b[j] = (int) i;
+            break;
+          }
+      }
 }
 
 static void
@@ -299,7 +470,10 @@ compare_ops (Differ           *d,
   const PrismTensor *ta = op_tensor (ga, oa);
   const PrismTensor *tb = op_tensor (gb, ob);
 
-  if (g_strcmp0 (oa->name, ob->name) != 0)
+  /* A program's inputs and outputs pair by what they are (match_interface()):
+   * their names are labels, not a difference. */
+  if (g_strcmp0 (oa->name, ob->name) != 0 &&
+      !(ga->level == PRISM_LEVEL_KERNEL && (oa->kind == PRISM_OP_INPUT || oa->kind == PRISM_OP_OUTPUT)))
     add_difference (d, PRISM_DIFFERENCE_CHANGED, id_a, id_b, "name",
                     _("name “%s” → “%s”"), oa->name ? oa->name : "", ob->name ? ob->name : "");
 
@@ -310,7 +484,8 @@ compare_ops (Differ           *d,
       g_autofree char *fa = prism_graph_layout_format_fmap (oa->attrs.fmap);
       g_autofree char *fb = prism_graph_layout_format_fmap (ob->attrs.fmap);
 
-      if (oa->attrs.input_index != ob->attrs.input_index)
+      if (!same_source (d, prism_graph_op (d->top[0], (guint) kernel_a), oa,
+                        prism_graph_op (d->top[1], (guint) kernel_b), ob))
         add_difference (d, PRISM_DIFFERENCE_CHANGED, id_a, id_b, "input",
                         _("tiles kernel input %u → %u"), oa->attrs.input_index, ob->attrs.input_index);
       if (!g_str_equal (ma, mb))
@@ -390,6 +565,7 @@ compare_kernels (Differ *d,
                     _("%u → %u threads per block"), ba->block_threads, bb->block_threads);
 
   match_a = match_ops (ba, bb, &match_b);
+  match_block_inputs (d, ka, kb, match_a, match_b);
   for (guint i = 0; i < ba->ops->len; i++)
     {
       if (match_a[i] < 0)
@@ -440,6 +616,8 @@ prism_graph_diff_new (const PrismGraph *a,
   d.names[1] = prism_graph_var_names (b);
 
   match_a = match_ops (a, b, &match_b);
+  match_interface (a, b, match_a, match_b);
+  d.top_match = match_a;
   for (guint i = 0; i < a->ops->len; i++)
     {
       const PrismOp *op = prism_graph_op (a, i);

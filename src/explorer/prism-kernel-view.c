@@ -11,6 +11,7 @@
 
 #include "prism-format.h"
 #include "prism-column-title.h"
+#include "prism-kernel-source.h"
 #include "prism-kernel-view.h"
 #include "prism-launch-row.h"
 #include "prism-ptxas.h"
@@ -65,6 +66,8 @@ struct _PrismKernelView
   PrismKernelReport *report;            /* shown: the candidate's, or the baseline's */
   PrismKernelReport *baseline_report;
   GListStore *launches;                 /* PrismLaunchRow of @report */
+  GtkSingleSelection *selection;        /* of @launches: the launch linked */
+  GtkTextTag *launch_tag;               /* the selected launch's lines */
   GCancellable *cancellable;            /* the report in the making, or NULL */
   char *target;
   char *message;
@@ -94,6 +97,8 @@ struct _PrismKernelView
   GtkLabel *message_label;
 
   guint dirty : 1;         /* to be made again when next on screen */
+  guint shown_baseline : 1;  /* the report shown is the baseline's */
+  guint linking : 1;       /* the page moves the source's cursor itself */
   guint measuring : 1;     /* the report in the making compiles with nvcc */
 };
 
@@ -109,6 +114,7 @@ enum {
 static GParamSpec *properties [N_PROPS];
 
 static void update_labels (PrismKernelView *self);
+static void link_source (PrismKernelView *self);
 
 /* What the worker needs, copied or referenced: it never reads the page. */
 typedef struct
@@ -493,10 +499,14 @@ show_source (PrismKernelView *self)
   GtkTextIter start;
 
   cancel_source (self);
+  self->linking = TRUE;
   gtk_text_buffer_set_text (buffer, self->report ? self->report->source : "", -1);
   gtk_text_buffer_get_start_iter (buffer, &start);
   gtk_text_buffer_place_cursor (buffer, &start);
+  self->linking = FALSE;
   gtk_text_view_scroll_to_iter (GTK_TEXT_VIEW (self->source_view), &start, 0, FALSE, 0, 0);
+  /* A launch selected before its source came in. */
+  link_source (self);
   set_loading (self, NULL);
 }
 
@@ -554,9 +564,12 @@ show_report (PrismKernelView   *self,
 
     for (guint i = 0; i < n; i++)
       g_ptr_array_add (rows, prism_launch_row_new (report, i));
+    /* A new list selects no launch (the selection follows the splice). */
     g_list_store_splice (self->launches, 0, g_list_model_get_n_items (G_LIST_MODEL (self->launches)),
                          rows->pdata, rows->len);
+    gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
   }
+  self->shown_baseline = self->candidate == NULL;
   self->shown_candidate_us = candidate_measured_us (self);
   self->shown_baseline_us = baseline_measured_us (self);
   prism_roofline_chart_set_reports (self->roofline, self->candidate ? report : NULL, baseline,
@@ -827,6 +840,129 @@ roofline_zoomed_cb (PrismKernelView    *self,
   gtk_widget_set_can_target (GTK_WIDGET (self->reset_zoom_button), zoomed);
 }
 
+/* Linking, as Nsight Compute links: the launch selected in the list is
+ * selected in the source (its __global__ function's lines, scrolled to)
+ * and ringed on the roofline; a click on a roofline point or in a kernel's
+ * lines selects its launch.  The list's selection is the one truth: the
+ * others follow it. */
+
+static const PrismKernelReportLaunch *
+selected_launch (PrismKernelView *self,
+                 guint           *position)
+{
+  guint selected = gtk_single_selection_get_selected (self->selection);
+
+  if (position != NULL)
+    *position = selected;
+  if (self->report == NULL || selected == GTK_INVALID_LIST_POSITION ||
+      selected >= prism_kernel_report_get_n_launches (self->report))
+    return NULL;
+  return prism_kernel_report_get_launch (self->report, selected);
+}
+
+static void
+link_source (PrismKernelView *self)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->source_view));
+  const PrismKernelReportLaunch *launch = selected_launch (self, NULL);
+  GtkTextIter start, end;
+  int first, last;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  gtk_text_buffer_remove_tag (buffer, self->launch_tag, &start, &end);
+  /* The source still to come links when it is in (show_source()). */
+  if (launch == NULL || self->source_clock != NULL ||
+      !prism_kernel_source_find (self->report->source, launch->name, &first, &last))
+    {
+      GtkTextIter cursor;
+
+      /* No kernel of its own (a cuBLASLt GEMM), or none selected. */
+      gtk_text_buffer_get_iter_at_mark (buffer, &cursor, gtk_text_buffer_get_insert (buffer));
+      self->linking = TRUE;
+      gtk_text_buffer_place_cursor (buffer, &cursor);
+      self->linking = FALSE;
+      return;
+    }
+  gtk_text_buffer_get_iter_at_line (buffer, &start, first);
+  gtk_text_buffer_get_iter_at_line (buffer, &end, last);
+  gtk_text_iter_forward_to_line_end (&end);
+  gtk_text_buffer_apply_tag (buffer, self->launch_tag, &start, &end);
+  self->linking = TRUE;
+  gtk_text_buffer_select_range (buffer, &start, &end);
+  self->linking = FALSE;
+  /* A mark, not an iter: the lines may not be laid out yet. */
+  gtk_text_view_scroll_to_mark (GTK_TEXT_VIEW (self->source_view), gtk_text_buffer_get_insert (buffer),
+                                0, TRUE, 0, 0.05);
+}
+
+static void
+link_roofline (PrismKernelView *self)
+{
+  guint position;
+  const PrismKernelReportLaunch *launch = selected_launch (self, &position);
+
+  prism_roofline_chart_set_selected (self->roofline,
+                                     launch ? prism_roofline_chart_find_launch (self->roofline, position,
+                                                                                self->shown_baseline)
+                                            : -1);
+}
+
+static void
+launch_selected_cb (PrismKernelView    *self,
+                    GParamSpec         *pspec,
+                    GtkSingleSelection *selection)
+{
+  link_source (self);
+  link_roofline (self);
+}
+
+static void
+point_clicked_cb (PrismKernelView    *self,
+                  int                 index,
+                  PrismRooflineChart *roofline)
+{
+  const PrismRooflinePoint *point = prism_roofline_chart_get_point (roofline, (guint) index);
+
+  if (!point->measured && point->index >= 0 && !point->baseline == !self->shown_baseline)
+    {
+      gtk_single_selection_set_selected (self->selection, (guint) point->index);
+      return;
+    }
+  /* The baseline's launches beside a candidate, and whole programs, have
+   * no row: the point alone is selected. */
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  prism_roofline_chart_set_selected (roofline, index);
+}
+
+/* A click in a kernel's lines selects its launch (not a click in the
+ * launch already selected: the click may start a selection of its own). */
+static void
+source_mark_set_cb (PrismKernelView *self,
+                    GtkTextIter     *location,
+                    GtkTextMark     *mark,
+                    GtkTextBuffer   *buffer)
+{
+  int line = gtk_text_iter_get_line (location);
+  guint selected;
+
+  if (self->linking || self->report == NULL || mark != gtk_text_buffer_get_insert (buffer))
+    return;
+  selected_launch (self, &selected);
+  for (guint i = 0; i < prism_kernel_report_get_n_launches (self->report); i++)
+    {
+      const PrismKernelReportLaunch *launch = prism_kernel_report_get_launch (self->report, i);
+      int first, last;
+
+      if (prism_kernel_source_find (self->report->source, launch->name, &first, &last) &&
+          line >= first && line <= last)
+        {
+          if (i != selected)
+            gtk_single_selection_set_selected (self->selection, i);
+          return;
+        }
+    }
+}
+
 static GtkSourceStyleScheme *
 pick_style_scheme (void)
 {
@@ -850,6 +986,11 @@ setup_source_view (PrismKernelView *self)
   gtk_source_buffer_set_highlight_syntax (buffer, TRUE);
   gtk_source_buffer_set_highlight_matching_brackets (buffer, FALSE);
   gtk_source_buffer_set_style_scheme (buffer, pick_style_scheme ());
+  /* Behind the selection, so that the lines stay marked when the source
+   * view's selection is unfocused or cleared by a click. */
+  self->launch_tag = gtk_text_buffer_create_tag (GTK_TEXT_BUFFER (buffer), "launch-selected",
+                                                 "paragraph-background", "rgba(230,97,0,0.16)", NULL);
+  g_signal_connect_object (buffer, "mark-set", G_CALLBACK (source_mark_set_cb), self, G_CONNECT_SWAPPED);
 }
 
 /*
@@ -897,6 +1038,7 @@ prism_kernel_view_finalize (GObject *object)
   g_clear_pointer (&self->program, prism_graph_unref);
   g_clear_pointer (&self->report, prism_kernel_report_unref);
   g_clear_pointer (&self->baseline_report, prism_kernel_report_unref);
+  g_clear_object (&self->selection);
   g_clear_object (&self->launches);
   g_clear_pointer (&self->target, g_free);
   g_clear_pointer (&self->message, g_free);
@@ -997,14 +1139,18 @@ prism_kernel_view_class_init (PrismKernelViewClass *klass)
 static void
 prism_kernel_view_init (PrismKernelView *self)
 {
-  g_autoptr(GtkNoSelection) selection = NULL;
-
   gtk_widget_init_template (GTK_WIDGET (self));
   self->shown_candidate_us = -1;
   self->shown_baseline_us = -1;
   self->launches = g_list_store_new (PRISM_TYPE_LAUNCH_ROW);
-  selection = gtk_no_selection_new (G_LIST_MODEL (g_object_ref (self->launches)));
-  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (selection));
+  self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->launches)));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
+  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
+  g_signal_connect_object (self->selection, "notify::selected", G_CALLBACK (launch_selected_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->roofline, "point-clicked", G_CALLBACK (point_clicked_cb), self,
+                           G_CONNECT_SWAPPED);
   add_columns (self);
   setup_source_view (self);
   g_signal_connect_object (self->roofline, "notify::zoomed", G_CALLBACK (roofline_zoomed_cb), self,
@@ -1215,4 +1361,44 @@ prism_kernel_view_get_reset_zoom_button (PrismKernelView *self)
 {
   g_return_val_if_fail (PRISM_IS_KERNEL_VIEW (self), NULL);
   return GTK_WIDGET (self->reset_zoom_button);
+}
+
+void
+prism_kernel_view_select_launch (PrismKernelView *self,
+                                 guint            position)
+{
+  g_return_if_fail (PRISM_IS_KERNEL_VIEW (self));
+  gtk_single_selection_set_selected (self->selection, position);
+}
+
+guint
+prism_kernel_view_get_selected_launch (PrismKernelView *self)
+{
+  g_return_val_if_fail (PRISM_IS_KERNEL_VIEW (self), GTK_INVALID_LIST_POSITION);
+  return gtk_single_selection_get_selected (self->selection);
+}
+
+gboolean
+prism_kernel_view_get_source_selection (PrismKernelView *self,
+                                        int             *first_line,
+                                        int             *last_line)
+{
+  GtkTextBuffer *buffer;
+  GtkTextIter start, end;
+
+  g_return_val_if_fail (PRISM_IS_KERNEL_VIEW (self), FALSE);
+
+  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->source_view));
+  if (!gtk_text_buffer_get_selection_bounds (buffer, &start, &end))
+    return FALSE;
+  *first_line = gtk_text_iter_get_line (&start);
+  *last_line = gtk_text_iter_get_line (&end);
+  return TRUE;
+}
+
+GtkWidget *
+prism_kernel_view_get_source_view (PrismKernelView *self)
+{
+  g_return_val_if_fail (PRISM_IS_KERNEL_VIEW (self), NULL);
+  return GTK_WIDGET (self->source_view);
 }

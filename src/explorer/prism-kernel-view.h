@@ -56,5 +56,15 @@ const char         *prism_kernel_view_get_message     (PrismKernelView   *self);
 char               *prism_kernel_view_dup_cell_text   (PrismKernelView   *self,
                                                        guint              position,
                                                        const char        *column);
+/* Linking: the launch selected in the list (GTK_INVALID_LIST_POSITION for
+ * none), which selects its lines in the source and its roofline point. */
+void                prism_kernel_view_select_launch   (PrismKernelView   *self,
+                                                       guint              position);
+guint               prism_kernel_view_get_selected_launch (PrismKernelView *self);
+/* The lines (from 0) the source view has selected; %FALSE if none. */
+gboolean            prism_kernel_view_get_source_selection (PrismKernelView *self,
+                                                       int               *first_line,
+                                                       int               *last_line);
+GtkWidget          *prism_kernel_view_get_source_view (PrismKernelView   *self);
 
 G_END_DECLS

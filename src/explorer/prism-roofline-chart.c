@@ -57,9 +57,11 @@ struct _PrismRooflineChart
   gboolean notified_zoomed;
   double vx0, vx1, vy0, vy1;
   GPtrArray *x_ticks;
+  GArray *x_tick_rects;      /* graphene_rect_t of each label drawn */
 
   double pointer_x, pointer_y;
   guint pointer_inside : 1;
+  int selected;              /* a point, or -1 */
 };
 
 G_DEFINE_FINAL_TYPE (PrismRooflineChart, prism_roofline_chart, GTK_TYPE_WIDGET)
@@ -71,6 +73,13 @@ enum {
 };
 
 static GParamSpec *properties [N_PROPS];
+
+enum {
+  POINT_CLICKED,
+  N_SIGNALS
+};
+
+static guint signals [N_SIGNALS];
 
 /*
  * Auxiliary methods
@@ -453,6 +462,7 @@ prism_roofline_chart_snapshot (GtkWidget   *widget,
   prism_chart_zoom_set_full (&self->zoom, self->x_lo, self->x_hi, self->y_lo, self->y_hi);
   prism_chart_zoom_get_view (&self->zoom, &self->vx0, &self->vx1, &self->vy0, &self->vy1);
   g_ptr_array_set_size (self->x_ticks, 0);
+  g_array_set_size (self->x_tick_rects, 0);
 
 #define PX(v) (left + (log10 (v) - self->vx0) / (self->vx1 - self->vx0) * plot_w)
 #define PY(v) (bottom - (log10 (v) - self->vy0) / (self->vy1 - self->vy0) * plot_h)
@@ -480,12 +490,26 @@ prism_roofline_chart_snapshot (GtkWidget   *widget,
         double v = g_array_index (ticks, double, i);
         g_autofree char *label = format_decade (v);
         g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, label);
-        double tw, th, x = floor (PX (v));
+        double tw, th, x = floor (PX (v)), lx;
+        graphene_rect_t rect;
 
         gtk_snapshot_append_color (snapshot, &grid, &GRAPHENE_RECT_INIT (x, top, 1, plot_h));
         prism_chart_text_size (layout, &tw, &th);
-        prism_chart_append_text (snapshot, layout, &dim, CLAMP (x - tw / 2, left - tw / 2, width - PAD - tw),
-                                 bottom + 4);
+        lx = CLAMP (x - tw / 2, left - tw / 2, width - PAD - tw);
+        /* A label that would run into the one before it is left out (its
+         * grid line stays): "1 тыс." and "10 тыс." are wider than a decade
+         * of a narrow chart, and the last is pushed left by the edge. */
+        if (self->x_tick_rects->len > 0)
+          {
+            const graphene_rect_t *previous = &g_array_index (self->x_tick_rects, graphene_rect_t,
+                                                              self->x_tick_rects->len - 1);
+
+            if (lx < previous->origin.x + previous->size.width + 6)
+              continue;
+          }
+        prism_chart_append_text (snapshot, layout, &dim, lx, bottom + 4);
+        rect = GRAPHENE_RECT_INIT (lx, bottom + 4, tw, th);
+        g_array_append_val (self->x_tick_rects, rect);
         g_ptr_array_add (self->x_ticks, g_steal_pointer (&label));
       }
   }
@@ -557,6 +581,18 @@ prism_roofline_chart_snapshot (GtkWidget   *widget,
         else
           draw_mark (cr, MARK_DOT, color, p->x - DOT_RADIUS, p->y, 2 * DOT_RADIUS);
       }
+  if (self->selected >= 0 && g_array_index (self->points, PrismRooflinePoint, self->selected).x > -G_MAXDOUBLE)
+    {
+      const PrismRooflinePoint *p = &g_array_index (self->points, PrismRooflinePoint, self->selected);
+
+      /* The launch selected in the list (Nsight's linked selection): a
+       * thick ring in the text colour around the point, twice its size. */
+      cairo_new_path (cr);
+      cairo_arc (cr, p->x, p->y, 2 * DOT_RADIUS + 1, 0, 2 * G_PI);
+      gdk_cairo_set_source_rgba (cr, &fg);
+      cairo_set_line_width (cr, 2.5);
+      cairo_stroke (cr);
+    }
   if (hover >= 0)
     {
       const PrismRooflinePoint *p = &g_array_index (self->points, PrismRooflinePoint, hover);
@@ -568,6 +604,22 @@ prism_roofline_chart_snapshot (GtkWidget   *widget,
       cairo_stroke (cr);
     }
   cairo_destroy (cr);
+
+  /* The selected launch's name beside its ring (left of it near the right
+   * edge), as Nsight labels the kernel it links to. */
+  if (self->selected >= 0 && g_array_index (self->points, PrismRooflinePoint, self->selected).x > -G_MAXDOUBLE)
+    {
+      const PrismRooflinePoint *p = &g_array_index (self->points, PrismRooflinePoint, self->selected);
+      g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, p->label);
+      double tw, th, x;
+
+      prism_chart_text_size (layout, &tw, &th);
+      x = p->x + 2 * DOT_RADIUS + 6;
+      if (x + tw > left + plot_w)
+        x = p->x - 2 * DOT_RADIUS - 6 - tw;
+      prism_chart_append_text (snapshot, layout, &fg, MAX (x, left),
+                               CLAMP (p->y - th / 2, top, top + plot_h - th));
+    }
 
   if (self->points->len == 0)
     {
@@ -712,6 +764,8 @@ pressed_cb (PrismRooflineChart *self,
             GtkGestureClick    *gesture)
 {
   gtk_widget_grab_focus (GTK_WIDGET (self));
+  if (n_press == 1)
+    prism_roofline_chart_click_at (self, x, y);
   if (n_press == 2 && self->zoom.zoomed)
     {
       gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
@@ -753,6 +807,7 @@ prism_roofline_chart_finalize (GObject *object)
   g_clear_pointer (&self->baseline, prism_kernel_report_unref);
   g_clear_pointer (&self->points, g_array_unref);
   g_clear_pointer (&self->x_ticks, g_ptr_array_unref);
+  g_clear_pointer (&self->x_tick_rects, g_array_unref);
 
   G_OBJECT_CLASS (prism_roofline_chart_parent_class)->finalize (object);
 }
@@ -792,6 +847,17 @@ prism_roofline_chart_class_init (PrismRooflineChartClass *klass)
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  /**
+   * PrismRooflineChart::point-clicked:
+   * @point: the index of the point clicked
+   *
+   * A click on a point: the Kernel page selects its launch, which selects
+   * the point (the chart does not select on its own).
+   */
+  signals [POINT_CLICKED] =
+    g_signal_new ("point-clicked", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_INT);
+
   widget_class->snapshot = prism_roofline_chart_snapshot;
   widget_class->measure = prism_roofline_chart_measure;
   widget_class->query_tooltip = prism_roofline_chart_query_tooltip;
@@ -820,6 +886,8 @@ prism_roofline_chart_init (PrismRooflineChart *self)
   GtkGesture *click = gtk_gesture_click_new ();
 
   self->x_ticks = g_ptr_array_new_with_free_func (g_free);
+  self->x_tick_rects = g_array_new (FALSE, FALSE, sizeof (graphene_rect_t));
+  self->selected = -1;
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
   g_signal_connect_object (scroll, "scroll", G_CALLBACK (scroll_cb), self, G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self), scroll);
@@ -880,6 +948,7 @@ prism_roofline_chart_set_reports (PrismRooflineChart *self,
   self->target = candidate ? candidate->target : baseline ? baseline->target : NULL;
 
   g_array_set_size (self->points, 0);
+  self->selected = -1;
   self->n_not_drawn = 0;
   add_launch_points (self, baseline, TRUE);
   add_launch_points (self, candidate, FALSE);
@@ -1053,4 +1122,65 @@ prism_roofline_chart_get_ticks (PrismRooflineChart *self)
 {
   g_return_val_if_fail (PRISM_IS_ROOFLINE_CHART (self), NULL);
   return self->x_ticks;
+}
+
+void
+prism_roofline_chart_set_selected (PrismRooflineChart *self,
+                                   int                 point)
+{
+  g_return_if_fail (PRISM_IS_ROOFLINE_CHART (self));
+  g_return_if_fail (point < (int) self->points->len);
+
+  point = MAX (point, -1);
+  if (self->selected == point)
+    return;
+  self->selected = point;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+int
+prism_roofline_chart_get_selected (PrismRooflineChart *self)
+{
+  g_return_val_if_fail (PRISM_IS_ROOFLINE_CHART (self), -1);
+  return self->selected;
+}
+
+int
+prism_roofline_chart_find_launch (PrismRooflineChart *self,
+                                  guint               launch,
+                                  gboolean            baseline)
+{
+  g_return_val_if_fail (PRISM_IS_ROOFLINE_CHART (self), -1);
+
+  for (guint i = 0; i < self->points->len; i++)
+    {
+      const PrismRooflinePoint *p = &g_array_index (self->points, PrismRooflinePoint, i);
+
+      if (!p->measured && p->index == (int) launch && !p->baseline == !baseline)
+        return (int) i;
+    }
+  return -1;
+}
+
+gboolean
+prism_roofline_chart_click_at (PrismRooflineChart *self,
+                               double              x,
+                               double              y)
+{
+  int point;
+
+  g_return_val_if_fail (PRISM_IS_ROOFLINE_CHART (self), FALSE);
+
+  point = prism_roofline_chart_point_at (self, x, y);
+  if (point < 0)
+    return FALSE;
+  g_signal_emit (self, signals [POINT_CLICKED], 0, point);
+  return TRUE;
+}
+
+GArray *
+prism_roofline_chart_get_tick_rects (PrismRooflineChart *self)
+{
+  g_return_val_if_fail (PRISM_IS_ROOFLINE_CHART (self), NULL);
+  return self->x_tick_rects;
 }

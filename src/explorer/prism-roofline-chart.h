@@ -85,5 +85,24 @@ void                      prism_roofline_chart_get_view       (PrismRooflineChar
                                                                double             *y0,
                                                                double             *y1);
 GPtrArray                *prism_roofline_chart_get_ticks      (PrismRooflineChart *self);
+/* (element-type graphene_rect_t) (transfer none): where the last drawing
+ * put each x label of prism_roofline_chart_get_ticks(); none overlaps the
+ * next (a label that would is left out). */
+GArray                   *prism_roofline_chart_get_tick_rects (PrismRooflineChart *self);
+/* The point drawn ringed as selected (a launch selected in the Kernel
+ * page's list), or -1; new reports select none. */
+void                      prism_roofline_chart_set_selected   (PrismRooflineChart *self,
+                                                               int                 point);
+int                       prism_roofline_chart_get_selected   (PrismRooflineChart *self);
+/* The point of the @launch-th launch of the candidate (or, with @baseline,
+ * of the baseline), or -1 if it is not drawn. */
+int                       prism_roofline_chart_find_launch    (PrismRooflineChart *self,
+                                                               guint               launch,
+                                                               gboolean            baseline);
+/* What a click at (x, y) does: emits ::point-clicked for the point there.
+ * Returns: whether there was one. */
+gboolean                  prism_roofline_chart_click_at       (PrismRooflineChart *self,
+                                                               double              x,
+                                                               double              y);
 
 G_END_DECLS

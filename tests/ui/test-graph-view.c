@@ -12,6 +12,9 @@
 #include "prism-candidate-info.h"
 #include "prism-compare-view.h"
 #include "prism-graph-diff.h"
+#include "prism-mirage-reader.h"
+#include "prism-kernel-report.h"
+#include "prism-line-diff.h"
 #include "prism-graph-export.h"
 #include "prism-graph-find.h"
 #include "prism-graph-layout.h"
@@ -1380,7 +1383,142 @@ test_diff_one_map_entry (void)
   g_assert_cmpuint (g_array_index (ops_a, guint, 0), ==, prism_op_id_make (kernel, input));
 }
 
-/* Kernel parameters, a rewired operand and ops on one side only. */
+/* matmul(X [8, 64], W [64, 32]) → Y, its inputs declared in @order
+ * ("XW" or "WX") under @names (the first for X). */
+static PrismGraph *
+matmul_program (const char        *order,
+                const char * const names[2],
+                const char        *output)
+{
+  g_autoptr(GError) error = NULL;
+  PrismGraph *g = prism_graph_new ();
+  const gint64 x_dims[] = { 8, 64 };
+  const gint64 w_dims[] = { 64, 32 };
+  PrismOpAttrs attrs;
+  int x, w, y;
+
+  if (order[0] == 'X')
+    {
+      x = prism_graph_add_input (g, names[0], 2, x_dims, PRISM_DTYPE_F16, &error);
+      w = prism_graph_add_input (g, names[1], 2, w_dims, PRISM_DTYPE_F16, &error);
+    }
+  else
+    {
+      w = prism_graph_add_input (g, names[1], 2, w_dims, PRISM_DTYPE_F16, &error);
+      x = prism_graph_add_input (g, names[0], 2, x_dims, PRISM_DTYPE_F16, &error);
+    }
+  g_assert_no_error (error);
+  prism_op_attrs_init (&attrs);
+  y = prism_graph_add (g, PRISM_OP_MATMUL, (guint[]) { (guint) x, (guint) w }, 2, &attrs, &error);
+  g_assert_no_error (error);
+  prism_graph_add_output (g, (guint) y, output, &error);
+  g_assert_no_error (error);
+  return g;
+}
+
+static char *
+describe_diff (const PrismGraphDiff *diff)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < prism_graph_diff_get_n (diff); i++)
+    g_string_append_printf (s, "\n  %s [%s]", prism_graph_diff_get (diff, i)->description,
+                            prism_graph_diff_get (diff, i)->field);
+  return g_string_free (s, FALSE);
+}
+
+/* A Mirage graph names its inputs in0, in1 and its output out0 where ours
+ * say X, W, Y, and may declare them in another order: the inputs pair by
+ * shape and dtype, so the same program has no difference.  Before, the
+ * inputs paired by order and name: every op was marked (X and in0 have
+ * different shapes, the matmul then read different operands). */
+static void
+test_diff_renamed_inputs (void)
+{
+  g_autoptr(PrismGraph) ours = matmul_program ("XW", (const char *[]) { "X", "W" }, "Y");
+  g_autoptr(PrismGraph) mirage = matmul_program ("WX", (const char *[]) { "in1", "in0" }, "out0");
+  g_autoptr(PrismGraph) renamed = matmul_program ("XW", (const char *[]) { "in0", "in1" }, "out0");
+  g_autoptr(PrismGraphDiff) reordered = prism_graph_diff_new (ours, mirage);
+  g_autoptr(PrismGraphDiff) same_order = prism_graph_diff_new (ours, renamed);
+  g_autoptr(PrismGraphDiff) swapped = NULL;
+  g_autoptr(PrismGraph) other = NULL;
+  g_autofree char *text = describe_diff (reordered);
+  g_autofree char *text2 = describe_diff (same_order);
+
+  g_test_message ("reordered:%s", text);
+  g_test_message ("renamed:%s", text2);
+  g_assert_cmpuint (prism_graph_diff_get_n (reordered), ==, 0);
+  g_assert_cmpuint (prism_graph_diff_get_n (same_order), ==, 0);
+
+  /* A real difference is still one: the weight of another shape. */
+  {
+    g_autoptr(GError) error = NULL;
+    const gint64 x_dims[] = { 8, 64 };
+    const gint64 w_dims[] = { 64, 16 };
+    PrismOpAttrs attrs;
+    int x, w, y;
+
+    other = prism_graph_new ();
+    x = prism_graph_add_input (other, "in0", 2, x_dims, PRISM_DTYPE_F16, &error);
+    w = prism_graph_add_input (other, "in1", 2, w_dims, PRISM_DTYPE_F16, &error);
+    prism_op_attrs_init (&attrs);
+    y = prism_graph_add (other, PRISM_OP_MATMUL, (guint[]) { (guint) x, (guint) w }, 2, &attrs, &error);
+    prism_graph_add_output (other, (guint) y, "out0", &error);
+    g_assert_no_error (error);
+  }
+  swapped = prism_graph_diff_new (ours, other);
+  {
+    g_autoptr(GHashTable) fields = g_hash_table_new (g_str_hash, g_str_equal);
+
+    for (guint i = 0; i < prism_graph_diff_get_n (swapped); i++)
+      g_hash_table_add (fields, (gpointer) prism_graph_diff_get (swapped, i)->field);
+    g_assert_true (g_hash_table_contains (fields, "shape"));
+    g_assert_false (g_hash_table_contains (fields, "name"));
+  }
+
+  /* The Mirage file's graph 2 is the unfused rms_norm at n=8, d=128. */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autofree char *path = g_build_filename (g_getenv ("PRISM_SOURCE_DIR"), "tests", "ir", "mirage",
+                                              "rmsnorm.json", NULL);
+    g_autoptr(GPtrArray) graphs = prism_mirage_load (path, &error);
+    g_autoptr(PrismGraph) program = prism_workload_build ("rms_norm", "n=8,d=128", &error);
+    g_autoptr(PrismGraphDiff) diff = NULL;
+    g_autofree char *mirage_text = NULL;
+    PrismMirageGraph *m;
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (graphs->len, >, 2);
+    m = g_ptr_array_index (graphs, 2);
+    g_assert_no_error (m->error);
+    diff = prism_graph_diff_new (program, m->graph);
+    mirage_text = describe_diff (diff);
+    g_test_message ("Mirage graph 2:%s", mirage_text);
+    g_assert_cmpuint (prism_graph_diff_get_n (diff), ==, 0);
+
+    /* Graph 0 is fused as our reference is, tiled otherwise: what differs
+     * is in its kernel (grid, loop, tile shapes), never a program input
+     * or output (before: each of the three was marked for its name). */
+    {
+      g_autoptr(PrismGraph) reference = prism_workload_build_reference ("rms_norm", "n=8,d=128", &error);
+      g_autoptr(PrismGraphDiff) fused = NULL;
+      guint kernel = 0;
+
+      g_assert_no_error (error);
+      first_body (reference, &kernel);
+      fused = prism_graph_diff_new (reference, ((PrismMirageGraph *) g_ptr_array_index (graphs, 0))->graph);
+      g_assert_cmpuint (prism_graph_diff_get_n (fused), >, 0);
+      for (guint i = 0; i < prism_graph_diff_get_n (fused); i++)
+        {
+          const PrismGraphDifference *difference = prism_graph_diff_get (fused, i);
+
+          g_assert_true (difference->op_a == kernel || prism_op_id_get_kernel (difference->op_a) == (int) kernel);
+          g_assert_cmpstr (difference->field, !=, "name");
+        }
+    }
+  }
+}
+
 /* The operators added for real programs say what their attributes are, as
  * sum does ("along dim 1"): a transpose its permutation, a constant its
  * value, max and mean their dim. */
@@ -1490,11 +1628,13 @@ test_diff_kinds (void)
 }
 
 /* rms_norm fused as the reference does it, with other tile sizes: a second
- * candidate of the same structure. */
+ * candidate of the same structure; @swapped, its kernel reads (W, X) and
+ * its block declares W's tiles first, as a Mirage graph may. */
 static PrismGraph *
-build_rms_norm_variant (gint64 grid,
-                        gint64 loop,
-                        guint  threads)
+build_rms_norm_kernel (gint64   grid,
+                       gint64   loop,
+                       guint    threads,
+                       gboolean swapped)
 {
   g_autoptr(PrismGraph) g = prism_graph_new ();
   g_autoptr(PrismGraph) b = prism_block_graph_new_const (1, &grid, threads, loop);
@@ -1514,8 +1654,20 @@ build_rms_norm_variant (gint64 grid,
       xdims[d] = prism_dim_const (xshape[d]);
       wdims[d] = prism_dim_const (wshape[d]);
     }
-  xt = prism_block_graph_add_input (b, 0, 2, xdims, PRISM_DTYPE_F16, no_map, 1, &error);
-  wt = prism_block_graph_add_input (b, 1, 2, wdims, PRISM_DTYPE_F16, split, 0, &error);
+  if (swapped)
+    {
+      guint x = ins[0];
+
+      ins[0] = ins[1];
+      ins[1] = x;
+      wt = prism_block_graph_add_input (b, 0, 2, wdims, PRISM_DTYPE_F16, split, 0, &error);
+      xt = prism_block_graph_add_input (b, 1, 2, xdims, PRISM_DTYPE_F16, no_map, 1, &error);
+    }
+  else
+    {
+      xt = prism_block_graph_add_input (b, 0, 2, xdims, PRISM_DTYPE_F16, no_map, 1, &error);
+      wt = prism_block_graph_add_input (b, 1, 2, wdims, PRISM_DTYPE_F16, split, 0, &error);
+    }
   g_assert_no_error (error);
   in[0] = xt;
   in[1] = wt;
@@ -1541,6 +1693,58 @@ build_rms_norm_variant (gint64 grid,
     }
   g_assert_true (prism_graph_validate (g, &error));
   return g_steal_pointer (&g);
+}
+
+static PrismGraph *
+build_rms_norm_variant (gint64 grid,
+                        gint64 loop,
+                        guint  threads)
+{
+  return build_rms_norm_kernel (grid, loop, threads, FALSE);
+}
+
+/* A kernel that reads the same tensors in another order, its block's
+ * tiles declared in that order, is the same kernel: nothing differs.
+ * Before, the kernel read "different operands" and each tile paired with
+ * the other's (shapes, maps and the input index differed). */
+static void
+test_diff_kernel_operand_order (void)
+{
+  g_autoptr(PrismGraph) ours = build_rms_norm_kernel (64, 64, 128, FALSE);
+  g_autoptr(PrismGraph) swapped = build_rms_norm_kernel (64, 64, 128, TRUE);
+  g_autoptr(PrismGraph) retiled = build_rms_norm_kernel (32, 64, 128, TRUE);
+  g_autoptr(PrismGraphDiff) same = prism_graph_diff_new (ours, swapped);
+  g_autoptr(PrismGraphDiff) grid = prism_graph_diff_new (ours, retiled);
+  g_autofree char *text = describe_diff (same);
+  g_autofree char *grid_text = describe_diff (grid);
+
+  g_test_message ("swapped:%s", text);
+  g_test_message ("swapped and retiled:%s", grid_text);
+  g_assert_cmpuint (prism_graph_diff_get_n (same), ==, 0);
+  /* A real difference is still one: another grid, and the tiles of W it
+   * makes (W's tile, not X's, in both: they paired by what they tile). */
+  {
+    g_autoptr(GHashTable) fields = g_hash_table_new (g_str_hash, g_str_equal);
+    gboolean w_tile = FALSE;
+
+    for (guint i = 0; i < prism_graph_diff_get_n (grid); i++)
+      {
+        const PrismGraphDifference *difference = prism_graph_diff_get (grid, i);
+
+        g_hash_table_add (fields, (gpointer) difference->field);
+        /* W's tiles are op 1 of ours and op 0 of the swapped kernel. */
+        if (prism_op_id_get_op (difference->op_a) == 1 && prism_op_id_get_kernel (difference->op_a) >= 0)
+          {
+            g_assert_cmpuint (prism_op_id_get_op (difference->op_b), ==, 0);
+            w_tile = TRUE;
+          }
+      }
+    g_assert_true (g_hash_table_contains (fields, "grid"));
+    g_assert_true (w_tile);
+    g_assert_false (g_hash_table_contains (fields, "inputs"));
+    g_assert_false (g_hash_table_contains (fields, "input"));
+    g_assert_false (g_hash_table_contains (fields, "imap"));
+  }
 }
 
 /* The comparison shows both graphs with the diff's ops highlighted on each
@@ -1635,6 +1839,158 @@ test_compare_view (void)
 
   prism_compare_view_set_candidates (compare, NULL, NULL);
   g_assert_null (prism_compare_view_get_diff (compare));
+  window_destroy (window);
+}
+
+/* The unified diff keeps every line of both texts, in order: with all the
+ * context, the first text is its same and removed lines, the second its
+ * same and added ones; with 3 lines of context, each hunk's header counts
+ * its lines. */
+static void
+test_diff_lines (void)
+{
+  const char *a = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n";
+  const char *b = "a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\n";
+  g_autoptr(GArray) same = prism_line_diff_new (a, a, 3, NULL, NULL);
+  g_autoptr(GArray) all = NULL;
+  g_autoptr(GArray) hunks = NULL;
+  g_autoptr(GString) first = g_string_new (NULL);
+  g_autoptr(GString) second = g_string_new (NULL);
+  guint removed = 0, added = 0, n_hunks = 0;
+
+  g_assert_cmpuint (same->len, ==, 0);
+
+  all = prism_line_diff_new (a, b, G_MAXUINT, &removed, &added);
+  g_assert_cmpuint (removed, ==, 1);
+  g_assert_cmpuint (added, ==, 2);
+  g_assert_cmpint (g_array_index (all, PrismDiffLine, 0).kind, ==, PRISM_DIFF_LINE_HUNK);
+  g_assert_cmpstr (g_array_index (all, PrismDiffLine, 0).text, ==, "@@ -1,12 +1,13 @@");
+  for (guint i = 1; i < all->len; i++)
+    {
+      const PrismDiffLine *line = &g_array_index (all, PrismDiffLine, i);
+
+      g_assert_cmpint (line->kind, !=, PRISM_DIFF_LINE_HUNK);
+      if (line->kind != PRISM_DIFF_LINE_ADDED)
+        g_string_append_printf (first, "%s\n", line->text);
+      if (line->kind != PRISM_DIFF_LINE_REMOVED)
+        g_string_append_printf (second, "%s\n", line->text);
+    }
+  g_assert_cmpstr (first->str, ==, a);
+  g_assert_cmpstr (second->str, ==, b);
+
+  /* Two changes 10 lines apart: two hunks of 3 lines of context. */
+  hunks = prism_line_diff_new (a, b, 3, &removed, &added);
+  for (guint i = 0; i < hunks->len; i++)
+    if (g_array_index (hunks, PrismDiffLine, i).kind == PRISM_DIFF_LINE_HUNK)
+      {
+        g_test_message ("%s", g_array_index (hunks, PrismDiffLine, i).text);
+        n_hunks++;
+      }
+  g_assert_cmpuint (n_hunks, ==, 2);
+  g_assert_cmpstr (g_array_index (hunks, PrismDiffLine, 0).text, ==, "@@ -1,5 +1,5 @@");
+  g_assert_cmpstr (g_array_index (hunks, PrismDiffLine, 7).text, ==, "@@ -10,3 +10,4 @@");
+  g_assert_cmpuint (removed, ==, 1);
+  g_assert_cmpuint (added, ==, 2);
+}
+
+static char *
+generated_source (PrismGraph *graph)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismKernelReport) report = prism_kernel_report_new (graph, prism_gpu_target_default (), FALSE,
+                                                                 FALSE, NULL, &error);
+
+  g_assert_no_error (error);
+  return g_strdup (report->source);
+}
+
+/* Compare's CUDA Source page (issue 25 item 8a): a unified diff of the code
+ * the Kernel page shows for each candidate, removed lines tagged removed
+ * and in the first's code, added lines tagged added and in the second's;
+ * the same candidate twice has no difference. */
+static void
+test_compare_source (void)
+{
+  g_autoptr(PrismGraph) unfused = build_workload ("rms_norm", FALSE);
+  g_autoptr(PrismGraph) fused = build_workload ("rms_norm", TRUE);
+  g_autoptr(PrismCandidateInfo) a = prism_candidate_info_new ("unfused program", unfused);
+  g_autoptr(PrismCandidateInfo) b = prism_candidate_info_new ("#1 fused", fused);
+  g_autofree char *source_a = generated_source (unfused);
+  g_autofree char *source_b = generated_source (fused);
+  g_autofree char *text = NULL;
+  PrismCompareView *compare = PRISM_COMPARE_VIEW (prism_compare_view_new ());
+  GtkWindow *window = window_with (GTK_WIDGET (compare), 1280, 820);
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (prism_compare_view_get_source_view (compare));
+  GtkTextTagTable *tags = gtk_text_buffer_get_tag_table (buffer);
+  g_auto(GStrv) lines = NULL;
+  guint n_removed = 0, n_added = 0, n_hunks = 0;
+
+  prism_compare_view_set_candidates (compare, a, b);
+  g_assert_cmpstr (prism_compare_view_get_page (compare), ==, "graphs");
+  prism_compare_view_set_page (compare, "source");
+  g_test_message ("%s", prism_compare_view_get_source_summary (compare));
+  g_assert_nonnull (strstr (prism_compare_view_get_source_summary (compare), "lines removed"));
+  {
+    GtkTextIter start, end;
+
+    gtk_text_buffer_get_bounds (buffer, &start, &end);
+    text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  }
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++)
+    {
+      GtkTextIter iter;
+      const char *tag = lines[i][0] == '+' ? "added" : lines[i][0] == '-' ? "removed"
+                      : lines[i][0] == '@' ? "hunk" : NULL;
+      g_autofree char *needle = g_strdup_printf ("%s\n", lines[i] + 1);
+
+      gtk_text_buffer_get_iter_at_line (buffer, &iter, (int) i);
+      if (tag != NULL)
+        g_assert_true (gtk_text_iter_has_tag (&iter, gtk_text_tag_table_lookup (tags, tag)));
+      if (lines[i][0] == '+')
+        {
+          g_assert_nonnull (strstr (source_b, needle));
+          n_added++;
+        }
+      else if (lines[i][0] == '-')
+        {
+          g_assert_nonnull (strstr (source_a, needle));
+          n_removed++;
+        }
+      else if (lines[i][0] == '@')
+        n_hunks++;
+      else
+        {
+          g_assert_cmpint (lines[i][0], ==, ' ');
+          g_assert_nonnull (strstr (source_a, needle));
+          g_assert_nonnull (strstr (source_b, needle));
+        }
+    }
+  g_assert_cmpuint (n_hunks, >, 0);
+  g_assert_cmpuint (n_added, >, 0);
+  g_assert_cmpuint (n_removed, >, 0);
+  /* The line above says what the text shows. */
+  {
+    g_autofree char *counts = g_strdup_printf ("%u lines removed, %u lines added", n_removed, n_added);
+
+    g_assert_true (g_str_has_prefix (prism_compare_view_get_source_summary (compare), counts));
+  }
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (compare));
+  save_screenshot (GTK_WIDGET (compare), "compare-source.png");
+
+  /* Planned for another GPU, as the Kernel page's target makes it. */
+  prism_compare_view_set_target (compare, "a100");
+  g_test_message ("%s", prism_compare_view_get_source_summary (compare));
+  g_assert_nonnull (strstr (prism_compare_view_get_source_summary (compare),
+                            prism_gpu_target_lookup ("a100")->display_name));
+  g_assert_null (strstr (prism_compare_view_get_source_summary (compare),
+                         prism_gpu_target_default ()->display_name));
+
+  /* The same code on both sides. */
+  prism_compare_view_set_candidates (compare, b, b);
+  g_assert_cmpstr (prism_compare_view_get_source_summary (compare), ==,
+                   "The two candidates generate the same CUDA code.");
+  g_assert_cmpint (gtk_text_buffer_get_char_count (buffer), ==, 0);
   window_destroy (window);
 }
 
@@ -1876,6 +2232,9 @@ main (int   argc,
   g_test_add_func ("/graph/export", test_export);
   g_test_add_func ("/graph/diff/one-map-entry", test_diff_one_map_entry);
   g_test_add_func ("/graph/diff/kinds", test_diff_kinds);
+  g_test_add_func ("/graph/diff/renamed-inputs", test_diff_renamed_inputs);
+  g_test_add_func ("/graph/diff/lines", test_diff_lines);
+  g_test_add_func ("/graph/diff/kernel-operand-order", test_diff_kernel_operand_order);
 
   if (gtk_init_check ())
     {
@@ -1892,6 +2251,7 @@ main (int   argc,
       g_test_add_func ("/graph/view/gestures", test_view_gestures);
       g_test_add_func ("/graph/compare", test_compare_view);
       g_test_add_func ("/graph/compare/zoom", test_compare_zoom);
+      g_test_add_func ("/graph/compare/source", test_compare_source);
       g_test_add_func ("/graph/window", test_window_graph_page);
     }
   else

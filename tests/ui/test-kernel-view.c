@@ -19,6 +19,7 @@
 
 #include "prism-cuda-emitter.h"
 #include "prism-format.h"
+#include "prism-kernel-source.h"
 #include "prism-kernel-view.h"
 #include "prism-launch-row.h"
 #include "prism-ptxas.h"
@@ -449,6 +450,218 @@ test_kernel_reference (void)
   g_assert_nonnull (strstr (prism_kernel_view_get_title (s.view), "Baseline"));
 
   standalone_clear (&s);
+}
+
+/* A candidate that is the unfused program itself: every op is a lowered
+ * kernel of its own, several launches each with a __global__ function. */
+static PrismCandidateRow *
+unfused_row (const char *workload, guint id)
+{
+  g_autoptr(GError) error = NULL;
+  PrismCandidate *c = prism_candidate_new ();
+  PrismCandidateRow *row;
+
+  c->id = id;
+  c->digest = g_strdup_printf ("%032x", id);
+  c->graph = prism_workload_build (workload, NULL, &error);
+  g_assert_no_error (error);
+  c->n_kernels = prism_graph_count_kernels (c->graph);
+  c->verdict = g_strdup ("equivalent");
+  c->predicted_us = 10;
+  c->speedup = 1;
+  row = prism_candidate_row_new (c, id);
+  prism_candidate_unref (c);
+  return row;
+}
+
+static char *
+source_line (PrismKernelView *view, int line)
+{
+  g_autofree char *source = prism_kernel_view_dup_source (view);
+  g_auto(GStrv) lines = g_strsplit (source, "\n", -1);
+
+  g_assert_cmpint (line, <, (int) g_strv_length (lines));
+  return g_strdup (lines[line]);
+}
+
+/* Selecting launch @i selects its __global__ function's lines in the source
+ * and rings its point on the roofline. */
+static void
+assert_linked (PrismKernelView *view, guint i)
+{
+  PrismKernelReport *report = prism_kernel_view_get_report (view);
+  const PrismKernelReportLaunch *launch = prism_kernel_report_get_launch (report, i);
+  PrismRooflineChart *roofline = prism_kernel_view_get_roofline (view);
+  int first = -1, last = -1, want_first, want_last, point;
+  g_autofree char *name_line = NULL;
+  g_autofree char *end_line = NULL;
+
+  g_assert_cmpuint (prism_kernel_view_get_selected_launch (view), ==, i);
+  g_assert_true (prism_kernel_source_find (report->source, launch->name, &want_first, &want_last));
+  g_assert_true (prism_kernel_view_get_source_selection (view, &first, &last));
+  g_test_message ("launch %u %s: lines %d–%d", i, launch->name, first + 1, last + 1);
+  g_assert_cmpint (first, ==, want_first);
+  g_assert_cmpint (last, ==, want_last);
+  /* The lines are the kernel's: its name after __global__, to its brace. */
+  name_line = source_line (view, first + 2);
+  g_assert_true (g_str_has_prefix (name_line, launch->name));
+  g_clear_pointer (&name_line, g_free);
+  name_line = source_line (view, first + 1);
+  g_assert_nonnull (strstr (name_line, "__global__"));
+  end_line = source_line (view, last);
+  g_assert_cmpstr (end_line, ==, "}");
+
+  point = prism_roofline_chart_get_selected (roofline);
+  g_assert_cmpint (point, >=, 0);
+  g_assert_cmpint (prism_roofline_chart_get_point (roofline, point)->index, ==, (int) i);
+  g_assert_false (prism_roofline_chart_get_point (roofline, point)->baseline);
+  g_assert_cmpstr (prism_roofline_chart_get_point (roofline, point)->label, ==, launch->name);
+}
+
+/* Linking, as Nsight Compute links (issue 25 item 7): a launch row selects
+ * its kernel's lines in the source and its point on the roofline; a click
+ * on a point, or in a kernel's lines, selects its row; a new report
+ * selects nothing.  Before, the list had no selection (GtkNoSelection) and
+ * nothing was linked. */
+static void
+test_kernel_linked (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) program = prism_workload_build (WORKLOAD, NULL, &error);
+  g_autoptr(PrismCandidateRow) unfused = unfused_row (WORKLOAD, 3);
+  g_autoptr(PrismCandidateRow) reference = reference_row (WORKLOAD, 7);
+  PrismRooflineChart *roofline;
+  PrismKernelReport *report;
+  GtkTextBuffer *buffer;
+  guint n, last_drawn = G_MAXUINT, other = G_MAXUINT;
+  int first, last;
+  Standalone s;
+
+  g_assert_no_error (error);
+  standalone_init (&s);
+  roofline = prism_kernel_view_get_roofline (s.view);
+  prism_kernel_view_set_target (s.view, "h100");
+  prism_kernel_view_set_program (s.view, program);
+  prism_kernel_view_set_candidate (s.view, unfused);
+  wait_for_report (s.view);
+  report = prism_kernel_view_get_report (s.view);
+  n = prism_kernel_report_get_n_launches (report);
+  g_assert_cmpuint (n, >=, 2);
+  g_assert_cmpuint (prism_kernel_view_get_selected_launch (s.view), ==, GTK_INVALID_LIST_POSITION);
+  g_assert_cmpint (prism_roofline_chart_get_selected (roofline), ==, -1);
+
+  for (guint i = 0; i < n; i++)
+    if (prism_roofline_chart_find_launch (roofline, i, FALSE) >= 0)
+      {
+        other = last_drawn == G_MAXUINT ? other : last_drawn;
+        last_drawn = i;
+      }
+  g_assert_cmpuint (last_drawn, !=, G_MAXUINT);
+  g_assert_cmpuint (other, !=, G_MAXUINT);
+
+  /* A row: its lines and its point. */
+  prism_kernel_view_select_launch (s.view, last_drawn);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (s.view));
+  assert_linked (s.view, last_drawn);
+
+  /* A click on another launch's point selects its row, and its lines. */
+  {
+    int point = prism_roofline_chart_find_launch (roofline, other, FALSE);
+    const PrismRooflinePoint *p = prism_roofline_chart_get_point (roofline, point);
+
+    g_assert_true (prism_roofline_chart_click_at (roofline, p->x, p->y));
+    assert_linked (s.view, other);
+  }
+
+  /* A click in a kernel's lines selects its launch. */
+  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (prism_kernel_view_get_source_view (s.view)));
+  g_assert_true (prism_kernel_source_find (report->source, prism_kernel_report_get_launch (report, last_drawn)->name,
+                                           &first, &last));
+  {
+    GtkTextIter inside;
+
+    gtk_text_buffer_get_iter_at_line (buffer, &inside, first + 4);
+    gtk_text_buffer_place_cursor (buffer, &inside);
+  }
+  assert_linked (s.view, last_drawn);
+
+  /* Unselected: no lines, no point. */
+  prism_kernel_view_select_launch (s.view, GTK_INVALID_LIST_POSITION);
+  g_assert_false (prism_kernel_view_get_source_selection (s.view, &first, &last));
+  g_assert_cmpint (prism_roofline_chart_get_selected (roofline), ==, -1);
+
+  /* Another candidate: nothing selected until asked; its fused kernel
+   * links the same way.  The screenshot the README shows. */
+  prism_kernel_view_select_launch (s.view, 0);
+  prism_kernel_view_set_candidate (s.view, reference);
+  wait_for_report (s.view);
+  g_assert_cmpuint (prism_kernel_view_get_selected_launch (s.view), ==, GTK_INVALID_LIST_POSITION);
+  g_assert_cmpint (prism_roofline_chart_get_selected (roofline), ==, -1);
+  report = prism_kernel_view_get_report (s.view);
+  for (guint i = 0; i < prism_kernel_report_get_n_launches (report); i++)
+    if (prism_kernel_report_get_launch (report, i)->role == PRISM_KERNEL_ROLE_CUSTOM)
+      {
+        prism_kernel_view_select_launch (s.view, i);
+        assert_linked (s.view, i);
+        break;
+      }
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (s.view));
+  ui_test_save_screenshot (s.window, "kernel-linked.png");
+
+  standalone_clear (&s);
+}
+
+/* On a narrow roofline the x labels do not run into each other (issue 25
+ * item 14: "1 тыс.10 тыс." in Russian): one that would is left out, its
+ * grid line kept; the first decade keeps its label. */
+static void
+test_kernel_roofline_ticks (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PrismGraph) program = prism_workload_build (WORKLOAD, NULL, &error);
+  g_autoptr(PrismKernelReport) report = NULL;
+  GtkWidget *window = gtk_window_new ();
+  PrismRooflineChart *chart = PRISM_ROOFLINE_CHART (prism_roofline_chart_new ());
+
+  g_assert_no_error (error);
+  report = prism_kernel_report_new (program, prism_gpu_target_default (), TRUE, FALSE, NULL, &error);
+  g_assert_no_error (error);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (chart));
+  gtk_window_set_default_size (GTK_WINDOW (window), 240, 260);
+  gtk_window_present (GTK_WINDOW (window));
+  prism_roofline_chart_set_reports (chart, NULL, report, -1, -1);
+  for (guint width = 240; width <= 640; width += 80)
+    {
+      GArray *rects;
+      GPtrArray *ticks;
+
+      int shown = gtk_widget_get_width (GTK_WIDGET (chart));
+
+      gtk_window_set_default_size (GTK_WINDOW (window), width, 260);
+      /* The chart is at least 200 px wide; the window may not shrink to @width. */
+      WAIT_UNTIL (10, gtk_widget_get_width (GTK_WIDGET (chart)) != shown || width == 240);
+      gtk_widget_queue_draw (GTK_WIDGET (chart));
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (chart));
+      shown = gtk_widget_get_width (GTK_WIDGET (chart));
+      rects = prism_roofline_chart_get_tick_rects (chart);
+      ticks = prism_roofline_chart_get_ticks (chart);
+      g_test_message ("%d px: %u x labels", shown, ticks->len);
+      g_assert_cmpuint (rects->len, ==, ticks->len);
+      g_assert_cmpuint (rects->len, >=, 2);
+      for (guint i = 0; i < rects->len; i++)
+        {
+          const graphene_rect_t *r = &g_array_index (rects, graphene_rect_t, i);
+
+          g_assert_cmpfloat (r->origin.x + r->size.width, <=, shown);
+          if (i > 0)
+            {
+              const graphene_rect_t *previous = &g_array_index (rects, graphene_rect_t, i - 1);
+
+              g_assert_cmpfloat (previous->origin.x + previous->size.width, <, r->origin.x);
+            }
+        }
+    }
+  gtk_window_destroy (GTK_WINDOW (window));
 }
 
 /* Every launch is listed, helpers included, with its role: a workload
@@ -920,6 +1133,8 @@ main (int argc, char *argv[])
 
   g_test_add_func ("/explorer/kernel/reference", test_kernel_reference);
   g_test_add_func ("/explorer/kernel/roles", test_kernel_roles);
+  g_test_add_func ("/explorer/kernel/linked", test_kernel_linked);
+  g_test_add_func ("/explorer/kernel/roofline-ticks", test_kernel_roofline_ticks);
   g_test_add_func ("/explorer/kernel/registers", test_kernel_registers);
   g_test_add_func ("/explorer/kernel/search", test_kernel_search);
   g_test_add_func ("/explorer/kernel/stalls", test_kernel_stalls);
