@@ -2016,6 +2016,9 @@ setup_settings (PrismWindow *self)
       /* Read when the window is made and when the key changes; a caller
        * (the tests) may still set the property. */
       g_settings_bind (self->settings, "search-on-open", self, "search-on-open", G_SETTINGS_BIND_GET);
+      /* Compare's CUDA Source is the code for the GPU the preferences target. */
+      g_settings_bind (self->settings, "target-gpu", prism_candidates_view_get_compare_view (self->candidates_view),
+                       "target", G_SETTINGS_BIND_GET);
       g_settings_bind (self->settings, "layout-direction", self->graph_view, "direction",
                        G_SETTINGS_BIND_DEFAULT);
       g_settings_bind (self->settings, "show-legend", self->graph_view, "show-legend",
