@@ -14,7 +14,8 @@
       variant's outputs within 1e-5 of `prism run --save-outputs`; and
       mutants (gelu in its tanh form, SDPA with its default scale, rms_norm
       with an epsilon, sum without keepdim) must be caught.  Skips (77) when
-      torch cannot be imported by $PRISM_TORCH_PYTHON (default python3).
+      torch cannot be imported by $PRISM_TORCH_PYTHON (default: the project's
+      .venv/bin/python, which build-aux/setup makes with torch, else python3).
 
 Run by meson (tests/tools/meson.build) with PRISM_SOURCE_DIR set.
 """
@@ -435,7 +436,11 @@ class Numeric:
 
 
 def test_numeric(prism, script):
-    torch_py = os.environ.get("PRISM_TORCH_PYTHON") or shutil.which("python3") or sys.executable
+    # build-aux/setup installs torch into the project's .venv/: that Python
+    # unless one is named.
+    venv_py = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(script))), ".venv", "bin", "python")
+    torch_py = (os.environ.get("PRISM_TORCH_PYTHON") or (venv_py if os.access(venv_py, os.X_OK) else None)
+                or shutil.which("python3") or sys.executable)
     code, out, err = run([torch_py, "-c", "import torch; print(torch.__version__)"])
     if code != 0:
         print(f"SKIP: torch cannot be imported by {torch_py} "

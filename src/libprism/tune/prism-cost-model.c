@@ -326,7 +326,28 @@ price_op_launches (const PrismGpuTarget *target, const PrismGraph *graph, guint 
   if (op->kind == PRISM_OP_INPUT || op->kind == PRISM_OP_OUTPUT)
     return TRUE;
   if (op->kind == PRISM_OP_KERNEL)
-    return price_body (target, op->body, values, n_values, out, n);
+    {
+      PrismOpCost all;
+
+      if (!price_body (target, op->body, values, n_values, out, n))
+        return FALSE;
+      /* Its combine kernel included, the whole of our kernel is what
+       * cuBLASLt is compared with; what the floor adds goes to the kernel
+       * itself. */
+      all = out[0];
+      for (guint j = 1; j < *n; j++)
+        all.us += out[j].us;
+      prism_cost_model_floor_at_vendor (target, graph, op_index, &all);
+      for (guint j = 1; j < *n; j++)
+        all.us -= out[j].us;
+      if (all.us > out[0].us)
+        {
+          out[0].memory_us = MAX (out[0].memory_us, all.memory_us);
+          out[0].compute_us = MAX (out[0].compute_us, all.compute_us);
+          out[0].us = all.us;
+        }
+      return TRUE;
+    }
   if (op->kind == PRISM_OP_MATMUL && kind == PRISM_BASELINE_VENDOR)
     {
       *n = 1;
@@ -357,9 +378,6 @@ prism_cost_model_op_full (const PrismGpuTarget *target, const PrismGraph *graph,
       out->compute_us += c[1].compute_us;
       out->latency_us += c[1].latency_us;
     }
-  /* Its combine kernel included: the whole of our kernel is what cuBLASLt
-   * would be compared with. */
-  prism_cost_model_floor_at_vendor (target, graph, op_index, out);
   return TRUE;
 }
 
