@@ -734,14 +734,6 @@ test_completeness_rules (void)
     { "maximum-zero-relu", XY U ("relu", "x", "o") O ("o"),
       XY C ("z", "0.0") B ("maximum", "x", "z", "o") O ("o"),
       XY C ("z", "1.0") B ("maximum", "x", "z", "o") O ("o") },
-    { "softmax-shift", XY U ("exp", "x", "e") R ("sum", "1", "e", "s") B ("div", "e", "s", "o") O ("o"),
-      XY R ("sum", "1", "y", "c") B ("sub", "x", "c", "d") U ("exp", "d", "e") R ("sum", "1", "e", "s")
-      B ("div", "e", "s", "o") O ("o"),
-      XY B ("sub", "x", "y", "d") U ("exp", "d", "e") R ("sum", "1", "e", "s") B ("div", "e", "s", "o") O ("o") },
-    { "softmax-shift-add", XY U ("exp", "x", "e") R ("sum", "1", "e", "s") B ("div", "e", "s", "o") O ("o"),
-      XY R ("max", "1", "y", "c") B ("add", "x", "c", "d") U ("exp", "d", "e") R ("sum", "1", "e", "s")
-      B ("div", "e", "s", "o") O ("o"),
-      XY B ("add", "x", "y", "d") U ("exp", "d", "e") R ("sum", "1", "e", "s") B ("div", "e", "s", "o") O ("o") },
     { "transpose-identity", XY U ("exp", "x", "o") O ("o"),
       XY U ("exp", "x", "e") TR ("[0, 1]", "e", "o") O ("o"),
       XY U ("exp", "x", "e") TR ("[1, 0]", "e", "o") O ("o") },

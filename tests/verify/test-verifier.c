@@ -929,7 +929,9 @@ test_range_f32 (void)
 
   g_assert_cmpint (same->kind, ==, PRISM_VERDICT_EQUIVALENT);
   g_assert_null (same->range_message);
-  g_assert_true (over->proved);
+  /* Not proved (softmax's shift is left out of the rules on purpose), and
+   * the seed of large values in f32 shows why. */
+  g_assert_false (over->proved);
   g_assert_true (over->random_ran && over->random_ok);
   g_assert_cmpint (over->kind, ==, PRISM_VERDICT_NOT_EQUIVALENT);
   g_assert_nonnull (strstr (over->message, "run in f32 on seed 2001"));
