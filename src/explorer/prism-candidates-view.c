@@ -805,6 +805,8 @@ update_hint (PrismCandidatesView *self,
   else
     text = g_strdup (_("Tick Compare on two candidates to compare them"));
   gtk_label_set_label (self->hint_label, text);
+  /* Beside the filter, a long language ellipsizes it: the tooltip has it whole. */
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->hint_label), text);
   gtk_widget_set_visible (GTK_WIDGET (self->clear_compare_button), self->pinned->len > 0);
 }
 
@@ -1013,6 +1015,7 @@ update_count (PrismCandidatesView *self)
                                            "%s — %u match the filter", shown), all, shown);
     }
   gtk_label_set_label (self->count_label, text);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->count_label), text);
 }
 
 static GtkWidget *
