@@ -631,6 +631,14 @@ reduce_axes (PrismOnnxImport *imp, const Onnx__NodeProto *node, guint rank, gint
     {
       int d;
 
+      /* An axes tensor of floats may hold anything: casting a value out of
+       * gint64's range (or NaN) is undefined (found by fuzz-onnx-reader). */
+      if (!(axes[i] >= -64 && axes[i] <= 64) || axes[i] != (double) (gint64) axes[i])
+        {
+          prism_onnx_node_error (imp, error, PRISM_ERROR_INVALID_GRAPH, "axis %g is not a whole number of a dim",
+                                 axes[i]);
+          return FALSE;
+        }
       if (!normalize_axis (imp, (gint64) axes[i], rank, &d, error))
         return FALSE;
       if (reduce[d])
