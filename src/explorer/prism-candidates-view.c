@@ -10,24 +10,12 @@
 #include <math.h>
 #include <glib/gi18n.h>
 
+#include "prism-candidate-column.h"
 #include "prism-candidate-info.h"
 #include "prism-candidates-view.h"
 #include "prism-column-title.h"
 #include "prism-format.h"
 
-typedef enum
-{
-  COLUMN_ID,
-  COLUMN_SPEEDUP,
-  COLUMN_TIME,
-  COLUMN_MEASURED,
-  COLUMN_KERNELS,
-  COLUMN_SMEM,
-  COLUMN_VERIFICATION,
-  COLUMN_PARAMS,
-  COLUMN_FOUND,
-  N_COLUMNS
-} Column;
 
 struct _PrismCandidatesView
 {
@@ -55,7 +43,7 @@ struct _PrismCandidatesView
   GtkBox *verification_box;
   PrismCompareView *compare_view;
 
-  GtkColumnViewColumn *columns[N_COLUMNS];
+  GtkColumnViewColumn *columns[PRISM_CANDIDATE_N_COLUMNS];
   GtkColumnViewColumn *compare_column;
   GtkButton *clear_compare_button;
   guint n_selected;
@@ -85,104 +73,6 @@ static GParamSpec *properties [N_PROPS];
  * Auxiliary methods
  */
 
-static char *
-cell_text (PrismCandidateRow *row,
-           Column             column)
-{
-  switch (column)
-    {
-    case COLUMN_ID:
-      /* A graph from elsewhere is named, not numbered: "Mirage graph 2". */
-      if (prism_candidate_row_is_external (row))
-        return g_strdup (prism_candidate_row_get_label (row));
-      return g_strdup_printf ("%u", prism_candidate_row_get_id (row));
-    case COLUMN_SPEEDUP:
-      return prism_format_speedup (prism_candidate_row_get_speedup (row));
-    case COLUMN_TIME:
-      return prism_format_time_us (prism_candidate_row_get_time_us (row));
-    case COLUMN_MEASURED:
-      /* Empty until the GPU timed it (the best few, after the search). */
-      if (!prism_candidate_row_get_measured (row))
-        return g_strdup ("");
-      {
-        g_autofree char *time = prism_format_time_us (prism_candidate_row_get_measured_us (row));
-        g_autofree char *off = prism_format_prediction_error (prism_candidate_row_get_predicted_us (row),
-                                                              prism_candidate_row_get_measured_us (row));
-
-        /* Translators: a measured time, then how far it is from the prediction */
-        return g_strdup_printf (_("%s (%s)"), time, off);
-      }
-    case COLUMN_KERNELS:
-      return g_strdup_printf ("%u", prism_candidate_row_get_kernels (row));
-    case COLUMN_SMEM:
-      {
-        guint64 bytes;
-
-        if (!prism_candidate_row_get_smem_bytes (row, &bytes))
-          return g_strdup ("?");
-        /* Candidates without a custom kernel use none of their own. */
-        return bytes == 0 ? g_strdup ("—") : g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
-      }
-    case COLUMN_VERIFICATION:
-      return g_strdup (prism_candidate_row_get_verification (row));
-    case COLUMN_PARAMS:
-      /* A candidate whose grids and loops all have size 1 has no sizes to choose. */
-      return g_strdup (*prism_candidate_row_get_params (row) ? prism_candidate_row_get_params (row) : "—");
-    case COLUMN_FOUND:
-      /* Not found by this search: opened from a file. */
-      if (prism_candidate_row_is_external (row))
-        return g_strdup ("—");
-      return prism_format_seconds (prism_candidate_row_get_found_at (row));
-    case N_COLUMNS:
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-static const char *
-column_title (Column column)
-{
-  switch (column)
-    {
-    case COLUMN_ID:           return C_("candidates column", "#");
-    case COLUMN_SPEEDUP:      return C_("candidates column", "Speedup");
-    case COLUMN_TIME:         return C_("candidates column", "Time");
-    case COLUMN_MEASURED:     return C_("candidates column", "Measured");
-    case COLUMN_KERNELS:      return C_("candidates column", "Launches");
-    /* Not "Shared": the Kernel page's Shared is each launch's dynamic
-     * shared memory, pipeline stages and padding included — another figure
-     * (21.3 KiB here beside 41.1 KiB there for one candidate). */
-    case COLUMN_SMEM:         return C_("candidates column", "Tiles");
-    case COLUMN_VERIFICATION: return C_("candidates column", "Verification");
-    case COLUMN_PARAMS:       return C_("candidates column", "Sizes");
-    case COLUMN_FOUND:        return C_("candidates column", "Found After");
-    case N_COLUMNS:
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-/* The property a column sorts by; text columns sort by their text. */
-static const char *
-column_property (Column column)
-{
-  switch (column)
-    {
-    case COLUMN_ID:           return "id";
-    case COLUMN_SPEEDUP:      return "speedup";
-    case COLUMN_TIME:         return "time-us";
-    case COLUMN_MEASURED:     return "measured-us";
-    case COLUMN_KERNELS:      return "kernels";
-    case COLUMN_SMEM:         return "smem-bytes";
-    case COLUMN_VERIFICATION: return "method";
-    case COLUMN_PARAMS:       return "params";
-    case COLUMN_FOUND:        return "found-at";
-    case N_COLUMNS:
-    default:
-      g_assert_not_reached ();
-    }
-}
-
 /* The # column's order: the run's candidates by id, then graphs from
  * elsewhere by their number in their file. */
 static int
@@ -205,7 +95,7 @@ compare_ids (gconstpointer a,
 static void
 update_cell (GtkListItem *item)
 {
-  Column column = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (item), "column"));
+  PrismCandidateColumn column = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (item), "column"));
   PrismCandidateRow *row = gtk_list_item_get_item (item);
   GtkWidget *box = gtk_list_item_get_child (item);
   GtkWidget *label = gtk_widget_get_first_child (box);
@@ -214,7 +104,7 @@ update_cell (GtkListItem *item)
 
   if (row == NULL)
     return;
-  text = cell_text (row, column);
+  text = prism_candidate_column_text (row, column);
   gtk_label_set_label (GTK_LABEL (label), text);
 
   /* Say whether a speedup is the cost model's or the GPU's. */
@@ -233,23 +123,23 @@ cell_query_tooltip_cb (GtkWidget   *box,
                        GtkTooltip  *tooltip,
                        GtkListItem *item)
 {
-  Column column = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (item), "column"));
+  PrismCandidateColumn column = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (item), "column"));
   PrismCandidateRow *row = gtk_list_item_get_item (item);
 
   if (row == NULL)
     return FALSE;
-  if (column == COLUMN_SPEEDUP)
+  if (column == PRISM_CANDIDATE_COLUMN_SPEEDUP)
     gtk_tooltip_set_text (tooltip, prism_candidate_row_get_measured (row)
                                    ? _("Measured on the GPU")
                                    : _("Predicted by the cost model (no GPU measurement)"));
-  else if (column == COLUMN_MEASURED && prism_candidate_row_get_measured (row))
+  else if (column == PRISM_CANDIDATE_COLUMN_MEASURED && prism_candidate_row_get_measured (row))
     gtk_tooltip_set_text (tooltip, _("Measured on the GPU; in brackets, how far that is from the cost "
                                      "model's prediction (+: slower than predicted)"));
-  else if (column == COLUMN_SMEM)
+  else if (column == PRISM_CANDIDATE_COLUMN_SMEM)
     gtk_tooltip_set_text (tooltip, _("Shared memory of the tiles of every custom kernel together, one "
                                      "copy of each, at the candidate's sizes; the Kernel page gives each "
                                      "launch's shared memory with its pipeline stages and padding"));
-  else if (column == COLUMN_VERIFICATION && prism_candidate_row_get_message (row) != NULL)
+  else if (column == PRISM_CANDIDATE_COLUMN_VERIFICATION && prism_candidate_row_get_message (row) != NULL)
     gtk_tooltip_set_text (tooltip, prism_candidate_row_get_message (row));
   else
     return FALSE;
@@ -267,7 +157,7 @@ cell_setup_cb (GtkSignalListItemFactory *factory,
                GtkListItem              *item,
                gpointer                  user_data)
 {
-  Column column = GPOINTER_TO_UINT (user_data);
+  PrismCandidateColumn column = GPOINTER_TO_UINT (user_data);
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *label = gtk_label_new (NULL);
 
@@ -276,15 +166,15 @@ cell_setup_cb (GtkSignalListItemFactory *factory,
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
   switch (column)
     {
-    case COLUMN_ID:
-    case COLUMN_KERNELS:
-    case COLUMN_SMEM:
-    case COLUMN_FOUND:
+    case PRISM_CANDIDATE_COLUMN_ID:
+    case PRISM_CANDIDATE_COLUMN_KERNELS:
+    case PRISM_CANDIDATE_COLUMN_SMEM:
+    case PRISM_CANDIDATE_COLUMN_FOUND:
       gtk_label_set_xalign (GTK_LABEL (label), 1);
       gtk_widget_set_hexpand (label, TRUE);
       gtk_widget_add_css_class (label, "numeric");
       break;
-    case COLUMN_SPEEDUP:
+    case PRISM_CANDIDATE_COLUMN_SPEEDUP:
       {
         /* Says whether the speedup (and so the time) is predicted or measured. */
         GtkWidget *caption = gtk_label_new (NULL);
@@ -300,23 +190,23 @@ cell_setup_cb (GtkSignalListItemFactory *factory,
         gtk_box_append (GTK_BOX (box), caption);
       }
       break;
-    case COLUMN_TIME:
-    case COLUMN_MEASURED:
+    case PRISM_CANDIDATE_COLUMN_TIME:
+    case PRISM_CANDIDATE_COLUMN_MEASURED:
       gtk_label_set_xalign (GTK_LABEL (label), 1);
       gtk_widget_set_hexpand (label, TRUE);
       gtk_widget_add_css_class (label, "numeric");
       break;
-    case COLUMN_PARAMS:
+    case PRISM_CANDIDATE_COLUMN_PARAMS:
       gtk_label_set_xalign (GTK_LABEL (label), 0);
       gtk_widget_add_css_class (label, "monospace");
       gtk_widget_add_css_class (label, "caption");
       break;
-    case COLUMN_VERIFICATION:
+    case PRISM_CANDIDATE_COLUMN_VERIFICATION:
     default:
       gtk_label_set_xalign (GTK_LABEL (label), 0);
       break;
     }
-  if (column == COLUMN_SPEEDUP || column == COLUMN_VERIFICATION || column == COLUMN_SMEM)
+  if (column == PRISM_CANDIDATE_COLUMN_SPEEDUP || column == PRISM_CANDIDATE_COLUMN_VERIFICATION || column == PRISM_CANDIDATE_COLUMN_SMEM)
     {
       gtk_widget_set_has_tooltip (box, TRUE);
       g_signal_connect (box, "query-tooltip", G_CALLBACK (cell_query_tooltip_cb), item);
@@ -329,12 +219,12 @@ cell_bind_cb (GtkSignalListItemFactory *factory,
               GtkListItem              *item,
               gpointer                  user_data)
 {
-  Column column = GPOINTER_TO_UINT (user_data);
+  PrismCandidateColumn column = GPOINTER_TO_UINT (user_data);
   PrismCandidateRow *row = gtk_list_item_get_item (item);
 
   update_cell (item);
   /* Only a GPU measurement changes a row after it is shown. */
-  if (column == COLUMN_SPEEDUP || column == COLUMN_TIME || column == COLUMN_MEASURED)
+  if (column == PRISM_CANDIDATE_COLUMN_SPEEDUP || column == PRISM_CANDIDATE_COLUMN_TIME || column == PRISM_CANDIDATE_COLUMN_MEASURED)
     {
       gulong id = g_signal_connect_swapped (row, "notify::measured-us",
                                             G_CALLBACK (row_notify_cb), item);
@@ -464,9 +354,9 @@ clear_compare_cb (PrismCandidatesView *self)
 static void
 add_columns (PrismCandidatesView *self)
 {
-  static const int widths[N_COLUMNS] = { 44, 136, 84, 88, 76, 84, 150, 130, 102 };
+  static const int widths[PRISM_CANDIDATE_N_COLUMNS] = { 44, 136, 84, 88, 76, 84, 150, 130, 102 };
 
-  for (Column c = 0; c < N_COLUMNS; c++)
+  for (PrismCandidateColumn c = 0; c < PRISM_CANDIDATE_N_COLUMNS; c++)
     {
       g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
       g_autoptr(GtkColumnViewColumn) column = NULL;
@@ -477,11 +367,11 @@ add_columns (PrismCandidatesView *self)
       g_signal_connect (factory, "bind", G_CALLBACK (cell_bind_cb), GUINT_TO_POINTER (c));
       g_signal_connect (factory, "unbind", G_CALLBACK (cell_unbind_cb), GUINT_TO_POINTER (c));
 
-      column = gtk_column_view_column_new (column_title (c), g_object_ref (factory));
-      expression = gtk_property_expression_new (PRISM_TYPE_CANDIDATE_ROW, NULL, column_property (c));
-      if (c == COLUMN_PARAMS)
+      column = gtk_column_view_column_new (prism_candidate_column_title (c), g_object_ref (factory));
+      expression = gtk_property_expression_new (PRISM_TYPE_CANDIDATE_ROW, NULL, prism_candidate_column_property (c));
+      if (c == PRISM_CANDIDATE_COLUMN_PARAMS)
         sorter = GTK_SORTER (gtk_string_sorter_new (expression));
-      else if (c == COLUMN_ID)
+      else if (c == PRISM_CANDIDATE_COLUMN_ID)
         {
           gtk_expression_unref (expression);
           sorter = GTK_SORTER (gtk_custom_sorter_new (compare_ids, NULL, NULL));
@@ -492,7 +382,7 @@ add_columns (PrismCandidatesView *self)
       g_object_unref (sorter);
       gtk_column_view_column_set_resizable (column, TRUE);
       prism_column_title_fit (self->column_view, column, widths[c]);
-      if (c == COLUMN_PARAMS)
+      if (c == PRISM_CANDIDATE_COLUMN_PARAMS)
         gtk_column_view_column_set_expand (column, TRUE);
       gtk_column_view_append_column (self->column_view, column);
       self->columns[c] = column;
@@ -883,62 +773,6 @@ update_detail (PrismCandidatesView *self)
     g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_SELECTED]);
 }
 
-/* One term of the filter against a row: "launches=1", "speedup>=2",
- * "time<5" (µs) compare a figure; any other text is looked for, ignoring
- * case, in the row's cells and in the steps that built it (the ops and
- * kernels of its structure). */
-static gboolean
-term_matches (PrismCandidateRow *row,
-              const char        *term)
-{
-  static const char * const fields[] = { "launches", "speedup", "time" };
-  const char *explanation;
-
-  for (guint f = 0; f < G_N_ELEMENTS (fields); f++)
-    {
-      gsize len = strlen (fields[f]);
-      const char *op = term + len;
-      char *end = NULL;
-      double want, have;
-      int cmp;
-
-      if (g_ascii_strncasecmp (term, fields[f], len) != 0 || strchr ("<>=", *op) == NULL || *op == '\0')
-        continue;
-      cmp = op[0] == '<' ? (op[1] == '=' ? -2 : -1) : op[0] == '>' ? (op[1] == '=' ? 2 : 1) : 0;
-      want = g_ascii_strtod (op + (op[1] == '=' ? 2 : 1), &end);
-      if (end == NULL || *end != '\0' || end == op + 1)
-        break;   /* not a number: looked for as text */
-      have = f == 0 ? prism_candidate_row_get_kernels (row)
-             : f == 1 ? prism_candidate_row_get_speedup (row) : prism_candidate_row_get_predicted_us (row);
-      switch (cmp)
-        {
-        case -2: return have <= want;
-        case -1: return have < want;
-        case 1:  return have > want;
-        case 2:  return have >= want;
-        default: return fabs (have - want) <= 1e-9 * MAX (1, fabs (want));
-        }
-    }
-
-  for (Column c = 0; c < N_COLUMNS; c++)
-    {
-      g_autofree char *text = cell_text (row, c);
-      g_autofree char *folded = text ? g_utf8_casefold (text, -1) : NULL;
-
-      if (folded != NULL && strstr (folded, term) != NULL)
-        return TRUE;
-    }
-  explanation = prism_candidate_row_get_explanation (row);
-  if (explanation != NULL)
-    {
-      g_autofree char *folded = g_utf8_casefold (explanation, -1);
-
-      if (strstr (folded, term) != NULL)
-        return TRUE;
-    }
-  return FALSE;
-}
-
 static gboolean
 row_matches (gpointer item,
              gpointer user_data)
@@ -948,7 +782,7 @@ row_matches (gpointer item,
   if (self->filter_terms == NULL)
     return TRUE;
   for (guint i = 0; self->filter_terms[i] != NULL; i++)
-    if (*self->filter_terms[i] != '\0' && !term_matches (item, self->filter_terms[i]))
+    if (*self->filter_terms[i] != '\0' && !prism_candidate_filter_term_matches (item, self->filter_terms[i]))
       return FALSE;
   return TRUE;
 }
@@ -1074,7 +908,7 @@ items_changed_cb (PrismCandidatesView *self,
 {
   update_count (self);
   /* Room for "Mirage graph 12" while the table has such rows. */
-  prism_column_title_fit (self->column_view, self->columns[COLUMN_ID],
+  prism_column_title_fit (self->column_view, self->columns[PRISM_CANDIDATE_COLUMN_ID],
                           self->model && prism_search_model_get_n_external (self->model) > 0 ? 128 : 44);
   /* A new search empties the store: what was ticked is gone. */
   if (g_list_model_get_n_items (model) == 0 && self->pinned->len > 0)
@@ -1313,7 +1147,7 @@ prism_candidates_view_init (PrismCandidatesView *self)
                                                         G_CALLBACK (rows_changed_cb), self,
                                                         G_CONNECT_SWAPPED);
   /* Fastest first. */
-  gtk_column_view_sort_by_column (self->column_view, self->columns[COLUMN_SPEEDUP], GTK_SORT_DESCENDING);
+  gtk_column_view_sort_by_column (self->column_view, self->columns[PRISM_CANDIDATE_COLUMN_SPEEDUP], GTK_SORT_DESCENDING);
   update_count (self);
 }
 
@@ -1605,9 +1439,9 @@ prism_candidates_view_dup_cell_text (PrismCandidatesView *self,
   row = g_list_model_get_item (G_LIST_MODEL (self->sorted), position);
   if (row == NULL)
     return NULL;
-  for (Column c = 0; c < N_COLUMNS; c++)
-    if (g_strcmp0 (column_property (c), property) == 0)
-      return cell_text (row, c);
+  for (PrismCandidateColumn c = 0; c < PRISM_CANDIDATE_N_COLUMNS; c++)
+    if (g_strcmp0 (prism_candidate_column_property (c), property) == 0)
+      return prism_candidate_column_text (row, c);
   return NULL;
 }
 

@@ -147,68 +147,7 @@ on_zero_input (GtkSpinButton *spin,
   return TRUE;
 }
 
-/* A row like the template's: a label with a description, a spin button
- * bound to @limit's key, whose range is the schema's. */
-static GtkWidget *
-make_limit_row (PrismPreferencesDialog *self, const Limit *limit)
-{
-  g_autoptr(GSettingsSchemaKey) key = NULL;
-  g_autoptr(GSettingsSchema) schema = NULL;
-  g_autoptr(GVariant) range = NULL;
-  GVariant *bounds = NULL;
-  const char *type = NULL;
-  gint32 lo = 0, hi = 0;
-  GtkWidget *row = gtk_list_box_row_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 24);
-  GtkWidget *texts = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
-  GtkWidget *label = gtk_label_new_with_mnemonic (_(limit->label));
-  GtkWidget *description = gtk_label_new (_(limit->description));
-  GtkWidget *spin;
-
-  g_object_get (self->settings, "settings-schema", &schema, NULL);
-  key = g_settings_schema_get_key (schema, limit->key);
-  range = g_settings_schema_key_get_range (key);
-  g_variant_get (range, "(&sv)", &type, &bounds);
-  if (g_str_equal (type, "range"))
-    g_variant_get (bounds, "(ii)", &lo, &hi);
-  g_variant_unref (bounds);
-  spin = gtk_spin_button_new_with_range (lo, hi, limit->step);
-  /* A numeric spin button would refuse the word for 0. */
-  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), limit->zero == NULL);
-  if (limit->zero != NULL)
-    {
-      g_signal_connect (spin, "output", G_CALLBACK (on_zero_output), (gpointer) limit);
-      g_signal_connect (spin, "input", G_CALLBACK (on_zero_input), (gpointer) limit);
-      /* Sized for the digits of the range, the entry showed "Autor" of
-       * "Automatic": room for the whole word. */
-      gtk_editable_set_width_chars (GTK_EDITABLE (spin), (int) g_utf8_strlen (_(limit->zero), -1));
-    }
-  /* Block threads step by warps from 32: always a multiple of 32. */
-  gtk_spin_button_set_snap_to_ticks (GTK_SPIN_BUTTON (spin), TRUE);
-  gtk_widget_set_valign (spin, GTK_ALIGN_CENTER);
-  gtk_widget_set_name (spin, limit->key);
-  g_settings_bind (self->settings, limit->key, spin, "value", G_SETTINGS_BIND_DEFAULT);
-
-  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
-  gtk_widget_add_css_class (box, "preferences-row");
-  gtk_widget_set_hexpand (texts, TRUE);
-  gtk_widget_set_valign (texts, GTK_ALIGN_CENTER);
-  gtk_label_set_mnemonic_widget (GTK_LABEL (label), spin);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_xalign (GTK_LABEL (description), 0);
-  gtk_label_set_wrap (GTK_LABEL (description), TRUE);
-  gtk_label_set_max_width_chars (GTK_LABEL (description), 40);
-  gtk_widget_add_css_class (description, "dim-label");
-  gtk_widget_add_css_class (description, "caption");
-  gtk_box_append (GTK_BOX (texts), label);
-  gtk_box_append (GTK_BOX (texts), description);
-  gtk_box_append (GTK_BOX (box), texts);
-  gtk_box_append (GTK_BOX (box), spin);
-  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
-  return row;
-}
-
-/* A label with its description, then @control, as the limit rows are. */
+/* A row of the search list: a label with its description, then @control. */
 static GtkWidget *
 make_row (const char *label_text,
           const char *description_text,
@@ -238,6 +177,44 @@ make_row (const char *label_text,
   gtk_box_append (GTK_BOX (box), control);
   gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
   return row;
+}
+
+/* A row like the template's: a label with a description, a spin button
+ * bound to @limit's key, whose range is the schema's. */
+static GtkWidget *
+make_limit_row (PrismPreferencesDialog *self, const Limit *limit)
+{
+  g_autoptr(GSettingsSchemaKey) key = NULL;
+  g_autoptr(GSettingsSchema) schema = NULL;
+  g_autoptr(GVariant) range = NULL;
+  GVariant *bounds = NULL;
+  const char *type = NULL;
+  gint32 lo = 0, hi = 0;
+  GtkWidget *spin;
+
+  g_object_get (self->settings, "settings-schema", &schema, NULL);
+  key = g_settings_schema_get_key (schema, limit->key);
+  range = g_settings_schema_key_get_range (key);
+  g_variant_get (range, "(&sv)", &type, &bounds);
+  if (g_str_equal (type, "range"))
+    g_variant_get (bounds, "(ii)", &lo, &hi);
+  g_variant_unref (bounds);
+  spin = gtk_spin_button_new_with_range (lo, hi, limit->step);
+  /* A numeric spin button would refuse the word for 0. */
+  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), limit->zero == NULL);
+  if (limit->zero != NULL)
+    {
+      g_signal_connect (spin, "output", G_CALLBACK (on_zero_output), (gpointer) limit);
+      g_signal_connect (spin, "input", G_CALLBACK (on_zero_input), (gpointer) limit);
+      /* Sized for the digits of the range, the entry showed "Autor" of
+       * "Automatic": room for the whole word. */
+      gtk_editable_set_width_chars (GTK_EDITABLE (spin), (int) g_utf8_strlen (_(limit->zero), -1));
+    }
+  /* Block threads step by warps from 32: always a multiple of 32. */
+  gtk_spin_button_set_snap_to_ticks (GTK_SPIN_BUTTON (spin), TRUE);
+  gtk_widget_set_name (spin, limit->key);
+  g_settings_bind (self->settings, limit->key, spin, "value", G_SETTINGS_BIND_DEFAULT);
+  return make_row (_(limit->label), _(limit->description), spin);
 }
 
 static GtkWidget *
